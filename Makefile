@@ -1,0 +1,36 @@
+# Herald: two commands do everything on a fresh Debian machine.
+#   make run    local RabbitMQ + PostgreSQL, migrate, declare, all workers, a demo of each flow
+#   make test   the same set-up, then unit and integration tests against the real servers
+#   make bench  benchmarks (ratios against a baseline run in the same invocation)
+
+SHELL := /bin/bash
+SWIFT ?= swift
+CONFIG ?= Config/herald.yaml
+BIN = .build/debug
+export HERALD_CONFIG := $(CURDIR)/$(CONFIG)
+
+.PHONY: deps services stop build run test test-unit test-integration test-disruptive bench clean
+
+deps:
+	@scripts/services.sh install
+
+services: deps
+	@scripts/services.sh start
+
+stop:
+	@scripts/services.sh stop
+
+build: deps
+	$(SWIFT) build
+
+run: services build
+	@scripts/run-local.sh
+
+test: services build
+	@scripts/test.sh
+
+bench: services
+	@scripts/bench.sh
+
+clean: stop
+	rm -rf .build .run

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# `make run`: migrate, declare, start all four workers with the dev outbox providers,
+# enqueue one job of each flow and show what was "delivered". Then keep the workers
+# running (logs in .run/logs) until Ctrl-C, which drains them. RUN_ONCE=1 stops after the demo.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+eval "$(scripts/services.sh env)"
+BIN=.build/debug
+LOGS=.run/logs
+mkdir -p "$LOGS"
+
+$BIN/heraldctl migrate
+$BIN/heraldctl topology declare
+
+pids=()
+stop_workers() {
+  echo; echo "stopping workers (SIGTERM, they drain in-flight jobs)…"
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
+trap stop_workers EXIT
+
+for kind in sms email push cleanup; do
+  $BIN/herald-$kind >"$LOGS/$kind.log" 2>&1 &
+  pids+=($!)
+done
+
+echo "waiting for the workers to be ready…"
+for port in 9101 9102 9103 9104; do
+  for _ in $(seq 1 100); do
+    curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
+    sleep 0.2
+  done
+  curl -fs "http://127.0.0.1:$port/readyz" >/dev/null || { echo "worker on :$port is not ready; see $LOGS"; exit 1; }
+done
+
+echo; echo "== enqueueing one job of each flow"
+before=$($BIN/heraldctl outbox --limit 100000 --output json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+$BIN/heraldctl demo
+for _ in $(seq 1 100); do
+  now=$($BIN/heraldctl outbox --limit 100000 --output json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+  [ "$now" -ge $((before + 4)) ] && break
+  sleep 0.2
+done
+
+echo; echo "== what the dev outbox delivered (latest 4)"
+$BIN/heraldctl outbox --limit 4
+echo; echo "== stats"
+$BIN/heraldctl stats
+echo; echo "metrics:  curl http://127.0.0.1:9101/metrics"
+echo "logs:     $LOGS/*.log"
+
+if [ "${RUN_ONCE:-0}" = "1" ]; then exit 0; fi
+echo; echo "workers running; Ctrl-C to stop."
+wait

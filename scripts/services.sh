@@ -1,0 +1,201 @@
+#!/usr/bin/env bash
+# Starts, stops and inspects the local servers Herald needs (RabbitMQ, PostgreSQL),
+# as plain processes with their data under $HERALD_RUN_DIR (default: ./.run), on
+# loopback only. Used by `make run`, `make test` and the disruptive integration tests.
+#
+#   scripts/services.sh install            apt-get what is missing (Debian)
+#   scripts/services.sh start|stop|status  both servers
+#   scripts/services.sh start-rabbitmq|stop-rabbitmq|restart-rabbitmq
+#   scripts/services.sh start-postgres|stop-postgres [immediate]
+#   scripts/services.sh env                print the HERALD_* variables for these servers
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+RUN_DIR="${HERALD_RUN_DIR:-$ROOT/.run}"
+PG_PORT="${HERALD_PG_PORT:-55432}"
+AMQP_PORT="${HERALD_AMQP_PORT:-55672}"
+AMQP_TLS_PORT="${HERALD_AMQP_TLS_PORT:-$((AMQP_PORT - 1))}"
+DIST_PORT="${HERALD_AMQP_DIST_PORT:-55673}"
+RABBIT_NODE="${HERALD_RABBIT_NODE:-herald-$AMQP_PORT@localhost}"
+
+APT_PACKAGES=(rabbitmq-server librabbitmq-dev postgresql postgresql-client kannel kannel-extras python3-aiosmtpd python3-jsonschema openssl curl pkg-config)
+
+log() { printf '[services] %s\n' "$*" >&2; }
+
+# A server started from a test process must not inherit that process's sockets (to the
+# database, the broker): close every descriptor above stderr before exec'ing a server.
+close_inherited_fds() {
+  local fd
+  for fd in /proc/$BASHPID/fd/*; do
+    fd=${fd##*/}
+    [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-" 2>/dev/null || true
+  done
+}
+
+install() {
+  local missing=()
+  for p in "${APT_PACKAGES[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then return 0; fi
+  log "installing: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  # policy-rc.d keeps Debian from starting system-wide daemons we do not want.
+  $sudo env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Debian starts a system PostgreSQL/RabbitMQ where it can; we run our own.
+  $sudo service rabbitmq-server stop >/dev/null 2>&1 || true
+}
+
+# ---------- PostgreSQL ----------
+pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1; }
+as_pg() {
+  if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+start_postgres() {
+  local bin; bin="$(pg_bin)"
+  [ -n "$bin" ] || { log "PostgreSQL is not installed (run: $0 install)"; exit 1; }
+  local data="$RUN_DIR/postgres"
+  mkdir -p "$RUN_DIR"
+  if [ ! -f "$data/PG_VERSION" ]; then
+    mkdir -p "$data"
+    [ "$(id -u)" -eq 0 ] && chown postgres: "$data"
+    chmod 700 "$data"
+    as_pg "$bin/initdb" -D "$data" -U herald --auth=trust -E UTF8 --locale=C.UTF-8 >/dev/null
+    cat >>"$data/postgresql.conf" <<CONF
+listen_addresses = '127.0.0.1'
+port = $PG_PORT
+unix_socket_directories = '$data'
+max_connections = 300
+fsync = off
+full_page_writes = off
+shared_buffers = 256MB
+log_min_messages = warning
+CONF
+  fi
+  if as_pg "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then return 0; fi
+  log "starting PostgreSQL on 127.0.0.1:$PG_PORT"
+  ( close_inherited_fds; as_pg "$bin/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 start ) >/dev/null
+  as_pg "$bin/psql" -h 127.0.0.1 -p "$PG_PORT" -U herald -d postgres -tAc \
+    "SELECT 1 FROM pg_database WHERE datname='herald'" | grep -q 1 \
+    || as_pg "$bin/createdb" -h 127.0.0.1 -p "$PG_PORT" -U herald herald
+}
+stop_postgres() {
+  local bin; bin="$(pg_bin)"; local data="$RUN_DIR/postgres"
+  [ -f "$data/PG_VERSION" ] || return 0
+  as_pg "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1 || return 0
+  log "stopping PostgreSQL (${1:-fast})"
+  as_pg "$bin/pg_ctl" -D "$data" -m "${1:-fast}" -w stop >/dev/null
+}
+
+# ---------- RabbitMQ ----------
+rabbit_env() {
+  local base="$RUN_DIR/rabbitmq"
+  export HOME="$base/home"
+  export RABBITMQ_NODENAME="$RABBIT_NODE"
+  export RABBITMQ_NODE_IP_ADDRESS=127.0.0.1
+  export RABBITMQ_NODE_PORT="$AMQP_PORT"
+  export RABBITMQ_DIST_PORT="$DIST_PORT"
+  export RABBITMQ_MNESIA_BASE="$base/mnesia"
+  export RABBITMQ_LOG_BASE="$base/log"
+  export RABBITMQ_PID_FILE="$base/rabbit.pid"
+  export RABBITMQ_CONFIG_FILE="$base/rabbitmq"
+  export RABBITMQ_ENABLED_PLUGINS_FILE="$base/enabled_plugins"
+  export RABBITMQ_ADVANCED_CONFIG_FILE="$base/advanced.config"
+  export ERL_EPMD_ADDRESS=127.0.0.1
+  export RABBITMQ_CTL_DIST_PORT_MIN=$((DIST_PORT + 10)) RABBITMQ_CTL_DIST_PORT_MAX=$((DIST_PORT + 30))
+  mkdir -p "$HOME" "$RABBITMQ_MNESIA_BASE" "$RABBITMQ_LOG_BASE"
+  [ -f "$RABBITMQ_ENABLED_PLUGINS_FILE" ] || echo '[].' >"$RABBITMQ_ENABLED_PLUGINS_FILE"
+  [ -f "$RABBITMQ_ADVANCED_CONFIG_FILE" ] || echo '[].' >"$RABBITMQ_ADVANCED_CONFIG_FILE"
+  cat >"$base/rabbitmq.conf" <<CONF
+listeners.tcp.default = 127.0.0.1:$AMQP_PORT
+loopback_users = none
+log.console = false
+log.file.level = warning
+vm_memory_high_watermark.relative = 0.3
+disk_free_limit.absolute = 50MB
+CONF
+  if [ -f "$base/tls/server.pem" ]; then
+    cat >>"$base/rabbitmq.conf" <<CONF
+listeners.ssl.default = 127.0.0.1:$AMQP_TLS_PORT
+ssl_options.cacertfile = $base/tls/ca.pem
+ssl_options.certfile = $base/tls/server.pem
+ssl_options.keyfile = $base/tls/server.key
+ssl_options.verify = verify_none
+ssl_options.fail_if_no_peer_cert = false
+CONF
+  fi
+}
+# A throwaway CA and a server certificate for 127.0.0.1/localhost (made once), so the
+# amqps listener on $AMQP_TLS_PORT can be tested. Clients trust "$RUN_DIR/rabbitmq/tls/ca.pem".
+rabbit_tls() {
+  local dir="$RUN_DIR/rabbitmq/tls"
+  [ -f "$dir/server.pem" ] && return 0
+  command -v openssl >/dev/null 2>&1 || { log "openssl missing: no TLS listener"; return 0; }
+  mkdir -p "$dir"
+  log "generating a development CA and server certificate in $dir"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=Herald dev CA" \
+    -keyout "$dir/ca.key" -out "$dir/ca.pem" >/dev/null 2>&1
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" \
+    -keyout "$dir/server.key" -out "$dir/server.csr" >/dev/null 2>&1
+  printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n' >"$dir/server.ext"
+  openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -CAcreateserial \
+    -days 3650 -extfile "$dir/server.ext" -out "$dir/server.pem" >/dev/null 2>&1
+  rm -f "$dir/server.csr" "$dir/server.ext"
+  # RabbitMQ may run as another user (root here): keep the key readable for it only.
+  chmod 600 "$dir/ca.key" "$dir/server.key"
+}
+rabbitmqctl_() { /usr/lib/rabbitmq/bin/rabbitmqctl -n "$RABBIT_NODE" "$@"; }
+rabbit_running() { rabbit_env; rabbitmqctl_ -q status >/dev/null 2>&1; }
+start_rabbitmq() {
+  [ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] || { log "RabbitMQ is not installed (run: $0 install)"; exit 1; }
+  rabbit_tls
+  rabbit_env
+  if rabbit_running; then return 0; fi
+  log "starting RabbitMQ on 127.0.0.1:$AMQP_PORT"
+  # Started through setsid so it outlives the shell that asked for it.
+  ( close_inherited_fds; exec setsid /usr/lib/rabbitmq/bin/rabbitmq-server ) >"$RABBITMQ_LOG_BASE/stdout.log" 2>&1 </dev/null &
+  local i
+  for i in $(seq 1 120); do
+    if rabbitmqctl_ -q await_startup --timeout 2 >/dev/null 2>&1; then return 0; fi
+    sleep 0.5
+  done
+  log "RabbitMQ did not start; see $RABBITMQ_LOG_BASE"; tail -n 30 "$RABBITMQ_LOG_BASE/stdout.log" >&2 || true
+  exit 1
+}
+stop_rabbitmq() {
+  rabbit_env
+  rabbit_running || return 0
+  log "stopping RabbitMQ"
+  rabbitmqctl_ -q stop >/dev/null 2>&1 || true
+  local i
+  for i in $(seq 1 60); do rabbit_running || return 0; sleep 0.5; done
+}
+
+print_env() {
+  cat <<ENV
+export HERALD_AMQP_URL=amqp://guest:guest@127.0.0.1:$AMQP_PORT/%2f
+export HERALD_AMQP_TLS_URL=amqps://guest:guest@localhost:$AMQP_TLS_PORT/%2f
+export HERALD_AMQP_TLS_CA=$RUN_DIR/rabbitmq/tls/ca.pem
+export HERALD_DATABASE_URL=postgres://herald@127.0.0.1:$PG_PORT/herald
+ENV
+}
+
+cmd="${1:-status}"; shift || true
+case "$cmd" in
+  install) install ;;
+  start) start_postgres; start_rabbitmq ;;
+  stop) stop_rabbitmq; stop_postgres ;;
+  status)
+    if as_pg "$(pg_bin)/pg_ctl" -D "$RUN_DIR/postgres" status >/dev/null 2>&1; then echo "postgres: running on $PG_PORT"; else echo "postgres: stopped"; fi
+    if rabbit_running; then echo "rabbitmq: running on $AMQP_PORT"; else echo "rabbitmq: stopped"; fi ;;
+  start-postgres) start_postgres ;;
+  stop-postgres) stop_postgres "${1:-fast}" ;;
+  start-rabbitmq) start_rabbitmq ;;
+  stop-rabbitmq) stop_rabbitmq ;;
+  restart-rabbitmq) stop_rabbitmq; start_rabbitmq ;;
+  rabbitmqctl) rabbit_env; rabbitmqctl_ "$@" ;;
+  env) print_env ;;
+  *) echo "usage: $0 install|start|stop|status|start-postgres|stop-postgres [immediate]|start-rabbitmq|stop-rabbitmq|restart-rabbitmq|rabbitmqctl ARGS|env" >&2; exit 2 ;;
+esac

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# `make test`: servers are up (make services); build, migrate, then run the tests.
+# Parallel suites first; the disruptive ones (they restart RabbitMQ, stop PostgreSQL,
+# kill worker processes) alone afterwards.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+eval "$(scripts/services.sh env)"
+export HERALD_TEST_BIN_DIR="$PWD/.build/debug"
+export HERALD_SERVICES_SCRIPT="$PWD/scripts/services.sh"
+export HERALD_LOG_LEVEL="${HERALD_LOG_LEVEL:-warning}"
+
+swift build --build-tests
+.build/debug/heraldctl migrate
+python3 scripts/check-schemas.py 2>/dev/null || /usr/bin/python3 scripts/check-schemas.py
+
+status=0
+swift test --skip-build --skip 'Disruptive' || status=$?
+swift test --skip-build --filter 'Disruptive' --no-parallel || status=$?
+exit $status
