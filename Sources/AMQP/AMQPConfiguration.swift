@@ -1,0 +1,33 @@
+/// Everything an `AMQPConnection` needs to connect and to behave under load and failure.
+public struct AMQPConfiguration: Sendable {
+    /// Where to connect (amqp:// or amqps://).
+    public var url: AMQPURL
+    /// TLS settings, used when `url.useTLS`.
+    public var tls: AMQPTLSConfiguration
+    /// Heartbeat interval in seconds requested from the broker; 0 turns heartbeats off.
+    public var heartbeat: Int
+    /// Limit for TCP connect, TLS handshake and login.
+    public var connectTimeout: Duration
+    /// First delay before reconnecting; doubles up to `reconnectMaxDelay`.
+    public var reconnectInitialDelay: Duration
+    /// Longest delay between reconnect attempts.
+    public var reconnectMaxDelay: Duration
+    /// Most publishes awaiting a broker confirm at once; further publishes wait.
+    public var confirmWindow: Int
+    /// Shown by the broker (management UI, rabbitmqctl list_connections client_properties).
+    public var connectionName: String
+
+    public init(url: AMQPURL, tls: AMQPTLSConfiguration = AMQPTLSConfiguration(), heartbeat: Int = 10,
+                connectTimeout: Duration = .seconds(5), reconnectInitialDelay: Duration = .milliseconds(100),
+                reconnectMaxDelay: Duration = .seconds(5), confirmWindow: Int = 1024,
+                connectionName: String = "herald") {
+        self.url = url
+        self.tls = tls
+        self.heartbeat = heartbeat
+        self.connectTimeout = connectTimeout
+        self.reconnectInitialDelay = reconnectInitialDelay
+        self.reconnectMaxDelay = reconnectMaxDelay
+        self.confirmWindow = confirmWindow
+        self.connectionName = connectionName
+    }
+}

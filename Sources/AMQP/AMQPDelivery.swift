@@ -1,0 +1,56 @@
+/// A message handed to a consumer or returned by `AMQPConnection.get(queue:)`.
+///
+/// Settle it exactly once with `ack()`, `nack(requeue:)` or `reject(requeue:)`. Settling
+/// after the connection (or channel) it came on is gone throws `.staleDelivery`: the broker
+/// has already put the message back and will deliver it again. Settling twice is a no-op.
+public struct AMQPDelivery: Sendable {
+    public var body: [UInt8]
+    public var properties: AMQPProperties
+    public var exchange: String
+    public var routingKey: String
+    public var redelivered: Bool
+    public var deliveryTag: UInt64
+
+    let mailbox: Mailbox
+    let channel: UInt16
+    let generation: UInt64
+
+    init(body: [UInt8], properties: AMQPProperties, exchange: String, routingKey: String, redelivered: Bool,
+         deliveryTag: UInt64, mailbox: Mailbox, channel: UInt16, generation: UInt64) {
+        self.body = body
+        self.properties = properties
+        self.exchange = exchange
+        self.routingKey = routingKey
+        self.redelivered = redelivered
+        self.deliveryTag = deliveryTag
+        self.mailbox = mailbox
+        self.channel = channel
+        self.generation = generation
+    }
+
+    /// Acknowledges the message (it leaves the queue).
+    public func ack() async throws(AMQPError) {
+        try await settle(.ack)
+    }
+
+    /// Negatively acknowledges; `requeue: false` dead-letters (or drops) the message.
+    public func nack(requeue: Bool) async throws(AMQPError) {
+        try await settle(.nack(requeue: requeue))
+    }
+
+    /// Rejects the message; `requeue: false` dead-letters (or drops) it.
+    public func reject(requeue: Bool) async throws(AMQPError) {
+        try await settle(.reject(requeue: requeue))
+    }
+
+    private func settle(_ kind: SettleRequest.Kind) async throws(AMQPError) {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, AMQPError>, Never>) in
+            let request = SettleRequest(channel: channel, generation: generation, deliveryTag: deliveryTag,
+                                        kind: kind, continuation: continuation)
+            if mailbox.post(.settle(request)) != nil {
+                continuation.resume(returning: .failure(.closed))
+            }
+        }
+        try result.get()
+    }
+}
