@@ -1,0 +1,75 @@
+import AMQP
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// Publishes the `herald.event_outbox` rows of its exchange (`herald.events`) with publisher confirms
+/// and deletes them in the same transaction, so an event is published at least once and
+/// never lost. Several processes relay safely side by side (`FOR UPDATE SKIP LOCKED`).
+public final class EventRelay: Service, Sendable {
+    private let client: PostgresClient
+    private let connection: AMQPConnection
+    private let exchange: String
+    private let batchSize: Int
+    private let operationTimeout: Duration
+    private let logger: Logger
+    private let wake = WakeSignal()
+
+    public init(client: PostgresClient, connection: AMQPConnection, exchange: String, batchSize: Int = 256, operationTimeout: Duration = .seconds(15), logger: Logger) {
+        self.operationTimeout = operationTimeout
+        self.client = client
+        self.connection = connection
+        self.exchange = exchange
+        self.batchSize = batchSize
+        self.logger = logger
+    }
+
+    /// Called after a commit that wrote events: relay now rather than at the next poll.
+    public func poke() { wake.signal() }
+
+    public func run() async throws {
+        while !Task.isCancelledOrShuttingDown {
+            do {
+                if try await withDeadline(operationTimeout, { try await self.relayOnce() }) == batchSize { continue }
+            } catch {
+                logger.warning("event relay failed; will retry", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            }
+            await wake.wait(timeout: .seconds(1))
+        }
+        _ = try? await withDeadline(operationTimeout) { try await self.relayOnce() }
+    }
+
+    /// Relays up to one batch; returns how many events went out.
+    @discardableResult
+    public func relayOnce() async throws -> Int {
+        let logger = self.logger
+        let connection = self.connection
+        let exchange = self.exchange
+        let limit = self.batchSize
+        return try await client.withTransaction(logger: logger) { db in
+            let rows = try await db.query("""
+                WITH batch AS (SELECT id FROM herald.event_outbox WHERE exchange = \(exchange) ORDER BY id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+                DELETE FROM herald.event_outbox e USING batch WHERE e.id = batch.id
+                RETURNING e.name, e.message_id, e.body, e.created_at
+                """, logger: logger)
+            var events: [(String, String, String, Date)] = []
+            for try await row in rows.decode((String, String, String, Date).self) { events.append(row) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (name, id, body, createdAt) in events {
+                    var properties = AMQPProperties()
+                    properties.contentType = "application/json"
+                    properties.messageID = id
+                    properties.type = "\(name).v1"
+                    properties.timestamp = createdAt
+                    properties.appID = "herald"
+                    group.addTask {
+                        try await connection.publish(body: Array(body.utf8), exchange: exchange, routingKey: name, properties: properties)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            return events.count
+        }
+    }
+}

@@ -1,0 +1,338 @@
+import AMQP
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+
+/// The pipeline every worker shares: decode → validate → claim → handle → commit → ack.
+///
+/// - invalid input is dead-lettered at once with an `x-herald-reason` header;
+/// - a transient failure goes to a delay queue and comes back, until `max_attempts`, then
+///   it is dead-lettered;
+/// - a rejection is recorded and acked, its events emitted;
+/// - a message whose outcome is already committed is acked without running again;
+/// - while the database is unreachable, deliveries are held (never acked, never
+///   dead-lettered), so the prefetch fills and the worker stops taking new ones.
+///
+/// Handlers run concurrently up to the prefetch. On graceful shutdown the consumer is
+/// cancelled, in-flight jobs get `drain_timeout_seconds` to finish, the rest are requeued.
+public final class JobRunner<Handler: JobHandler>: Service, Sendable {
+    public struct Dependencies: Sendable {
+        public var connection: AMQPConnection
+        public var database: PostgresClient
+        public var health: HealthState
+        public var ownerKey: Int64
+        public var relay: EventRelay?
+
+        public init(connection: AMQPConnection, database: PostgresClient, health: HealthState, ownerKey: Int64, relay: EventRelay?) {
+            self.connection = connection
+            self.database = database
+            self.health = health
+            self.ownerKey = ownerKey
+            self.relay = relay
+        }
+    }
+
+    let kind: JobKind
+    let handler: Handler
+    let deps: Dependencies
+    let topology: HeraldTopology
+    let configuration: RunnerConfiguration
+    let prefetch: Int
+    let operationTimeout: Duration
+    let logger: Logger
+    let metrics: RunnerMetrics
+    let decoder: JobDecoder<Handler.Job>
+    let ledger: JobLedger
+    let committer: OutcomeCommitter
+    private let inFlight = Mutex(0)
+
+    public init(kind: JobKind, handler: Handler, dependencies: Dependencies, topology: HeraldTopology, configuration: RunnerConfiguration, prefetch: Int, operationTimeout: Duration = .seconds(15), logger: Logger) {
+        self.operationTimeout = operationTimeout
+        self.kind = kind
+        self.handler = handler
+        self.deps = dependencies
+        self.topology = topology
+        self.configuration = configuration
+        self.prefetch = prefetch
+        self.logger = logger
+        self.metrics = RunnerMetrics(queue: kind.rawValue)
+        self.decoder = JobDecoder(maxBytes: configuration.maxMessageBytes)
+        self.ledger = JobLedger(client: dependencies.database, logger: logger)
+        self.committer = OutcomeCommitter(client: dependencies.database, eventsExchange: topology.eventsExchange, maxBatch: configuration.outcomeBatchSize, metrics: metrics, logger: logger)
+    }
+
+    public func run() async throws {
+        let consumer = deps.connection.consume(queue: topology.workQueue(kind), prefetch: UInt16(clamping: prefetch))
+        logger.info("consuming", metadata: ["queue": "\(topology.workQueue(kind))", "prefetch": "\(prefetch)"])
+        await withGracefulShutdownHandler {
+            await withTaskGroup(of: Bool.self) { group in
+                for await delivery in consumer {
+                    inFlight.withLock { $0 += 1 }
+                    group.addTask {
+                        await self.process(delivery)
+                        return self.inFlight.withLock { $0 -= 1; return $0 == 0 } && Task.isShuttingDownGracefully
+                    }
+                }
+                await drain(&group)
+            }
+        } onGracefulShutdown: {
+            self.deps.health.draining = true
+            Task { await consumer.cancel() }
+        }
+        logger.info("runner stopped", metadata: ["queue": "\(topology.workQueue(kind))"])
+    }
+
+    /// After the consumer ends: wait for in-flight jobs up to the drain timeout, then cancel
+    /// them (a cancelled job is requeued, never acked half-done).
+    private func drain(_ group: inout TaskGroup<Bool>) async {
+        let left = inFlight.withLock { $0 }
+        guard left > 0 else { return }
+        logger.info("draining in-flight jobs", metadata: ["count": "\(left)", "timeout_s": "\(configuration.drainTimeoutSeconds)"])
+        let timeout = Duration.seconds(configuration.drainTimeoutSeconds)
+        group.addTask {
+            try? await Task.sleep(for: timeout)
+            return !Task.isCancelled
+        }
+        while let done = await group.next() {
+            if done || inFlight.withLock({ $0 }) == 0 {
+                if inFlight.withLock({ $0 }) > 0 {
+                    logger.warning("drain timeout; requeueing unfinished jobs", metadata: ["count": "\(inFlight.withLock { $0 })"])
+                }
+                group.cancelAll()
+            }
+        }
+    }
+
+    // MARK: - One delivery
+
+    func process(_ delivery: AMQPDelivery) async {
+        let started = ContinuousClock.now
+        let gauge = metrics.inFlight
+        gauge.increment()
+        defer { gauge.decrement() }
+
+        let envelope: JobEnvelope
+        let job: Handler.Job
+        switch decoder.decode(body: delivery.body, properties: delivery.properties) {
+        case .failure(let error):
+            logger.warning("invalid job dead-lettered", metadata: ["reason": "\(error.reason)", "message_id": "\(JobDecoder<Handler.Job>.printable(delivery.properties.messageID ?? "-"))"])
+            await deadLetter(delivery, reason: error.reason, category: "invalid", attempts: 0)
+            metrics.job(Handler.Job.typeName, outcome: "invalid")
+            return
+        case .success(let decoded):
+            (envelope, job) = decoded
+        }
+
+        var logger = self.logger
+        logger[metadataKey: "message_id"] = "\(envelope.messageID)"
+        if let correlation = envelope.correlationID { logger[metadataKey: "correlation_id"] = "\(JobDecoder<Handler.Job>.printable(correlation))" }
+        let type = envelope.typeName
+
+        let claim: JobLedger.Claim
+        do {
+            claim = try await untilDatabase(logger) {
+                try await self.ledger.claim(messageID: envelope.messageID, jobType: type, queue: self.kind.rawValue, ownerKey: self.deps.ownerKey, leaseSeconds: self.configuration.leaseSeconds)
+            }
+        } catch {
+            await requeue(delivery, logger, because: error)
+            return
+        }
+
+        switch claim {
+        case .finished(let status):
+            logger.debug("duplicate delivery acked", metadata: ["status": "\(status)"])
+            await ack(delivery, logger)
+            metrics.job(type, outcome: "duplicate")
+        case .busy:
+            // A live worker runs the same message_id now: look again after the first delay.
+            await delay(delivery, tier: 0, attempt: 0, reason: "in progress elsewhere", logger)
+            metrics.job(type, outcome: "deferred")
+        case .claimed(let attempt, let tookOver):
+            if tookOver {
+                // Its worker died mid-job: the side effect may have happened (counted, bounded).
+                metrics.takeover()
+                logger.warning("took over a job whose worker died", metadata: ["attempt": "\(attempt)"])
+            }
+            if attempt > configuration.maxAttempts {
+                // A job that kills its worker every time must not loop forever.
+                let reason = "gave up after \(attempt - 1) attempts without an outcome (the worker stopped each time)"
+                await deadLetter(delivery, reason: reason, category: "exhausted", attempts: attempt - 1)
+                await recordDead(envelope.messageID, reason: reason, logger)
+                metrics.job(type, outcome: "dead_lettered")
+                return
+            }
+            await run(job, delivery: delivery, envelope: envelope, attempt: attempt, started: started, logger: logger)
+        }
+    }
+
+    private func run(_ job: Handler.Job, delivery: AMQPDelivery, envelope: JobEnvelope, attempt: Int, started: ContinuousClock.Instant, logger: Logger) async {
+        let type = envelope.typeName
+        let context = JobContext(envelope: envelope, attempt: attempt, mayBeRepeat: attempt > 1 || delivery.redelivered, logger: logger, database: deps.database)
+        do {
+            let outcome = try await handler.handle(job, context: context)
+            let finished = JobLedger.Finished(messageID: envelope.messageID, status: outcome.status.rawValue, reason: outcome.reason)
+            do {
+                try await untilDatabase(logger) { try await self.committer.commit(finished, events: outcome.events, write: outcome.write) }
+            } catch is CancellationError {
+                await requeue(delivery, logger, because: CancellationError())
+                return
+            } catch {
+                throw JobFailure.transient("the outcome could not be recorded (\(Self.describe(error)))")
+            }
+            if !outcome.events.isEmpty { deps.relay?.poke() }
+            await ack(delivery, logger)
+            metrics.job(type, outcome: outcome.status.rawValue)
+            metrics.duration(type, ContinuousClock.now - started)
+        } catch let failure as JobFailure {
+            switch failure {
+            case .invalid(let reason):
+                logger.warning("job refused as invalid; dead-lettered", metadata: ["reason": "\(reason)"])
+                await deadLetter(delivery, reason: reason, category: "invalid", attempts: attempt)
+                await recordDead(envelope.messageID, reason: reason, logger)
+                metrics.job(type, outcome: "invalid")
+            case .transient(let reason):
+                await retryOrGiveUp(delivery, messageID: envelope.messageID, type: type, attempt: attempt, reason: reason, logger)
+            }
+        } catch {
+            if Task.isCancelled {
+                await requeue(delivery, logger, because: error)
+            } else {
+                await retryOrGiveUp(delivery, messageID: envelope.messageID, type: type, attempt: attempt, reason: "unexpected error (\(Self.describe(error)))", logger)
+            }
+        }
+    }
+
+    private func retryOrGiveUp(_ delivery: AMQPDelivery, messageID: String, type: String, attempt: Int, reason: String, _ logger: Logger) async {
+        if attempt >= configuration.maxAttempts {
+            let final = "gave up after \(attempt) attempts: \(reason)"
+            logger.warning("job dead-lettered", metadata: ["reason": "\(final)"])
+            await deadLetter(delivery, reason: final, category: "exhausted", attempts: attempt)
+            await recordDead(messageID, reason: final, logger)
+            metrics.job(type, outcome: "dead_lettered")
+            return
+        }
+        do {
+            try await untilDatabase(logger) { try await self.ledger.markRetrying(messageID: messageID, reason: reason) }
+        } catch {
+            await requeue(delivery, logger, because: error)
+            return
+        }
+        let tier = topology.retryTier(afterAttempt: attempt)
+        logger.info("job will be retried", metadata: ["attempt": "\(attempt)", "tier": "\(tier + 1)", "reason": "\(reason)"])
+        await delay(delivery, tier: tier, attempt: attempt, reason: reason, logger)
+        metrics.retry(tier: tier + 1)
+        metrics.job(type, outcome: "retried")
+    }
+
+    // MARK: - Broker side
+
+    /// Re-publishes the message to delay tier `tier`, then acks the original.
+    private func delay(_ delivery: AMQPDelivery, tier: Int, attempt: Int, reason: String, _ logger: Logger) async {
+        var properties = delivery.properties
+        properties.persistent = true
+        properties.headers["x-herald-attempt"] = .int(Int64(attempt))
+        properties.headers["x-herald-last-error"] = .string(reason)
+        properties.headers["x-herald-routing-key"] = .string(Self.originalRoutingKey(delivery))
+        do {
+            try await deps.connection.publish(body: delivery.body, exchange: "", routingKey: topology.retryQueue(kind, tier: tier), properties: properties)
+            await ack(delivery, logger)
+        } catch {
+            await requeue(delivery, logger, because: error)
+        }
+    }
+
+    /// Publishes the message with its reason to the dead-letter exchange, then acks it.
+    func deadLetter(_ delivery: AMQPDelivery, reason: String, category: String, attempts: Int) async {
+        var properties = delivery.properties
+        properties.persistent = true
+        properties.headers["x-herald-reason"] = .string(reason)
+        properties.headers["x-herald-category"] = .string(category)
+        properties.headers["x-herald-queue"] = .string(topology.workQueue(kind))
+        properties.headers["x-herald-routing-key"] = .string(Self.originalRoutingKey(delivery))
+        properties.headers["x-herald-attempts"] = .int(Int64(attempts))
+        properties.headers["x-herald-dead-lettered-at"] = .timestamp(Date())
+        do {
+            try await deps.connection.publish(body: delivery.body, exchange: topology.deadLetterExchange, routingKey: kind.rawValue, properties: properties)
+            metrics.deadLetter(category: category)
+            await ack(delivery, logger)
+        } catch {
+            await requeue(delivery, logger, because: error)
+        }
+    }
+
+    private static func originalRoutingKey(_ delivery: AMQPDelivery) -> String {
+        if case .string(let key)? = delivery.properties.headers["x-herald-routing-key"] { return key }
+        return delivery.routingKey
+    }
+
+    private func recordDead(_ messageID: String, reason: String, _ logger: Logger) async {
+        let finished = JobLedger.Finished(messageID: messageID, status: "dead", reason: reason)
+        do {
+            try await untilDatabase(logger) { try await self.committer.commit(finished, events: [], write: nil) }
+        } catch {
+            logger.warning("could not record a dead-lettered job", metadata: ["error": "\(Self.describe(error))"])
+        }
+    }
+
+    private func ack(_ delivery: AMQPDelivery, _ logger: Logger) async {
+        do {
+            try await delivery.ack()
+        } catch {
+            // The connection it came on is gone: the broker redelivers it and the ledger
+            // recognises it as done.
+            logger.info("ack not delivered; the broker will redeliver", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func requeue(_ delivery: AMQPDelivery, _ logger: Logger, because error: any Error) async {
+        if !(error is CancellationError) {
+            logger.warning("job requeued", metadata: ["error": "\(Self.describe(error))"])
+            // Not an availability problem (e.g. the schema is missing): pause, so a
+            // misconfigured worker does not spin on the queue.
+            try? await Task.sleep(for: .seconds(1))
+        }
+        metrics.job(Handler.Job.typeName, outcome: "requeued")
+        try? await delivery.nack(requeue: true)
+    }
+
+    // MARK: - Database availability
+
+    /// Runs `operation`, waiting out database unavailability (never giving up while the
+    /// process runs). Cancellation (drain timeout) ends the wait with `CancellationError`.
+    func untilDatabase<T: Sendable>(_ logger: Logger, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        var delay = Duration.milliseconds(100)
+        var warned = false
+        while true {
+            do {
+                try Task.checkCancellation()
+                let result = try await withDeadline(operationTimeout, operation)
+                deps.health.databaseUp = true
+                if warned { logger.info("database reachable again") }
+                return result
+            } catch where DatabaseAvailability.isUnavailable(error) && !(error is CancellationError) {
+                deps.health.databaseUp = false
+                metrics.databaseWait()
+                if !warned {
+                    logger.warning("database unreachable; holding the job until it returns", metadata: ["error": "\(Self.describe(error))"])
+                    warned = true
+                }
+                try Task.checkCancellation()
+                try await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(2))
+            }
+        }
+    }
+
+    /// An error for logs and reasons: its type and, for PostgreSQL, the SQLSTATE; never
+    /// its full text, which may quote bound values.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let state = error.serverInfo?[.sqlState] { return "PostgreSQL \(state)" }
+            return "PostgreSQL \(error.code)"
+        }
+        if let error = error as? AMQPError { return "\(error)" }
+        return String(reflecting: type(of: error))
+    }
+}

@@ -1,0 +1,97 @@
+import Logging
+import PostgresNIO
+
+/// The idempotency ledger: one `herald.job_runs` row per `message_id`.
+///
+/// A job is claimed before its side effect. A claim succeeds for a new message, for one
+/// waiting for a retry, and for one whose claimant is gone: its lease ended, or its worker
+/// process no longer holds its presence lock (see ``WorkerPresence``), which is how a job
+/// whose worker was SIGKILLed is taken over at once instead of after the lease.
+public struct JobLedger: Sendable {
+    public enum Claim: Sendable, Equatable {
+        /// Run it; `attempt` counts claims of this message, this one included.
+        /// `tookOver`: the previous claimant died (or its lease ended) mid-job, so its side
+        /// effect may already have happened.
+        case claimed(attempt: Int, tookOver: Bool)
+        /// Its outcome is already committed: ack without running it again.
+        case finished(status: String)
+        /// A live worker is running it right now (a duplicate publish): look again later.
+        case busy
+    }
+
+    /// A finished job, for ``finish(_:on:)``.
+    public struct Finished: Sendable {
+        public var messageID: String
+        /// `completed`, `rejected` or `dead`.
+        public var status: String
+        public var reason: String?
+    }
+
+    public let client: PostgresClient
+    public let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    public func claim(messageID: String, jobType: String, queue: String, ownerKey: Int64, leaseSeconds: Int) async throws -> Claim {
+        let rows = try await client.query("""
+            INSERT INTO herald.job_runs AS j (message_id, job_type, queue, status, attempts, owner_key, lease_until)
+            VALUES (\(messageID), \(jobType), \(queue), 'running', 1, \(ownerKey), now() + make_interval(secs => \(leaseSeconds)))
+            ON CONFLICT (message_id) DO UPDATE
+               SET status = 'running', attempts = j.attempts + 1, owner_key = EXCLUDED.owner_key,
+                   lease_until = EXCLUDED.lease_until, updated_at = now()
+             WHERE j.status = 'retrying'
+                OR (j.status = 'running'
+                    AND (j.lease_until < now() OR j.owner_key IS NULL
+                         OR pg_try_advisory_xact_lock_shared(j.owner_key)))
+            RETURNING j.attempts, (SELECT o.status FROM herald.job_runs o WHERE o.message_id = j.message_id)
+            """, logger: logger)
+        // The sub-select sees the statement's snapshot: the status before this claim.
+        for try await (attempts, previous) in rows.decode((Int, String?).self) {
+            return .claimed(attempt: attempts, tookOver: previous == "running")
+        }
+        let status = try await client.query(
+            "SELECT status FROM herald.job_runs WHERE message_id = \(messageID)", logger: logger)
+        for try await value in status.decode(String.self) {
+            return value == "running" ? .busy : .finished(status: value)
+        }
+        // The row vanished between the two statements (purged): claim afresh.
+        return try await claim(messageID: messageID, jobType: jobType, queue: queue, ownerKey: ownerKey, leaseSeconds: leaseSeconds)
+    }
+
+    /// The job goes to a delay queue; any worker may claim it when it comes back.
+    public func markRetrying(messageID: String, reason: String) async throws {
+        try await client.query("""
+            UPDATE herald.job_runs SET status = 'retrying', reason = \(reason), owner_key = NULL,
+                   lease_until = NULL, updated_at = now()
+             WHERE message_id = \(messageID)
+            """, logger: logger)
+    }
+
+    /// Records final outcomes, in the caller's transaction.
+    public static func finish(_ items: [Finished], on connection: PostgresConnection, logger: Logger) async throws {
+        guard !items.isEmpty else { return }
+        let ids = items.map(\.messageID)
+        let statuses = items.map(\.status)
+        let reasons = items.map { $0.reason ?? "" }
+        try await connection.query("""
+            UPDATE herald.job_runs AS j
+               SET status = u.status, reason = NULLIF(u.reason, ''), finished_at = now(), updated_at = now(),
+                   lease_until = NULL, owner_key = NULL
+              FROM unnest(\(ids)::text[], \(statuses)::text[], \(reasons)::text[]) AS u(message_id, status, reason)
+             WHERE j.message_id = u.message_id
+            """, logger: logger)
+    }
+
+    /// A job replayed from the dead-letter queue runs again, with fresh attempts.
+    public func reopen(messageIDs: [String]) async throws {
+        guard !messageIDs.isEmpty else { return }
+        try await client.query("""
+            UPDATE herald.job_runs SET status = 'retrying', attempts = 0, reason = NULL, finished_at = NULL,
+                   owner_key = NULL, lease_until = NULL, updated_at = now()
+             WHERE message_id = ANY(\(messageIDs)::text[]) AND status IN ('dead', 'rejected')
+            """, logger: logger)
+    }
+}

@@ -1,0 +1,79 @@
+import Logging
+import NIOCore
+import NIOPosix
+import PostgresNIO
+import ServiceLifecycle
+
+/// Holds a session-level advisory lock on this process's owner key for as long as the
+/// process lives. The lock vanishes with the process (or its database session), which
+/// tells ``JobLedger`` that the jobs this process claimed may be taken over.
+public final class WorkerPresence: Service, Sendable {
+    /// Random per process; stored as `job_runs.owner_key` of the jobs it claims.
+    public let ownerKey: Int64
+    private let configuration: DatabaseConfiguration
+    private let logger: Logger
+    private let health: HealthState
+
+    public init(configuration: DatabaseConfiguration, health: HealthState, logger: Logger) {
+        var key = Int64.random(in: 1...Int64.max)
+        if key == Migrator.lockKey { key += 1 }
+        self.ownerKey = key
+        self.configuration = configuration
+        self.health = health
+        self.logger = logger
+    }
+
+    static func tls(_ mode: DatabaseConfiguration.TLSMode) throws -> PostgresConnection.Configuration.TLS {
+        switch mode {
+        case .disable: .disable
+        case .prefer: .prefer(try .init(configuration: .makeClientConfiguration()))
+        case .require: .require(try .init(configuration: .makeClientConfiguration()))
+        }
+    }
+
+    public func run() async throws {
+        var delay: Duration = .milliseconds(100)
+        let step = Duration.seconds(max(configuration.connectTimeoutSeconds, 2))
+        while !Task.isCancelledOrShuttingDown {
+            var open: PostgresConnection?
+            do {
+                let config = try connectionConfiguration()
+                let logger = self.logger
+                let connection = try await withDeadline(step) {
+                    try await PostgresConnection.connect(configuration: config, id: 1, logger: logger)
+                }
+                open = connection
+                let key = ownerKey
+                try await withDeadline(step) { try await connection.query("SELECT pg_advisory_lock(\(key))", logger: logger) }
+                health.presenceHeld = true
+                delay = .milliseconds(100)
+                // Hold it; a failed or unanswered ping means the session (and the lock) is gone.
+                while !Task.isCancelledOrShuttingDown {
+                    try? await Task.sleep(for: .seconds(1))
+                    if Task.isCancelledOrShuttingDown { break }
+                    try await withDeadline(step) { try await connection.query("SELECT 1", logger: logger) }
+                }
+            } catch {
+                logger.warning("worker presence lock lost; reconnecting", metadata: ["error": "\(String(reflecting: type(of: error)))"])
+            }
+            health.presenceHeld = false
+            if let connection = open {
+                // Bounded: closing a connection that died with its server can hang.
+                _ = try? await withDeadline(.seconds(2)) { try await connection.close() }
+            }
+            if Task.isCancelledOrShuttingDown { return }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(2))
+        }
+    }
+
+    private func connectionConfiguration() throws -> PostgresConnection.Configuration {
+        let endpoint = try configuration.endpoint()
+        var config = PostgresConnection.Configuration(
+            host: endpoint.host, port: endpoint.port, username: endpoint.user,
+            password: endpoint.password, database: endpoint.database,
+            tls: try Self.tls(configuration.tls))
+        config.options.connectTimeout = .seconds(Int64(configuration.connectTimeoutSeconds))
+        return config
+    }
+}

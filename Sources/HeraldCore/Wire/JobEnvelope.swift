@@ -1,0 +1,33 @@
+import AMQP
+import Foundation
+
+/// What the AMQP properties of a job say (see docs/wire-contract.md).
+public struct JobEnvelope: Sendable, Equatable {
+    /// The idempotency key: the same `message_id` runs the side effect once.
+    public var messageID: String
+    /// `sms.verification.v1`
+    public var typeName: String
+    public var correlationID: String?
+    public var timestamp: Date?
+
+    public init(messageID: String, typeName: String, correlationID: String? = nil, timestamp: Date? = nil) {
+        self.messageID = messageID
+        self.typeName = typeName
+        self.correlationID = correlationID
+        self.timestamp = timestamp
+    }
+
+    /// The properties a publisher sets for a job.
+    public func properties(headers: AMQPTable = [:]) -> AMQPProperties {
+        var properties = AMQPProperties()
+        properties.contentType = "application/json"
+        properties.messageID = messageID
+        properties.type = typeName
+        properties.correlationID = correlationID
+        properties.timestamp = timestamp ?? Date()
+        properties.persistent = true
+        properties.appID = "herald"
+        properties.headers = headers
+        return properties
+    }
+}

@@ -1,0 +1,48 @@
+/// Format checks shared by the job payloads. Reasons name the field, never its value.
+enum WireRules {
+    static func identifier(_ value: String, field: String) throws(JobValidationError) {
+        guard (1...128).contains(value.utf8.count),
+              value.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F })
+        else {
+            throw JobValidationError("\(field) must be 1 to 128 printable ASCII characters without spaces")
+        }
+    }
+
+    /// `+` then 8 to 15 digits, the first not 0 (ITU-T E.164).
+    static func e164(_ value: String, field: String) throws(JobValidationError) {
+        let digits = value.utf8.dropFirst()
+        guard value.utf8.first == UInt8(ascii: "+"), (8...15).contains(digits.count),
+              digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+              digits.first != UInt8(ascii: "0")
+        else {
+            throw JobValidationError("\(field) must be an E.164 number: '+' and 8 to 15 digits, not starting with 0")
+        }
+    }
+
+    /// One `@`, a non-empty local part of at most 64 bytes, a dotted domain; at most 254 bytes.
+    static func email(_ value: String, field: String) throws(JobValidationError) {
+        let parts = value.split(separator: "@", omittingEmptySubsequences: false)
+        guard value.utf8.count <= 254, parts.count == 2,
+              (1...64).contains(parts[0].utf8.count),
+              parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
+              !value.contains(where: { $0.isWhitespace || $0.isNewline || "<>()[],;:\\\"".contains($0) })
+        else {
+            throw JobValidationError("\(field) must be an email address (local@domain)")
+        }
+    }
+
+    /// BCP 47-ish: letters, digits and '-' or '_', 2 to 35 characters.
+    static func locale(_ value: String, field: String) throws(JobValidationError) {
+        guard (2...35).contains(value.utf8.count),
+              value.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") })
+        else {
+            throw JobValidationError("\(field) must be a language tag such as en or pt-BR")
+        }
+    }
+
+    static func httpURL(_ value: String, field: String) throws(JobValidationError) {
+        guard value.utf8.count <= 2048, value.lowercased().hasPrefix("https://") || value.lowercased().hasPrefix("http://") else {
+            throw JobValidationError("\(field) must be an http(s) URL of at most 2048 bytes")
+        }
+    }
+}
