@@ -1,0 +1,79 @@
+import AMQP
+import Foundation
+import HeraldCore
+import Logging
+
+/// What a front API written in Swift links to enqueue Herald jobs. Every `enqueue` returns
+/// only after RabbitMQ confirmed the message (publisher confirms), and is published
+/// `mandatory`, so a job no queue would take is an error, not a silent loss.
+public final class HeraldClient: Sendable {
+    public let connection: AMQPConnection
+    public let topology: HeraldTopology
+    private let ownsConnection: Bool
+
+    /// Connects with its own AMQP connection (started here, closed by ``close()``).
+    public init(configuration: BrokerConfiguration, logger: Logger) throws {
+        self.topology = HeraldTopology(namespace: configuration.namespace)
+        self.connection = AMQPConnection(configuration: try configuration.connectionConfiguration(name: "herald-client"), logger: logger)
+        self.ownsConnection = true
+        connection.start()
+    }
+
+    /// Uses a connection the caller owns and runs.
+    public init(connection: AMQPConnection, namespace: String = "herald") {
+        self.topology = HeraldTopology(namespace: namespace)
+        self.connection = connection
+        self.ownsConnection = false
+    }
+
+    /// Publishes `job` to exchange `herald` with routing key `Job.name`.
+    /// - Parameters:
+    ///   - messageID: the idempotency key; the same id is handled once. A UUID by default.
+    ///   - correlationID: carried through the worker's logs to the provider call.
+    /// - Returns: the message id.
+    @discardableResult
+    public func enqueue<Job: HeraldJob>(_ job: Job, messageID: String = UUID().uuidString.lowercased(), correlationID: String? = nil) async throws -> String {
+        do {
+            try job.validate()
+        } catch {
+            throw HeraldClientError.invalidJob(error.reason)
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let body = Array(try encoder.encode(job))
+        let envelope = JobEnvelope(messageID: messageID, typeName: Job.typeName, correlationID: correlationID, timestamp: Date())
+        try await publishRaw(body: body, routingKey: Job.name, properties: envelope.properties())
+        return messageID
+    }
+
+    /// Publishes a body as it is (for `heraldctl enqueue --json` and tests of bad input).
+    public func publishRaw(body: [UInt8], routingKey: String, properties: AMQPProperties) async throws {
+        do {
+            try await connection.publish(body: body, exchange: topology.jobsExchange, routingKey: routingKey, properties: properties, mandatory: true)
+        } catch {
+            if case .unroutable = error { throw HeraldClientError.noQueue(routingKey: routingKey) }
+            throw HeraldClientError.broker(error)
+        }
+    }
+
+    public func close() async {
+        if ownsConnection { await connection.close() }
+    }
+}
+
+/// Why an enqueue failed.
+public enum HeraldClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The job does not pass its own validation; nothing was published.
+    case invalidJob(String)
+    /// No queue is bound for this routing key: run `heraldctl topology declare`.
+    case noQueue(routingKey: String)
+    case broker(AMQPError)
+
+    public var description: String {
+        switch self {
+        case .invalidJob(let reason): "invalid job: \(reason)"
+        case .noQueue(let key): "no queue takes routing key '\(key)'; declare the topology first (heraldctl topology declare)"
+        case .broker(let error): "broker: \(error)"
+        }
+    }
+}

@@ -1,0 +1,8 @@
+import Foundation
+import HeraldCore
+
+// herald-push [--config PATH]: consumes the push queue until SIGTERM/SIGINT.
+let code = await WorkerApp.main(kind: .push, configPath: WorkerArguments.configPath()) { configuration, _ in
+    DevOutboxHandler<PushVerificationJob>(configuration: configuration.outbox)
+}
+exit(code.rawValue)

@@ -1,0 +1,101 @@
+import AMQP
+import ArgumentParser
+import Foundation
+import HeraldClient
+import HeraldCore
+
+struct Enqueue: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Publish one job (with publisher confirms).")
+    @OptionGroup var options: GlobalOptions
+
+    @Argument(help: "Job name: sms.verification, email.action, push.verification or cleanup.run.")
+    var job: String
+
+    @Option(help: "The job body as JSON.")
+    var json: String
+
+    @Option(help: "Idempotency key (default: a new UUID).")
+    var messageID: String?
+
+    @Option(help: "Correlation id carried into the worker's logs.")
+    var correlationID: String?
+
+    @Flag(help: "Publish even if the body does not validate (to test dead-lettering).")
+    var noValidate = false
+
+    func run() async throws {
+        let context = try CLIContext.load(options)
+        guard let type = JobKind.allCases.flatMap(\.jobTypes).first(where: { $0.name == job }) else {
+            throw CLIExit.fail("unknown job '\(job)'", code: .usage)
+        }
+        let body = Array(json.utf8)
+        if !noValidate {
+            do {
+                _ = try validate(type, body)
+            } catch let error as JobValidationError {
+                throw CLIExit.fail("invalid \(job) job: \(error.reason)", code: .usage)
+            }
+        }
+        let messageID = self.messageID ?? UUID().uuidString.lowercased()
+        let properties = JobEnvelope(messageID: messageID, typeName: type.typeName, correlationID: correlationID).properties()
+        if !noValidate {
+            do {
+                _ = try JobDecoder<SMSVerificationJob>(maxBytes: Int.max).envelope(bodyCount: 0, properties: { var p = properties; p.type = SMSVerificationJob.typeName; return p }())
+            } catch {
+                throw CLIExit.fail("invalid --message-id: \(error.reason)", code: .usage)
+            }
+        }
+        let namespace = context.configuration.amqp.namespace
+        do {
+            try await context.withBroker { connection in
+                try await HeraldClient(connection: connection, namespace: namespace).publishRaw(body: body, routingKey: type.name, properties: properties)
+            }
+        } catch let error as HeraldClientError {
+            throw CLIExit.fail("\(error)")
+        }
+        if options.output == .json { printJSON(["message_id": messageID, "type": type.typeName]) } else { print(messageID) }
+    }
+
+    private func validate<J: HeraldJob>(_ type: J.Type, _ body: [UInt8]) throws -> J {
+        try JobDecoder<J>(maxBytes: 16 << 20).payload(body)
+    }
+}
+
+struct Outbox: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show what the dev outbox provider 'delivered'.")
+    @OptionGroup var options: GlobalOptions
+    @Option(help: "How many of the latest entries.") var limit = 20
+
+    func run() async throws {
+        let context = try CLIContext.load(options)
+        let limit = self.limit
+        let entries = try await context.withDatabase { try await DevOutbox.recent(limit: limit, client: $0, logger: context.logger) }
+        if options.output == .json {
+            printJSON(entries.map { ["kind": $0.kind, "message_id": $0.messageID, "type": $0.jobType, "recipient": $0.recipient, "body": $0.body] })
+        } else {
+            for entry in entries.reversed() { print("[\(entry.kind)] \(entry.jobType) → \(entry.recipient)  \(entry.body)") }
+        }
+    }
+}
+
+struct Demo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Enqueue one job of each flow (used by make run).")
+    @OptionGroup var options: GlobalOptions
+
+    func run() async throws {
+        let context = try CLIContext.load(options)
+        let namespace = context.configuration.amqp.namespace
+        let ids = try await context.withBroker { connection in
+            let client = HeraldClient(connection: connection, namespace: namespace)
+            let run = UUID().uuidString.lowercased()
+            return [
+                try await client.enqueue(SMSVerificationJob(verificationID: "demo-\(run.prefix(8))", phoneNumber: "+4915112345678", locale: "de", purpose: .signIn)),
+                try await client.enqueue(EmailActionJob(requestID: "demo-\(run.prefix(8))", email: "alice@example.com", mode: .signIn, locale: "en",
+                                                        actionCodeSettings: .init(url: "https://app.example.com/finish?cart=42", handleCodeInApp: true))),
+                try await client.enqueue(PushVerificationJob(receipt: "demo-\(run.prefix(8))", deviceToken: String(repeating: "ab", count: 32), platform: .apns, environment: .sandbox, appID: "com.example.app")),
+                try await client.enqueue(CleanupRunJob(runID: "demo-\(run.prefix(8))", dryRun: true)),
+            ]
+        }
+        for id in ids { print("enqueued \(id)") }
+    }
+}

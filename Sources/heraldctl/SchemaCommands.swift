@@ -1,0 +1,97 @@
+import AMQP
+import ArgumentParser
+import Foundation
+import HeraldCore
+
+struct Migrate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Apply the database migrations (safe to run concurrently).")
+    @OptionGroup var options: GlobalOptions
+
+    func run() async throws {
+        let context = try CLIContext.load(options)
+        let applied = try await context.withDatabase { client in
+            try await Migrator(client: client, logger: context.logger).migrate()
+        }
+        if options.output == .json {
+            printJSON(["applied": applied, "latest": Migrations.all.last?.version ?? 0])
+        } else {
+            print(applied.isEmpty ? "schema up to date (version \(Migrations.all.last?.version ?? 0))" : "applied migrations \(applied.map(String.init).joined(separator: ", "))")
+        }
+    }
+}
+
+struct Topology: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Broker topology.", subcommands: [Declare.self, Show.self])
+
+    struct Declare: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Declare Herald's exchanges, queues and bindings (idempotent).")
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            let context = try CLIContext.load(options)
+            let topology = context.topology.all
+            do {
+                try await context.withBroker { try await $0.declare(topology) }
+            } catch let error as AMQPError {
+                throw CLIExit.fail("declare failed: \(error) (a queue declared before with other arguments must be deleted or migrated by hand)")
+            }
+            if options.output == .json {
+                printJSON(["exchanges": topology.exchanges.count, "queues": topology.queues.count, "bindings": topology.bindings.count])
+            } else {
+                print("declared \(topology.exchanges.count) exchanges, \(topology.queues.count) queues, \(topology.bindings.count) bindings in namespace '\(context.configuration.amqp.namespace)'")
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the topology heraldctl would declare.")
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            let topology = try CLIContext.load(options).topology.all
+            for exchange in topology.exchanges { print("exchange \(exchange.name) (\(exchange.type))") }
+            for queue in topology.queues {
+                print("queue \(queue.name) \(queue.arguments.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+            }
+            for binding in topology.bindings { print("binding \(binding.exchange) --\(binding.routingKey)--> \(binding.queue)") }
+        }
+    }
+}
+
+struct ConfigCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "config", abstract: "Configuration.", subcommands: [Check.self])
+
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Load and validate the configuration; print the effective values, secrets masked.")
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            let context = try CLIContext.load(options)
+            let unknown = context.source.unknownKeys()
+            let c = context.configuration
+            let values: [String: Any] = [
+                "amqp.url": c.amqp.url.redactingPassword, "amqp.namespace": c.amqp.namespace,
+                "amqp.prefetch": c.amqp.prefetch, "amqp.queue_type": c.amqp.queueType.rawValue,
+                "amqp.heartbeat_seconds": c.amqp.heartbeatSeconds, "amqp.delivery_limit": c.amqp.deliveryLimit,
+                "amqp.confirm_window": c.amqp.confirmWindow, "amqp.tls.ca_file": c.amqp.tlsCAFile,
+                "amqp.tls.verify_peer": c.amqp.tlsVerifyPeer, "amqp.tls.cert_file": c.amqp.tlsCertFile,
+                "amqp.tls.key_file": c.amqp.tlsKeyFile, "database.tls": c.database.tls.rawValue,
+                "database.connect_timeout_seconds": c.database.connectTimeoutSeconds, "http.enabled": c.http.enabled,
+                "database.url": c.database.url.redactingPassword, "database.max_connections": c.database.maxConnections,
+                "runner.max_attempts": c.runner.maxAttempts, "runner.retry_delays_ms": c.runner.retryDelaysMilliseconds,
+                "runner.max_message_bytes": c.runner.maxMessageBytes, "runner.drain_timeout_seconds": c.runner.drainTimeoutSeconds,
+                "runner.lease_seconds": c.runner.leaseSeconds, "runner.outcome_batch_size": c.runner.outcomeBatchSize,
+                "http.host": c.http.host, "http.port": c.http.port, "log.level": c.log.level.rawValue,
+                "log.format": c.log.format.rawValue, "outbox.delay_ms": c.outbox.delayMilliseconds,
+            ]
+            if options.output == .json {
+                printJSON(["values": values, "unknown_keys": unknown])
+            } else {
+                for (key, value) in values.sorted(by: { $0.key < $1.key }) { print("\(key) = \(value)") }
+            }
+            if !unknown.isEmpty {
+                throw CLIExit.fail("unknown keys: \(unknown.joined(separator: ", "))", code: .configuration)
+            }
+        }
+    }
+}
