@@ -1,0 +1,72 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A child process started with `posix_spawn` and reaped with `waitpid(WNOHANG)` polling:
+/// Foundation's `Process.waitUntilExit` has been seen to hang on Linux when the child
+/// leaves daemons behind (pg_ctl, rabbitmq-server). Output goes to a file.
+final class ChildProcess: @unchecked Sendable {
+    let pid: pid_t
+    let outputPath: String
+    private let lock = NSLock()
+    private var status: Int32?
+
+    init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+        outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("herald-child-\(UUID().uuidString.prefix(8)).log").path
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let env = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { env.forEach { free($0) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, nil, argv, env)
+        guard result == 0 else { throw TestFailure("posix_spawn \(executable) failed: \(result)") }
+        self.pid = pid
+    }
+
+    func signal(_ signal: Int32) { kill(pid, signal) }
+
+    /// The exit status (128 + signal when killed), nil while running.
+    var exitStatus: Int32? {
+        lock.withLock {
+            if let status { return status }
+            var raw: Int32 = 0
+            guard waitpid(pid, &raw, WNOHANG) == pid else { return nil }
+            let signalled = raw & 0x7F
+            status = signalled == 0 ? (raw >> 8) & 0xFF : 128 + signalled
+            return status
+        }
+    }
+
+    var isRunning: Bool { exitStatus == nil }
+
+    func waitForExit(timeout: Duration) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let status = exitStatus { return status }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return exitStatus
+    }
+
+    var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+
+    /// Runs to completion; throws with the output when it exits non-zero.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeout: Duration = .seconds(120)) async throws -> String {
+        let child = try ChildProcess(executable, arguments, environment: environment)
+        guard let status = await child.waitForExit(timeout: timeout) else {
+            child.signal(SIGKILL)
+            throw TestFailure("\(executable) \(arguments) timed out")
+        }
+        guard status == 0 else { throw TestFailure("\(executable) \(arguments) exited \(status): \(child.output.suffix(1000))") }
+        return child.output
+    }
+
+    deinit { if exitStatus == nil { kill(pid, SIGKILL); _ = exitStatus } }
+}

@@ -1,0 +1,148 @@
+import AMQP
+import Foundation
+import HeraldClient
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+@testable import HeraldCore
+
+/// A test's own namespace on the real broker and database: topology declared, a client to
+/// enqueue, and helpers to read the ledger and queues. ``close()`` deletes the namespace.
+final class Harness: Sendable {
+    let namespace: String
+    let configuration: HeraldConfiguration
+    let topology: HeraldTopology
+    let connection: AMQPConnection
+    let database: PostgresClient
+    let client: HeraldClient
+    let logger: Logger
+    private let databaseTask: Task<Void, Never>
+
+    init(retryDelays: [Int] = [100, 200, 400], maxAttempts: Int = 3) async throws {
+        namespace = TestEnvironment.namespace()
+        configuration = TestEnvironment.configuration(namespace: namespace, retryDelays: retryDelays, maxAttempts: maxAttempts)
+        topology = HeraldTopology(configuration.amqp, configuration.runner)
+        logger = TestEnvironment.logger("test.\(namespace)")
+        database = try Database.makeClient(configuration.database, logger: logger)
+        let database = self.database
+        databaseTask = Task { await database.run() }
+        try await Migrator(client: database, logger: logger).migrate()
+        connection = AMQPConnection(configuration: try configuration.amqp.connectionConfiguration(name: "test"), topology: topology.all, logger: logger)
+        connection.start()
+        try await connection.waitUntilConnected(timeout: .seconds(10))
+        try await connection.declare(topology.all)
+        client = HeraldClient(connection: connection, namespace: namespace)
+    }
+
+    /// Runs a worker in-process, assembled exactly as a worker executable assembles it
+    /// (its own database pool and broker connection), minus the HTTP endpoint.
+    func startRunner<H: JobHandler>(_ kind: JobKind, _ handler: H, configure: (inout HeraldConfiguration) -> Void = { _ in }) async throws -> RunningWorker {
+        var configuration = self.configuration
+        configure(&configuration)
+        let worker = try WorkerServices(kind: kind, handler: handler, configuration: configuration, connectionName: "test-runner", logger: logger)
+        let group = worker.serviceGroup(logger: logger)
+        let task = Task { try await group.run() }
+        try await worker.connection.waitUntilConnected(timeout: .seconds(10))
+        return RunningWorker(group: group, task: task, health: worker.health, connection: worker.connection)
+    }
+
+    func enqueue<J: HeraldJob>(_ job: J, messageID: String = UUID().uuidString.lowercased()) async throws -> String {
+        try await client.enqueue(job, messageID: messageID)
+    }
+
+    func sms(_ n: Int = 0) -> SMSVerificationJob {
+        SMSVerificationJob(verificationID: "v-\(n)", phoneNumber: "+4915112345\(String(format: "%03d", n % 1000))", locale: "en")
+    }
+
+    /// (status, attempts) of a message in the ledger, nil if never claimed.
+    func ledger(_ messageID: String) async throws -> (String, Int)? {
+        let (database, logger) = (self.database, self.logger)
+        return try await withDeadline(.seconds(5)) {
+            let rows = try await database.query("SELECT status, attempts FROM herald.job_runs WHERE message_id = \(messageID)", logger: logger)
+            for try await row in rows.decode((String, Int).self) { return row }
+            return nil
+        }
+    }
+
+    func statuses(_ ids: [String]) async throws -> [String: String] {
+        let (database, logger) = (self.database, self.logger)
+        return try await withDeadline(.seconds(5)) {
+            let rows = try await database.query("SELECT message_id, status FROM herald.job_runs WHERE message_id = ANY(\(ids)::text[])", logger: logger)
+            var out: [String: String] = [:]
+            for try await (id, status) in rows.decode((String, String).self) { out[id] = status }
+            return out
+        }
+    }
+
+    func outboxCount(_ ids: [String]) async throws -> Int {
+        let (database, logger) = (self.database, self.logger)
+        return try await withDeadline(.seconds(5)) {
+            let rows = try await database.query("SELECT count(*)::bigint FROM herald.dev_outbox WHERE message_id = ANY(\(ids)::text[])", logger: logger)
+            for try await count in rows.decode(Int.self) { return count }
+            return 0
+        }
+    }
+
+    func depth(_ queue: String) async throws -> Int {
+        try await connection.queueState(queue)?.messageCount ?? -1
+    }
+
+    /// Takes every dead letter of `kind` off its queue.
+    func drainDeadLetters(_ kind: JobKind) async throws -> [AMQPDelivery] {
+        var out: [AMQPDelivery] = []
+        while let delivery = try await connection.get(queue: topology.deadLetterQueue(kind)) {
+            out.append(delivery)
+            try await delivery.ack()
+        }
+        return out
+    }
+
+    func close() async {
+        for queue in topology.all.queues { try? await connection.deleteQueue(queue.name) }
+        for exchange in topology.all.exchanges { try? await connection.deleteExchange(exchange.name) }
+        await connection.close()
+        databaseTask.cancel()
+    }
+}
+
+/// An in-process worker; ``stop()`` triggers the graceful shutdown a SIGTERM would.
+struct RunningWorker: Sendable {
+    let group: ServiceGroup
+    let task: Task<Void, any Error>
+    let health: HealthState
+    let connection: AMQPConnection
+
+    func stop() async throws {
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+}
+
+/// Records how often each message was handled; fails transiently on demand.
+final class CountingHandler: JobHandler, @unchecked Sendable {
+    typealias Job = SMSVerificationJob
+    private let lock = NSLock()
+    private var calls: [String: [ContinuousClock.Instant]] = [:]
+    private var failing: Bool
+    let delay: Duration
+
+    init(failing: Bool = false, delay: Duration = .zero) {
+        self.failing = failing
+        self.delay = delay
+    }
+
+    func setFailing(_ value: Bool) { lock.withLock { failing = value } }
+    func count(_ id: String) -> Int { lock.withLock { calls[id]?.count ?? 0 } }
+    func times(_ id: String) -> [ContinuousClock.Instant] { lock.withLock { calls[id] ?? [] } }
+    var total: Int { lock.withLock { calls.values.reduce(0) { $0 + $1.count } } }
+
+    func handle(_ job: SMSVerificationJob, context: JobContext) async throws -> JobOutcome {
+        let shouldFail = lock.withLock { () -> Bool in
+            calls[context.envelope.messageID, default: []].append(.now)
+            return failing
+        }
+        if delay > .zero { try await Task.sleep(for: delay) }
+        if shouldFail { throw JobFailure.transient("provider answered 503") }
+        return try await DevOutboxHandler<SMSVerificationJob>(configuration: .init()).handle(job, context: context)
+    }
+}
