@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Checks docs/schemas/*.v1.json: each is a valid JSON Schema (draft 2020-12), accepts a
+valid job body and refuses invalid ones the way the workers do (Jobs.swift, WireRules.swift).
+Needs python3-jsonschema. Exits 0 when every check holds, 1 otherwise."""
+import copy
+import json
+import pathlib
+import sys
+
+from jsonschema import Draft202012Validator
+
+SCHEMAS = pathlib.Path(__file__).resolve().parent.parent / "docs" / "schemas"
+
+VALID = {
+    "sms.verification": {
+        "version": 1, "verification_id": "v-1", "phone_number": "+4915112345678",
+        "purpose": "sign_in", "locale": "pt-BR", "force_resend": False,
+        "client": {"ip": "203.0.113.7", "app_id": "com.example.app"}, "extra": "ignored",
+    },
+    "email.action": {
+        "version": 1, "request_id": "r-1", "email": "alice@example.com", "mode": "sign_in", "locale": "en",
+        "action_code_settings": {"url": "https://app.example.com/finish?cart=42", "handle_code_in_app": True},
+    },
+    "push.verification": {
+        "version": 1, "receipt": "rc-1", "device_token": "ab" * 32, "platform": "apns",
+        "environment": "sandbox", "app_id": "com.example.app", "timeout_seconds": 300,
+    },
+    "cleanup.run": {"version": 1, "run_id": "run-1", "dry_run": True},
+}
+
+# Other bodies the workers accept.
+ALSO_VALID = {
+    "sms.verification": [{"locale": None, "force_resend": None, "client": None}, {"phone_number": "+12345678"}],
+    "email.action": [
+        {"mode": "verify_email", "action_code_settings": {"url": "HTTP://x.example/"}},
+        {"mode": "reset_password", "action_code_settings": {"url": "https://x.example/", "handle_code_in_app": False}},
+        {"email": "a.b+c@mail.example.co"},
+    ],
+    "push.verification": [{"platform": "fcm", "device_token": "fcm:token-xyz_123"}, {"timeout_seconds": None}],
+    "cleanup.run": [{"dry_run": None}],
+}
+
+MISSING = object()
+# (changes to the valid body) -> must be refused.
+INVALID = {
+    "sms.verification": [
+        {"verification_id": MISSING}, {"version": MISSING}, {"version": 2}, {"version": "1"},
+        {"verification_id": 5}, {"verification_id": ""}, {"verification_id": "has space"}, {"verification_id": "x" * 129},
+        {"phone_number": "015112345678"}, {"phone_number": "+0151123456"}, {"phone_number": "+1234567"},
+        {"phone_number": "+1234567890123456"}, {"phone_number": "+49 151 1234567"},
+        {"purpose": "lunch"}, {"purpose": MISSING}, {"purpose": None}, {"locale": "e"}, {"locale": "en US"},
+        {"force_resend": "yes"}, {"client": "web"}, {"client": {"ip": 7}},
+    ],
+    "email.action": [
+        {"email": "a@b"}, {"email": "ab.example.com"}, {"email": "a@@example.com"}, {"email": "a b@example.com"},
+        {"email": "@example.com"}, {"email": "a@.example.com"}, {"email": "a@example.com."}, {"email": "<a@example.com>"},
+        {"email": "x" * 65 + "@example.com"}, {"mode": "login"}, {"action_code_settings": MISSING},
+        {"action_code_settings": None}, {"action_code_settings": {"handle_code_in_app": True}},
+        {"action_code_settings": {"url": "ftp://x.example/", "handle_code_in_app": True}},
+        {"action_code_settings": {"url": "https://x.example/", "handle_code_in_app": False}},
+        {"action_code_settings": {"url": "https://x.example/"}},
+        {"action_code_settings": {"url": "https://x.example/" + "a" * 2048, "handle_code_in_app": True}},
+        {"request_id": MISSING},
+    ],
+    "push.verification": [
+        {"device_token": "zz"}, {"device_token": "abc"}, {"device_token": ""}, {"device_token": "ab cd"},
+        {"platform": "fcm", "device_token": "a" * 4097}, {"platform": "hms"}, {"environment": "staging"},
+        {"app_id": MISSING}, {"receipt": "a b"}, {"timeout_seconds": 0}, {"timeout_seconds": 86401},
+        {"timeout_seconds": "60"},
+    ],
+    "cleanup.run": [{"run_id": MISSING}, {"run_id": ""}, {"dry_run": "no"}, {"version": 0}],
+}
+
+
+def patched(base, changes):
+    body = copy.deepcopy(base)
+    for key, value in changes.items():
+        if value is MISSING:
+            body.pop(key, None)
+        else:
+            body[key] = value
+    return body
+
+
+def main():
+    passed, failures = 0, []
+    for name, base in VALID.items():
+        path = SCHEMAS / f"{name}.v1.json"
+        try:
+            schema = json.loads(path.read_text())
+            Draft202012Validator.check_schema(schema)
+        except Exception as error:  # unreadable, not JSON, or not a valid schema
+            failures.append(f"{path.name}: {error}")
+            continue
+        validator = Draft202012Validator(schema)
+        for changes in [{}] + ALSO_VALID[name]:
+            errors = list(validator.iter_errors(patched(base, changes)))
+            if errors:
+                failures.append(f"{name}: valid body {changes} refused: {errors[0].message}")
+            else:
+                passed += 1
+        for changes in INVALID[name]:
+            if validator.is_valid(patched(base, changes)):
+                shown = {k: ("<missing>" if v is MISSING else v) for k, v in changes.items()}
+                failures.append(f"{name}: invalid body {shown} accepted")
+            else:
+                passed += 1
+    for failure in failures:
+        print(failure, file=sys.stderr)
+    print(f"check-schemas: {passed} checks passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
