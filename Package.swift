@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "herald-push", targets: ["herald-push"]),
         .executable(name: "herald-cleanup", targets: ["herald-cleanup"]),
         .executable(name: "heraldctl", targets: ["heraldctl"]),
+        .executable(name: "herald-bench", targets: ["herald-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -73,6 +74,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .executableTarget(name: "herald-bench", dependencies: ["HeraldCore", "HeraldClient", "AMQP"], swiftSettings: strict),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP"], swiftSettings: strict),
         .testTarget(
             name: "HeraldCoreTests",

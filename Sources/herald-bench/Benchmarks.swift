@@ -1,0 +1,105 @@
+import AMQP
+import Foundation
+import HeraldClient
+import HeraldCore
+import Logging
+import ServiceLifecycle
+
+/// Baseline: the broker alone. Publish `count` messages with confirms to a queue and
+/// consume them with manual acks at the same prefetch the worker uses.
+func brokerBaseline(count: Int, configuration: HeraldConfiguration, logger: Logger) async throws -> BenchResult {
+    let connection = AMQPConnection(configuration: try configuration.amqp.connectionConfiguration(name: "bench-baseline"), logger: logger)
+    let consumerConnection = AMQPConnection(configuration: try configuration.amqp.connectionConfiguration(name: "bench-baseline-consumer"), logger: logger)
+    connection.start()
+    consumerConnection.start()
+    try await connection.waitUntilConnected(timeout: .seconds(10))
+    try await consumerConnection.waitUntilConnected(timeout: .seconds(10))
+    let queue = "\(configuration.amqp.namespace).baseline"
+    try await connection.declare(.init(queues: [.init(name: queue, arguments: ["x-queue-type": .string(configuration.amqp.queueType.rawValue)])]))
+    let watch = Stopwatch()
+    let consumer = consumerConnection.consume(queue: queue, prefetch: UInt16(configuration.amqp.prefetch))
+    let consuming = Task {
+        for await delivery in consumer {
+            try? await delivery.ack()
+            if watch.finish(delivery.properties.messageID ?? "") >= count { break }
+        }
+    }
+    let body = Array(try JSONEncoder().encode(SMSVerificationJob(verificationID: "v", phoneNumber: "+4915112345678")))
+    try await publishAll(count: count, watch: watch) { id in
+        try await connection.publish(body: body, exchange: "", routingKey: queue, properties: JobEnvelope(messageID: id, typeName: SMSVerificationJob.typeName).properties())
+    }
+    await consuming.value
+    try await connection.deleteQueue(queue)
+    await connection.close()
+    await consumerConnection.close()
+    return watch.result("broker publish+consume (baseline)")
+}
+
+/// Herald: the same count of `sms.verification` jobs through HeraldClient and a worker
+/// (decode, claim, dev outbox handler, group commit with the ledger, ack), measured to the
+/// moment each outcome's transaction writes it.
+func runnerEndToEnd(count: Int, workers: Int, configuration: HeraldConfiguration, logger: Logger) async throws -> BenchResult {
+    let watch = Stopwatch()
+    let topology = HeraldTopology(configuration.amqp, configuration.runner)
+    let client = try HeraldClient(configuration: configuration.amqp, logger: logger)
+    try await client.connection.waitUntilConnected(timeout: .seconds(10))
+    try await client.connection.declare(topology.all)
+
+    var groups: [ServiceGroup] = []
+    var tasks: [Task<Void, any Error>] = []
+    for _ in 0..<workers {
+        let worker = try WorkerServices(kind: .sms, handler: TimedHandler(watch: watch), configuration: configuration, connectionName: "bench-worker", logger: logger)
+        let group = worker.serviceGroup(logger: logger)
+        groups.append(group)
+        tasks.append(Task { try await group.run() })
+        try await worker.connection.waitUntilConnected(timeout: .seconds(10))
+    }
+    try await publishAll(count: count, watch: watch) { id in
+        try await client.enqueue(SMSVerificationJob(verificationID: id, phoneNumber: "+4915112345678"), messageID: id)
+    }
+    while watch.count < count { try await Task.sleep(for: .milliseconds(20)) }
+    for group in groups { await group.triggerGracefulShutdown() }
+    for task in tasks { _ = try? await task.value }
+    for queue in topology.all.queues { try? await client.connection.deleteQueue(queue.name) }
+    for exchange in topology.all.exchanges { try? await client.connection.deleteExchange(exchange.name) }
+    await client.close()
+    return watch.result("herald sms jobs, \(workers) worker\(workers == 1 ? "" : "s") (dev outbox)")
+}
+
+/// Publishes from 32 concurrent tasks, each awaiting its broker confirm.
+func publishAll(count: Int, watch: Stopwatch, _ publish: @escaping @Sendable (String) async throws -> Void) async throws {
+    let run = UUID().uuidString.prefix(8)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        let lanes = 32
+        for lane in 0..<lanes {
+            group.addTask {
+                var n = lane
+                while n < count {
+                    let id = "b\(run)-\(n)"
+                    watch.start(id)
+                    try await publish(id)
+                    n += lanes
+                }
+            }
+        }
+        try await group.waitForAll()
+    }
+}
+
+/// The dev outbox handler, stopping the watch when its outcome is written.
+struct TimedHandler: JobHandler {
+    let watch: Stopwatch
+    let inner = DevOutboxHandler<SMSVerificationJob>(configuration: .init())
+
+    func handle(_ job: SMSVerificationJob, context: JobContext) async throws -> JobOutcome {
+        var outcome = try await inner.handle(job, context: context)
+        let write = outcome.write
+        let watch = self.watch
+        let id = context.envelope.messageID
+        outcome.write = { connection, logger in
+            try await write?(connection, logger)
+            watch.finish(id)
+        }
+        return outcome
+    }
+}

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# `make bench`: release build, then herald-bench against the local servers. Every figure
+# comes with a baseline measured in the same invocation; read the ratios.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+eval "$(scripts/services.sh env)"
+swift build -c release --product herald-bench
+.build/release/heraldctl migrate 2>/dev/null || { swift build -c release --product heraldctl && .build/release/heraldctl migrate; }
+mkdir -p bench-results
+.build/release/herald-bench "${BENCH_COUNT:-20000}" | tee "bench-results/bench-$(date -u +%Y%m%dT%H%M%SZ).txt"
