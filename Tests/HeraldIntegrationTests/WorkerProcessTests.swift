@@ -62,4 +62,42 @@ import Testing
         _ = await next.waitForExit(timeout: .seconds(20))
         await harness.close()
     }
+
+    @Test func theOperationsEndpointAndTheLogsOfARealWorker() async throws {
+        let harness = try await Harness()
+        let worker = try WorkerProcess("herald-sms", namespace: harness.namespace)
+        try await eventually("worker ready") { await worker.ready() }
+        let health = try await ChildProcess.run("/usr/bin/curl", ["-fs", "http://127.0.0.1:\(worker.port)/healthz"])
+        #expect(health.contains("ok"))
+        let phone = "+4915199887766"
+        let id = try await harness.enqueue(SMSVerificationJob(verificationID: "ops-1", phoneNumber: phone))
+        try await harness.client.publishRaw(body: Array("nope".utf8), routingKey: "sms.verification",
+                                            properties: JobEnvelope(messageID: "ops-bad", typeName: SMSVerificationJob.typeName).properties())
+        try await eventually("job completed") { try await harness.ledger(id)?.0 == "completed" }
+        try await eventually("metrics counted both") {
+            let metrics = try await ChildProcess.run("/usr/bin/curl", ["-fs", "http://127.0.0.1:\(worker.port)/metrics"])
+            return metrics.contains(#"herald_jobs_total{queue="sms",type="sms.verification.v1",outcome="completed"} 1"#)
+                && metrics.contains(#"herald_dead_letters_total{queue="sms",category="invalid"} 1"#)
+                && metrics.contains("herald_job_duration_seconds_bucket")
+        }
+        worker.signal(SIGTERM)
+        #expect(await worker.waitForExit(timeout: .seconds(20)) == 0)
+        // JSON lines, the number masked, never whole.
+        let log = worker.log
+        #expect(!log.contains(phone))
+        #expect(!log.contains(String(phone.dropFirst())))
+        #expect(log.contains(Redact.phone(phone)))
+        let lines = log.split(separator: "\n").filter { $0.hasPrefix("{") }
+        #expect(!lines.isEmpty)
+        for line in lines { #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "not JSON: \(line)") }
+        await harness.close()
+    }
+
+    @Test func aWorkerWithABadConfigurationExitsWithTheConfigurationCode() async throws {
+        let harness = try await Harness()
+        let worker = try WorkerProcess("herald-sms", namespace: harness.namespace, environment: ["HERALD_AMQP_PREFETCH": "many"])
+        #expect(await worker.waitForExit(timeout: .seconds(10)) == 78)
+        #expect(worker.log.contains("amqp.prefetch"))
+        await harness.close()
+    }
 }
