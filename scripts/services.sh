@@ -74,12 +74,17 @@ shared_buffers = 256MB
 log_min_messages = warning
 CONF
   fi
-  if as_pg "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then return 0; fi
-  log "starting PostgreSQL on 127.0.0.1:$PG_PORT"
-  ( close_inherited_fds; as_pg "$bin/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 start ) >/dev/null
-  as_pg "$bin/psql" -h 127.0.0.1 -p "$PG_PORT" -U herald -d postgres -tAc \
-    "SELECT 1 FROM pg_database WHERE datname='herald'" | grep -q 1 \
-    || as_pg "$bin/createdb" -h 127.0.0.1 -p "$PG_PORT" -U herald herald
+  if ! as_pg "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
+    log "starting PostgreSQL on 127.0.0.1:$PG_PORT"
+    ( close_inherited_fds; as_pg "$bin/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 start ) >/dev/null
+  fi
+  # herald for make run, herald_test for make test, herald_bench for make bench.
+  local db
+  for db in herald herald_test herald_bench; do
+    as_pg "$bin/psql" -h 127.0.0.1 -p "$PG_PORT" -U herald -d postgres -tAc \
+      "SELECT 1 FROM pg_database WHERE datname='$db'" | grep -q 1 \
+      || as_pg "$bin/createdb" -h 127.0.0.1 -p "$PG_PORT" -U herald "$db"
+  done
 }
 stop_postgres() {
   local bin; bin="$(pg_bin)"; local data="$RUN_DIR/postgres"

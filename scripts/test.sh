@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(scripts/services.sh env)"
+export HERALD_DATABASE_URL="${HERALD_DATABASE_URL%/*}/herald_test"
 export HERALD_TEST_BIN_DIR="$PWD/.build/debug"
 export HERALD_SERVICES_SCRIPT="$PWD/scripts/services.sh"
 export HERALD_LOG_LEVEL="${HERALD_LOG_LEVEL:-warning}"
