@@ -9,7 +9,7 @@ CONFIG ?= Config/herald.yaml
 BIN = .build/debug
 export HERALD_CONFIG := $(CURDIR)/$(CONFIG)
 
-.PHONY: deps services stop build run test test-unit test-integration test-disruptive bench clean
+.PHONY: deps services stop build run test bench clean
 
 deps:
 	@scripts/services.sh install

@@ -131,9 +131,10 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
         let type = envelope.typeName
 
         let claim: JobLedger.Claim
+        let token = UUID().uuidString
         do {
             claim = try await untilDatabase(logger) {
-                try await self.ledger.claim(messageID: envelope.messageID, jobType: type, queue: self.kind.rawValue, ownerKey: self.deps.ownerKey, leaseSeconds: self.configuration.leaseSeconds)
+                try await self.ledger.claim(messageID: envelope.messageID, jobType: type, queue: self.kind.rawValue, ownerKey: self.deps.ownerKey, token: token, leaseSeconds: self.configuration.leaseSeconds)
             }
         } catch {
             await requeue(delivery, logger, because: error)

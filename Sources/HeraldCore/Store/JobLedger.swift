@@ -35,22 +35,28 @@ public struct JobLedger: Sendable {
         self.logger = logger
     }
 
-    public func claim(messageID: String, jobType: String, queue: String, ownerKey: Int64, leaseSeconds: Int) async throws -> Claim {
+    /// - Parameter token: unique per delivery being processed; a claim of the same delivery
+    ///   that already landed (its answer was lost to a deadline) is recognised as its own.
+    public func claim(messageID: String, jobType: String, queue: String, ownerKey: Int64, token: String, leaseSeconds: Int) async throws -> Claim {
         let rows = try await client.query("""
-            INSERT INTO herald.job_runs AS j (message_id, job_type, queue, status, attempts, owner_key, lease_until)
-            VALUES (\(messageID), \(jobType), \(queue), 'running', 1, \(ownerKey), now() + make_interval(secs => \(leaseSeconds)))
+            INSERT INTO herald.job_runs AS j (message_id, job_type, queue, status, attempts, owner_key, claim_token, lease_until)
+            VALUES (\(messageID), \(jobType), \(queue), 'running', 1, \(ownerKey), \(token), now() + make_interval(secs => \(leaseSeconds)))
             ON CONFLICT (message_id) DO UPDATE
-               SET status = 'running', attempts = j.attempts + 1, owner_key = EXCLUDED.owner_key,
+               SET status = 'running', attempts = j.attempts + (j.claim_token IS DISTINCT FROM EXCLUDED.claim_token)::int,
+                   owner_key = EXCLUDED.owner_key, claim_token = EXCLUDED.claim_token,
                    lease_until = EXCLUDED.lease_until, updated_at = now()
              WHERE j.status = 'retrying'
                 OR (j.status = 'running'
-                    AND (j.lease_until < now() OR j.owner_key IS NULL
+                    AND (j.claim_token = EXCLUDED.claim_token
+                         OR j.lease_until < now() OR j.owner_key IS NULL
                          OR pg_try_advisory_xact_lock_shared(j.owner_key)))
-            RETURNING j.attempts, (SELECT o.status FROM herald.job_runs o WHERE o.message_id = j.message_id)
+            RETURNING j.attempts,
+                      (SELECT o.status FROM herald.job_runs o WHERE o.message_id = j.message_id),
+                      (SELECT o.claim_token FROM herald.job_runs o WHERE o.message_id = j.message_id)
             """, logger: logger)
-        // The sub-select sees the statement's snapshot: the status before this claim.
-        for try await (attempts, previous) in rows.decode((Int, String?).self) {
-            return .claimed(attempt: attempts, tookOver: previous == "running")
+        // The sub-selects see the statement's snapshot: the row before this claim.
+        for try await (attempts, previousStatus, previousToken) in rows.decode((Int, String?, String?).self) {
+            return .claimed(attempt: attempts, tookOver: previousStatus == "running" && previousToken != token)
         }
         let status = try await client.query(
             "SELECT status FROM herald.job_runs WHERE message_id = \(messageID)", logger: logger)
@@ -58,7 +64,7 @@ public struct JobLedger: Sendable {
             return value == "running" ? .busy : .finished(status: value)
         }
         // The row vanished between the two statements (purged): claim afresh.
-        return try await claim(messageID: messageID, jobType: jobType, queue: queue, ownerKey: ownerKey, leaseSeconds: leaseSeconds)
+        return try await claim(messageID: messageID, jobType: jobType, queue: queue, ownerKey: ownerKey, token: token, leaseSeconds: leaseSeconds)
     }
 
     /// The job goes to a delay queue; any worker may claim it when it comes back.

@@ -39,6 +39,7 @@ public enum Migrations {
                 status       text NOT NULL CHECK (status IN ('running','retrying','completed','rejected','dead')),
                 attempts     integer NOT NULL DEFAULT 1,
                 owner_key    bigint,
+                claim_token  text,
                 lease_until  timestamptz,
                 reason       text,
                 created_at   timestamptz NOT NULL DEFAULT now(),
