@@ -38,4 +38,25 @@ import Testing
         #expect(try await claim(owner, "g") == .finished(status: "completed"))
         await harness.close()
     }
+
+    @Test func aBatchClaimsEachMessageOnceAndAnswersInOrder() async throws {
+        let harness = try await Harness()
+        let ledger = JobLedger(client: harness.database, logger: harness.logger)
+        let (a, b, c) = (UUID().uuidString, UUID().uuidString, UUID().uuidString)
+        try await harness.database.withConnection { connection in
+            try await JobLedger.finish([], on: connection, logger: harness.logger)
+        }
+        _ = try await ledger.claim(messageID: c, jobType: "t", queue: "sms", ownerKey: 1, token: "c0", leaseSeconds: 300)
+        try await harness.database.withConnection { connection in
+            try await JobLedger.finish([.init(messageID: c, status: "rejected", reason: "policy")], on: connection, logger: harness.logger)
+        }
+        let answers = try await ledger.claim([
+            .init(messageID: b, jobType: "t", token: "b1"),
+            .init(messageID: a, jobType: "t", token: "a1"),
+            .init(messageID: a, jobType: "t", token: "a2"),
+            .init(messageID: c, jobType: "t", token: "c1"),
+        ], queue: "sms", ownerKey: 2, leaseSeconds: 300)
+        #expect(answers == [.claimed(attempt: 1, tookOver: false), .claimed(attempt: 1, tookOver: false), .busy, .finished(status: "rejected")])
+        await harness.close()
+    }
 }

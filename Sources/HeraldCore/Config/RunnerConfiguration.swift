@@ -10,7 +10,7 @@ public struct RunnerConfiguration: Sendable {
     public var leaseSeconds: Int = 300
     /// SIGTERM: in-flight jobs get this long to finish; the rest are requeued.
     public var drainTimeoutSeconds: Int = 25
-    /// Finished jobs committed together in one transaction at most.
+    /// Claims grouped into one statement, and finished jobs into one transaction, at most.
     public var outcomeBatchSize: Int = 128
 
     public init() {}

@@ -46,6 +46,7 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
     let decoder: JobDecoder<Handler.Job>
     let ledger: JobLedger
     let committer: OutcomeCommitter
+    let claims: GroupBatcher<JobLedger.ClaimRequest, JobLedger.Claim>
     private let inFlight = Mutex(0)
 
     public init(kind: JobKind, handler: Handler, dependencies: Dependencies, topology: HeraldTopology, configuration: RunnerConfiguration, prefetch: Int, operationTimeout: Duration = .seconds(15), logger: Logger) {
@@ -60,6 +61,10 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
         self.metrics = RunnerMetrics(queue: kind.rawValue)
         self.decoder = JobDecoder(maxBytes: configuration.maxMessageBytes)
         self.ledger = JobLedger(client: dependencies.database, logger: logger)
+        let (ledger, queue, ownerKey, lease) = (self.ledger, kind.rawValue, dependencies.ownerKey, configuration.leaseSeconds)
+        self.claims = GroupBatcher(maxBatch: configuration.outcomeBatchSize) { requests in
+            try await ledger.claim(requests, queue: queue, ownerKey: ownerKey, leaseSeconds: lease).map { .success($0) }
+        }
         self.committer = OutcomeCommitter(client: dependencies.database, eventsExchange: topology.eventsExchange, maxBatch: configuration.outcomeBatchSize, metrics: metrics, logger: logger)
     }
 
@@ -133,9 +138,8 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
         let claim: JobLedger.Claim
         let token = UUID().uuidString
         do {
-            claim = try await untilDatabase(logger) {
-                try await self.ledger.claim(messageID: envelope.messageID, jobType: type, queue: self.kind.rawValue, ownerKey: self.deps.ownerKey, token: token, leaseSeconds: self.configuration.leaseSeconds)
-            }
+            let request = JobLedger.ClaimRequest(messageID: envelope.messageID, jobType: type, token: token)
+            claim = try await untilDatabase(logger) { try await self.claims.submit(request) }
         } catch {
             await requeue(delivery, logger, because: error)
             return

@@ -35,36 +35,75 @@ public struct JobLedger: Sendable {
         self.logger = logger
     }
 
-    /// - Parameter token: unique per delivery being processed; a claim of the same delivery
-    ///   that already landed (its answer was lost to a deadline) is recognised as its own.
+    /// One claim request, for ``claim(_:queue:ownerKey:leaseSeconds:)``.
+    public struct ClaimRequest: Sendable {
+        public var messageID: String
+        public var jobType: String
+        /// Unique per delivery being processed: a claim of the same delivery that already
+        /// landed (its answer was lost to a deadline) is recognised as its own.
+        public var token: String
+
+        public init(messageID: String, jobType: String, token: String) {
+            self.messageID = messageID
+            self.jobType = jobType
+            self.token = token
+        }
+    }
+
     public func claim(messageID: String, jobType: String, queue: String, ownerKey: Int64, token: String, leaseSeconds: Int) async throws -> Claim {
+        try await claim([ClaimRequest(messageID: messageID, jobType: jobType, token: token)], queue: queue, ownerKey: ownerKey, leaseSeconds: leaseSeconds)[0]
+    }
+
+    /// Claims many messages in one statement; answers in the order of `requests`. A
+    /// message id that appears twice is claimed once; its other requests are `.busy`.
+    public func claim(_ requests: [ClaimRequest], queue: String, ownerKey: Int64, leaseSeconds: Int) async throws -> [Claim] {
+        var unique: [String: ClaimRequest] = [:]
+        for request in requests where unique[request.messageID] == nil { unique[request.messageID] = request }
+        // A stable order, so two workers claiming the same ids lock rows in the same order.
+        let batch = unique.values.sorted { $0.messageID < $1.messageID }
+        let ids = batch.map(\.messageID), types = batch.map(\.jobType), tokens = batch.map(\.token)
         let rows = try await client.query("""
-            INSERT INTO herald.job_runs AS j (message_id, job_type, queue, status, attempts, owner_key, claim_token, lease_until)
-            VALUES (\(messageID), \(jobType), \(queue), 'running', 1, \(ownerKey), \(token), now() + make_interval(secs => \(leaseSeconds)))
-            ON CONFLICT (message_id) DO UPDATE
-               SET status = 'running', attempts = j.attempts + (j.claim_token IS DISTINCT FROM EXCLUDED.claim_token)::int,
-                   owner_key = EXCLUDED.owner_key, claim_token = EXCLUDED.claim_token,
-                   lease_until = EXCLUDED.lease_until, updated_at = now()
-             WHERE j.status = 'retrying'
-                OR (j.status = 'running'
-                    AND (j.claim_token = EXCLUDED.claim_token
-                         OR j.lease_until < now() OR j.owner_key IS NULL
-                         OR pg_try_advisory_xact_lock_shared(j.owner_key)))
-            RETURNING j.attempts,
-                      (SELECT o.status FROM herald.job_runs o WHERE o.message_id = j.message_id),
-                      (SELECT o.claim_token FROM herald.job_runs o WHERE o.message_id = j.message_id)
+            WITH input AS (
+                SELECT * FROM unnest(\(ids)::text[], \(types)::text[], \(tokens)::text[]) AS i(message_id, job_type, token)
+            ), before AS (
+                SELECT o.message_id, o.status, o.claim_token FROM herald.job_runs o JOIN input USING (message_id)
+            ), claimed AS (
+                INSERT INTO herald.job_runs AS j (message_id, job_type, queue, status, attempts, owner_key, claim_token, lease_until)
+                SELECT message_id, job_type, \(queue), 'running', 1, \(ownerKey), token, now() + make_interval(secs => \(leaseSeconds))
+                  FROM input ORDER BY message_id
+                ON CONFLICT (message_id) DO UPDATE
+                   SET status = 'running', attempts = j.attempts + (j.claim_token IS DISTINCT FROM EXCLUDED.claim_token)::int,
+                       owner_key = EXCLUDED.owner_key, claim_token = EXCLUDED.claim_token,
+                       lease_until = EXCLUDED.lease_until, updated_at = now()
+                 WHERE j.status = 'retrying'
+                    OR (j.status = 'running'
+                        AND (j.claim_token = EXCLUDED.claim_token
+                             OR j.lease_until < now() OR j.owner_key IS NULL
+                             OR pg_try_advisory_xact_lock_shared(j.owner_key)))
+                RETURNING j.message_id, j.attempts
+            )
+            SELECT input.message_id, claimed.attempts, before.status, before.claim_token
+              FROM input LEFT JOIN claimed USING (message_id) LEFT JOIN before USING (message_id)
             """, logger: logger)
-        // The sub-selects see the statement's snapshot: the row before this claim.
-        for try await (attempts, previousStatus, previousToken) in rows.decode((Int, String?, String?).self) {
-            return .claimed(attempt: attempts, tookOver: previousStatus == "running" && previousToken != token)
+        // `before` sees the statement's snapshot: each row as it was before this claim.
+        var answers: [String: Claim] = [:]
+        for try await (id, attempts, previousStatus, previousToken) in rows.decode((String, Int?, String?, String?).self) {
+            let token = unique[id]?.token
+            if let attempts {
+                answers[id] = .claimed(attempt: attempts, tookOver: previousStatus == "running" && previousToken != token)
+            } else if let previousStatus, previousStatus != "running", previousStatus != "retrying" {
+                answers[id] = .finished(status: previousStatus)
+            } else {
+                // Held by a live worker, or inserted by another worker after our snapshot.
+                answers[id] = .busy
+            }
         }
-        let status = try await client.query(
-            "SELECT status FROM herald.job_runs WHERE message_id = \(messageID)", logger: logger)
-        for try await value in status.decode(String.self) {
-            return value == "running" ? .busy : .finished(status: value)
+        var seen: Set<String> = []
+        return requests.map { request in
+            defer { seen.insert(request.messageID) }
+            if seen.contains(request.messageID) || unique[request.messageID]?.token != request.token { return .busy }
+            return answers[request.messageID] ?? .busy
         }
-        // The row vanished between the two statements (purged): claim afresh.
-        return try await claim(messageID: messageID, jobType: jobType, queue: queue, ownerKey: ownerKey, token: token, leaseSeconds: leaseSeconds)
     }
 
     /// The job goes to a delay queue; any worker may claim it when it comes back.
