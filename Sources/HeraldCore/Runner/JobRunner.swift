@@ -48,6 +48,8 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
     let committer: OutcomeCommitter
     let claims: GroupBatcher<JobLedger.ClaimRequest, JobLedger.Claim>
     private let inFlight = Mutex(0)
+    /// Signalled when the last in-flight job finishes.
+    private let idle = WakeSignal()
 
     public init(kind: JobKind, handler: Handler, dependencies: Dependencies, topology: HeraldTopology, configuration: RunnerConfiguration, prefetch: Int, operationTimeout: Duration = .seconds(15), logger: Logger) {
         self.operationTimeout = operationTimeout
@@ -72,15 +74,16 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
         let consumer = deps.connection.consume(queue: topology.workQueue(kind), prefetch: UInt16(clamping: prefetch))
         logger.info("consuming", metadata: ["queue": "\(topology.workQueue(kind))", "prefetch": "\(prefetch)"])
         await withGracefulShutdownHandler {
-            await withTaskGroup(of: Bool.self) { group in
+            // Discarding: a finished job leaves nothing behind in the group.
+            await withDiscardingTaskGroup { group in
                 for await delivery in consumer {
                     inFlight.withLock { $0 += 1 }
                     group.addTask {
                         await self.process(delivery)
-                        return self.inFlight.withLock { $0 -= 1; return $0 == 0 } && Task.isShuttingDownGracefully
+                        if self.inFlight.withLock({ $0 -= 1; return $0 }) == 0 { self.idle.signal() }
                     }
                 }
-                await drain(&group)
+                if await !drained() { group.cancelAll() }
             }
         } onGracefulShutdown: {
             self.deps.health.draining = true
@@ -89,25 +92,22 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
         logger.info("runner stopped", metadata: ["queue": "\(topology.workQueue(kind))"])
     }
 
-    /// After the consumer ends: wait for in-flight jobs up to the drain timeout, then cancel
-    /// them (a cancelled job is requeued, never acked half-done).
-    private func drain(_ group: inout TaskGroup<Bool>) async {
+    /// After the consumer ends: waits for in-flight jobs up to the drain timeout. False when
+    /// some are left; the caller cancels them (a cancelled job is requeued, never acked half-done).
+    private func drained() async -> Bool {
         let left = inFlight.withLock { $0 }
-        guard left > 0 else { return }
+        guard left > 0 else { return true }
         logger.info("draining in-flight jobs", metadata: ["count": "\(left)", "timeout_s": "\(configuration.drainTimeoutSeconds)"])
-        let timeout = Duration.seconds(configuration.drainTimeoutSeconds)
-        group.addTask {
-            try? await Task.sleep(for: timeout)
-            return !Task.isCancelled
-        }
-        while let done = await group.next() {
-            if done || inFlight.withLock({ $0 }) == 0 {
-                if inFlight.withLock({ $0 }) > 0 {
-                    logger.warning("drain timeout; requeueing unfinished jobs", metadata: ["count": "\(inFlight.withLock { $0 })"])
-                }
-                group.cancelAll()
+        let deadline = ContinuousClock.now + .seconds(configuration.drainTimeoutSeconds)
+        while inFlight.withLock({ $0 }) > 0 {
+            let remaining = deadline - .now
+            guard remaining > .zero else {
+                logger.warning("drain timeout; requeueing unfinished jobs", metadata: ["count": "\(inFlight.withLock { $0 })"])
+                return false
             }
+            await idle.wait(timeout: remaining)
         }
+        return true
     }
 
     // MARK: - One delivery
