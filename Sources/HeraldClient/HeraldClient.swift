@@ -34,6 +34,7 @@ public final class HeraldClient: Sendable {
     @discardableResult
     public func enqueue<Job: HeraldJob>(_ job: Job, messageID: String = UUID().uuidString.lowercased(), correlationID: String? = nil) async throws -> String {
         do {
+            try JobEnvelope.checkMessageID(messageID)
             try job.validate()
         } catch {
             throw HeraldClientError.invalidJob(error.reason)

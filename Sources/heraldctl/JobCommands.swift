@@ -40,7 +40,7 @@ struct Enqueue: AsyncParsableCommand {
         let properties = JobEnvelope(messageID: messageID, typeName: type.typeName, correlationID: correlationID).properties()
         if !noValidate {
             do {
-                _ = try JobDecoder<SMSVerificationJob>(maxBytes: Int.max).envelope(bodyCount: 0, properties: { var p = properties; p.type = SMSVerificationJob.typeName; return p }())
+                try JobEnvelope.checkMessageID(messageID)
             } catch {
                 throw CLIExit.fail("invalid --message-id: \(error.reason)", code: .usage)
             }

@@ -26,7 +26,7 @@ public struct JobDecoder<Job: HeraldJob>: Sendable {
         guard let messageID = properties.messageID, !messageID.isEmpty else {
             throw JobValidationError("the message_id property is missing; it is the idempotency key")
         }
-        try WireRules.identifier(messageID, field: "message_id")
+        try JobEnvelope.checkMessageID(messageID)
         guard let type = properties.type, !type.isEmpty else {
             throw JobValidationError("the type property is missing; expected \(Job.typeName)")
         }

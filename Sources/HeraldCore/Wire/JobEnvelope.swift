@@ -17,6 +17,11 @@ public struct JobEnvelope: Sendable, Equatable {
         self.timestamp = timestamp
     }
 
+    /// The rule every `message_id` follows: 1 to 128 printable ASCII characters, no spaces.
+    public static func checkMessageID(_ messageID: String) throws(JobValidationError) {
+        try WireRules.identifier(messageID, field: "message_id")
+    }
+
     /// The properties a publisher sets for a job.
     public func properties(headers: AMQPTable = [:]) -> AMQPProperties {
         var properties = AMQPProperties()
