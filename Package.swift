@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .systemLibrary(
@@ -54,12 +55,24 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: strict
+        ),
+        // Local servers that speak the remote providers' protocols (tests, benchmarks, chaos).
+        .target(
+            name: "HeraldStubs",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
         .target(
             name: "HeraldClient",
-            dependencies: ["HeraldCore", "AMQP"],
+            dependencies: ["HeraldCore", "AMQP", .product(name: "PostgresNIO", package: "postgres-nio")],
             swiftSettings: strict
         ),
         .executableTarget(name: "herald-sms", dependencies: ["HeraldCore"], swiftSettings: strict),
@@ -74,7 +87,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .executableTarget(name: "herald-bench", dependencies: ["HeraldCore", "HeraldClient", "AMQP"], swiftSettings: strict),
+        .executableTarget(name: "herald-bench", dependencies: ["HeraldCore", "HeraldClient", "HeraldStubs", "AMQP"], swiftSettings: strict),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP"], swiftSettings: strict),
         .testTarget(
             name: "HeraldCoreTests",
@@ -83,7 +96,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeraldIntegrationTests",
-            dependencies: ["HeraldCore", "HeraldClient", "AMQP"],
+            dependencies: ["HeraldCore", "HeraldClient", "HeraldStubs", "AMQP"],
             swiftSettings: strict
         ),
     ]

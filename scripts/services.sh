@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Starts, stops and inspects the local servers Herald needs (RabbitMQ, PostgreSQL),
+# Starts, stops and inspects the local servers Herald needs (RabbitMQ, PostgreSQL, Kannel),
 # as plain processes with their data under $HERALD_RUN_DIR (default: ./.run), on
 # loopback only. Used by `make run`, `make test` and the disruptive integration tests.
 #
 #   scripts/services.sh install            apt-get what is missing (Debian)
-#   scripts/services.sh start|stop|status  both servers
+#   scripts/services.sh start|stop|status  all servers (PostgreSQL, RabbitMQ, Kannel)
+#   scripts/services.sh start-kannel|stop-kannel
 #   scripts/services.sh start-rabbitmq|stop-rabbitmq|restart-rabbitmq
 #   scripts/services.sh start-postgres|stop-postgres [immediate]
 #   scripts/services.sh env                print the HERALD_* variables for these servers
@@ -17,6 +18,8 @@ AMQP_PORT="${HERALD_AMQP_PORT:-55672}"
 AMQP_TLS_PORT="${HERALD_AMQP_TLS_PORT:-$((AMQP_PORT - 1))}"
 DIST_PORT="${HERALD_AMQP_DIST_PORT:-55673}"
 RABBIT_NODE="${HERALD_RABBIT_NODE:-herald-$AMQP_PORT@localhost}"
+# Kannel: smsbox's sendsms on KANNEL_PORT; bearerbox admin +1, smsbox link +2, fake SMSC +3.
+KANNEL_PORT="${HERALD_KANNEL_PORT:-$((AMQP_PORT + 10))}"
 
 APT_PACKAGES=(rabbitmq-server librabbitmq-dev postgresql postgresql-client kannel kannel-extras python3-aiosmtpd python3-jsonschema openssl curl pkg-config)
 
@@ -178,8 +181,100 @@ stop_rabbitmq() {
   for i in $(seq 1 60); do rabbit_running || return 0; sleep 0.5; done
 }
 
+# Local HMAC keys for the stored secrets (codes, link codes, push secrets): made once per
+# run directory, never committed. Production gives its own (docs/operations.md).
+dev_secrets() {
+  local dir="$RUN_DIR/secrets"
+  if [ ! -s "$dir/hmac-keys" ]; then
+    mkdir -p "$dir"; chmod 700 "$dir"
+    (umask 077; echo "dev1:$(openssl rand -base64 32)" >"$dir/hmac-keys")
+  fi
+}
+
+# Kannel (Debian's bearerbox + smsbox) with its fake SMSC (kannel-extras' fakesmsc), which
+# writes every message it receives to $RUN_DIR/kannel/fakesmsc.out: a real SMS gateway on
+# loopback, for the SMS worker's Kannel provider.
+kannel_dir() { echo "$RUN_DIR/kannel"; }
+kannel_running() { curl -s -o /dev/null "http://127.0.0.1:$KANNEL_PORT/cgi-bin/sendsms" 2>/dev/null; }
+start_kannel() {
+  local dir; dir="$(kannel_dir)"
+  if kannel_running; then return 0; fi
+  mkdir -p "$dir/store"
+  cat >"$dir/kannel.conf" <<CONF
+group = core
+admin-port = $((KANNEL_PORT + 1))
+admin-password = herald-dev
+admin-interface = 127.0.0.1
+smsbox-port = $((KANNEL_PORT + 2))
+smsbox-interface = 127.0.0.1
+box-allow-ip = 127.0.0.1
+log-file = "$dir/bearerbox.log"
+log-level = 1
+store-type = spool
+store-location = "$dir/store"
+
+group = smsc
+smsc = fake
+smsc-id = fake
+host = 127.0.0.1
+port = $((KANNEL_PORT + 3))
+connect-allow-ip = 127.0.0.1
+
+group = smsbox
+bearerbox-host = 127.0.0.1
+bearerbox-port = $((KANNEL_PORT + 2))
+sendsms-port = $KANNEL_PORT
+sendsms-interface = 127.0.0.1
+global-sender = 12345
+log-file = "$dir/smsbox.log"
+log-level = 1
+
+group = sendsms-user
+username = herald
+password = herald-dev
+concatenation = true
+max-messages = 3
+
+group = sms-service
+keyword = default
+text = "No service"
+CONF
+  log "starting Kannel (sendsms on 127.0.0.1:$KANNEL_PORT, fake SMSC on $((KANNEL_PORT + 3)))"
+  ( close_inherited_fds; exec /usr/sbin/bearerbox "$dir/kannel.conf" ) >"$dir/bearerbox.out" 2>&1 &
+  echo $! >"$dir/bearerbox.pid"
+  sleep 0.5
+  ( close_inherited_fds; exec /usr/sbin/smsbox "$dir/kannel.conf" ) >"$dir/smsbox.out" 2>&1 &
+  echo $! >"$dir/smsbox.pid"
+  ( close_inherited_fds; exec /usr/lib/kannel/test/fakesmsc -H 127.0.0.1 -r $((KANNEL_PORT + 3)) -i 0.1 -m 0 "0 0 text x" ) >>"$dir/fakesmsc.out" 2>&1 &
+  echo $! >"$dir/fakesmsc.pid"
+  local i
+  for i in $(seq 1 60); do
+    if kannel_running && grep -q "Connecting to" "$dir/fakesmsc.out" 2>/dev/null; then return 0; fi
+    sleep 0.25
+  done
+  log "Kannel did not start; see $dir/*.out"
+  exit 1
+}
+stop_kannel() {
+  local dir pid name; dir="$(kannel_dir)"
+  for name in fakesmsc smsbox bearerbox; do
+    if [ -f "$dir/$name.pid" ]; then
+      pid=$(cat "$dir/$name.pid")
+      kill "$pid" 2>/dev/null || true
+      for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+      kill -9 "$pid" 2>/dev/null || true
+      rm -f "$dir/$name.pid"
+    fi
+  done
+}
+
 print_env() {
+  dev_secrets
   cat <<ENV
+export HERALD_SECRETS_HMAC_KEYS_FILE=$RUN_DIR/secrets/hmac-keys
+export HERALD_OUTBOX_DIRECTORY=$RUN_DIR/outbox
+export HERALD_KANNEL_URL=http://127.0.0.1:$KANNEL_PORT/cgi-bin/sendsms
+export HERALD_KANNEL_SMSC_LOG=$RUN_DIR/kannel/fakesmsc.out
 export HERALD_AMQP_URL=amqp://guest:guest@127.0.0.1:$AMQP_PORT/%2f
 export HERALD_AMQP_TLS_URL=amqps://guest:guest@localhost:$AMQP_TLS_PORT/%2f
 export HERALD_AMQP_TLS_CA=$RUN_DIR/rabbitmq/tls/ca.pem
@@ -190,14 +285,17 @@ ENV
 cmd="${1:-status}"; shift || true
 case "$cmd" in
   install) install ;;
-  start) start_postgres; start_rabbitmq ;;
-  stop) stop_rabbitmq; stop_postgres ;;
+  start) start_postgres; start_rabbitmq; start_kannel ;;
+  stop) stop_kannel; stop_rabbitmq; stop_postgres ;;
   status)
     if as_pg "$(pg_bin)/pg_ctl" -D "$RUN_DIR/postgres" status >/dev/null 2>&1; then echo "postgres: running on $PG_PORT"; else echo "postgres: stopped"; fi
-    if rabbit_running; then echo "rabbitmq: running on $AMQP_PORT"; else echo "rabbitmq: stopped"; fi ;;
+    if rabbit_running; then echo "rabbitmq: running on $AMQP_PORT"; else echo "rabbitmq: stopped"; fi
+    if kannel_running; then echo "kannel: sendsms on $KANNEL_PORT"; else echo "kannel: stopped"; fi ;;
   start-postgres) start_postgres ;;
   stop-postgres) stop_postgres "${1:-fast}" ;;
   start-rabbitmq) start_rabbitmq ;;
+  start-kannel) start_kannel ;;
+  stop-kannel) stop_kannel ;;
   stop-rabbitmq) stop_rabbitmq ;;
   restart-rabbitmq) stop_rabbitmq; start_rabbitmq ;;
   rabbitmqctl) rabbit_env; rabbitmqctl_ "$@" ;;

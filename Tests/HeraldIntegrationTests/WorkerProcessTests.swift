@@ -69,8 +69,8 @@ import Testing
         try await eventually("worker ready") { await worker.ready() }
         let health = try await ChildProcess.run("/usr/bin/curl", ["-fs", "http://127.0.0.1:\(worker.port)/healthz"])
         #expect(health.contains("ok"))
-        let phone = "+4915199887766"
-        let id = try await harness.enqueue(SMSVerificationJob(verificationID: "ops-1", phoneNumber: phone))
+        let phone = harness.phone(766)
+        let id = try await harness.enqueue(SMSVerificationJob(verificationID: "\(harness.namespace)-ops", phoneNumber: phone))
         try await harness.client.publishRaw(body: Array("nope".utf8), routingKey: "sms.verification",
                                             properties: JobEnvelope(messageID: "ops-bad", typeName: SMSVerificationJob.typeName).properties())
         try await eventually("job completed") { try await harness.ledger(id)?.0 == "completed" }

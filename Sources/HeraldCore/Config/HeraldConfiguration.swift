@@ -9,6 +9,8 @@ public struct HeraldConfiguration: Sendable {
     public var http: OpsHTTPConfiguration
     public var log: LogConfiguration
     public var outbox: OutboxConfiguration
+    public var secrets: SecretsConfiguration
+    public var sms: SMSConfiguration
 
     public init(
         amqp: BrokerConfiguration = .init(),
@@ -16,7 +18,9 @@ public struct HeraldConfiguration: Sendable {
         runner: RunnerConfiguration = .init(),
         http: OpsHTTPConfiguration = .init(),
         log: LogConfiguration = .init(),
-        outbox: OutboxConfiguration = .init()
+        outbox: OutboxConfiguration = .init(),
+        secrets: SecretsConfiguration = .init(),
+        sms: SMSConfiguration = .init()
     ) {
         self.amqp = amqp
         self.database = database
@@ -24,6 +28,8 @@ public struct HeraldConfiguration: Sendable {
         self.http = http
         self.log = log
         self.outbox = outbox
+        self.secrets = secrets
+        self.sms = sms
     }
 
     /// Reads every section; throws the first invalid key. Unknown keys in the file are an
@@ -35,6 +41,8 @@ public struct HeraldConfiguration: Sendable {
         self.http = try OpsHTTPConfiguration(source: source)
         self.log = try LogConfiguration(source: source)
         self.outbox = try OutboxConfiguration(source: source)
+        self.secrets = try SecretsConfiguration(source: source)
+        self.sms = try SMSConfiguration(source: source)
     }
 
     /// The file named by `--config`, else `HERALD_CONFIG`, else `Config/herald.yaml` when it
@@ -95,10 +103,17 @@ public struct OpsHTTPConfiguration: Sendable {
 public struct OutboxConfiguration: Sendable {
     /// Simulated provider latency, so local runs and drain tests see jobs in flight.
     public var delayMilliseconds: Int = 0
+    /// Where the dev outbox also writes each message in full (`sms.jsonl`, …), as the phone
+    /// or mailbox would show it: the only place a dev run's codes can be read. Empty: nowhere.
+    public var directory: String = ""
 
-    public init(delayMilliseconds: Int = 0) { self.delayMilliseconds = delayMilliseconds }
+    public init(delayMilliseconds: Int = 0, directory: String = "") {
+        self.delayMilliseconds = delayMilliseconds
+        self.directory = directory
+    }
 
     init(source: ConfigSource) throws {
         self.delayMilliseconds = try source.int("outbox.delay_ms", default: 0, range: 0...600_000)
+        self.directory = try source.string("outbox.directory", default: "")
     }
 }

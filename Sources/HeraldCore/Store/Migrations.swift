@@ -7,15 +7,18 @@ public struct Migration: Sendable {
     public var sql: String
 
     /// The statements of ``sql``: each ends with a `;` at the end of a line (the extended
-    /// query protocol takes one statement at a time). Comment lines are dropped.
+    /// query protocol takes one statement at a time), except inside a `$$` function body.
+    /// Comment lines are dropped.
     public var statements: [String] {
         var out: [String] = []
         var current = ""
+        var inBody = false
         for line in sql.split(separator: "\n", omittingEmptySubsequences: false) {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.hasPrefix("--") || trimmed.isEmpty { continue }
             current += line + "\n"
-            if trimmed.hasSuffix(";") {
+            if line.components(separatedBy: "$$").count % 2 == 0 { inBody.toggle() }
+            if !inBody, trimmed.hasSuffix(";") {
                 out.append(current.trimmingCharacters(in: .whitespacesAndNewlines))
                 current = ""
             }
@@ -72,5 +75,6 @@ public enum Migrations {
                 created_at   timestamptz NOT NULL DEFAULT now()
             );
             """),
+        Migrations.sms,
     ]
 }

@@ -8,14 +8,12 @@ enum WireRules {
         }
     }
 
-    /// `+` then 8 to 15 digits, the first not 0 (ITU-T E.164).
+    /// Strict E.164, against the assigned country calling codes (see ``PhoneNumber``).
     static func e164(_ value: String, field: String) throws(JobValidationError) {
-        let digits = value.utf8.dropFirst()
-        guard value.utf8.first == UInt8(ascii: "+"), (8...15).contains(digits.count),
-              digits.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              digits.first != UInt8(ascii: "0")
-        else {
-            throw JobValidationError("\(field) must be an E.164 number: '+' and 8 to 15 digits, not starting with 0")
+        do {
+            _ = try PhoneNumber(value)
+        } catch {
+            throw JobValidationError("\(field) \(error.reason)")
         }
     }
 

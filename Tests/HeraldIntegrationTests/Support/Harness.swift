@@ -16,6 +16,9 @@ final class Harness: Sendable {
     let database: PostgresClient
     let client: HeraldClient
     let logger: Logger
+    /// Numbers of this test's SMS jobs: `phonePrefix` and three digits. Unique per test, so
+    /// re-entrancy and rate limits (kept in the shared database) never join two tests.
+    let phonePrefix = "+4917" + String(format: "%06d", Int.random(in: 0..<1_000_000))
     private let databaseTask: Task<Void, Never>
 
     init(retryDelays: [Int] = [100, 200, 400], maxAttempts: Int = 3) async throws {
@@ -51,7 +54,11 @@ final class Harness: Sendable {
     }
 
     func sms(_ n: Int = 0) -> SMSVerificationJob {
-        SMSVerificationJob(verificationID: "v-\(n)", phoneNumber: "+4915112345\(String(format: "%03d", n % 1000))", locale: "en")
+        SMSVerificationJob(verificationID: "\(namespace)-v\(n)", phoneNumber: phone(n), locale: "en")
+    }
+
+    func phone(_ n: Int) -> String {
+        phonePrefix + String(format: "%03d", n % 1000)
     }
 
     /// (status, attempts) of a message in the ledger, nil if never claimed.

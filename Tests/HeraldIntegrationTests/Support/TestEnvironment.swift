@@ -15,6 +15,17 @@ enum TestEnvironment {
     static var binDir: String { env["HERALD_TEST_BIN_DIR"] ?? root.appendingPathComponent(".build/debug").path }
     static var servicesScript: String { env["HERALD_SERVICES_SCRIPT"] ?? root.appendingPathComponent("scripts/services.sh").path }
 
+    /// The HMAC keys stored codes are hashed with: `make test`'s (scripts/services.sh env),
+    /// else a key made for this test process.
+    static let hmacKeysFile: String = {
+        if let file = env["HERALD_SECRETS_HMAC_KEYS_FILE"], FileManager.default.fileExists(atPath: file) { return file }
+        let path = NSTemporaryDirectory() + "herald-test-hmac-\(getpid())"
+        let key = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        FileManager.default.createFile(atPath: path, contents: Data("test1:\(key)\n".utf8), attributes: [.posixPermissions: 0o600])
+        return path
+    }()
+    static var templatesDirectory: String { root.appendingPathComponent("Config/templates/sms").path }
+
     /// A fresh namespace per test, so tests running side by side never share queues.
     static func namespace() -> String { "t" + UUID().uuidString.prefix(8).lowercased() }
 
@@ -28,6 +39,8 @@ enum TestEnvironment {
         configuration.runner.retryDelaysMilliseconds = retryDelays
         configuration.runner.maxAttempts = maxAttempts
         configuration.runner.drainTimeoutSeconds = 10
+        configuration.secrets.hmacKeys = (try? String(contentsOfFile: hmacKeysFile, encoding: .utf8)) ?? ""
+        configuration.sms.templatesDirectory = templatesDirectory
         return configuration
     }
 

@@ -17,6 +17,8 @@ final class WorkerProcess: @unchecked Sendable {
         environment["HERALD_HTTP_PORT"] = String(port)
         environment["HERALD_RUNNER_RETRY_DELAYS_MS"] = "100,200,400"
         environment["HERALD_LOG_LEVEL"] = "info"
+        environment["HERALD_SECRETS_HMAC_KEYS_FILE"] = TestEnvironment.hmacKeysFile
+        environment["HERALD_SMS_TEMPLATES_DIR"] = TestEnvironment.templatesDirectory
         for (key, value) in extra { environment[key] = value }
         child = try ChildProcess(TestEnvironment.binDir + "/" + executable, [], environment: environment)
     }

@@ -1,0 +1,21 @@
+import HeraldCore
+import Logging
+import PostgresNIO
+
+/// The check side of Herald for a front API written in Swift: is this the code the user
+/// received? Reads and updates Herald's tables directly (the same database the workers use),
+/// with the same HMAC keys (`secrets.hmac_keys`).
+public struct HeraldVerification: Sendable {
+    let phone: PhoneVerifier
+
+    public init(database: PostgresClient, secrets: SecretsConfiguration) throws {
+        phone = PhoneVerifier(client: database, hasher: SecretHasher(keyRing: try secrets.keyRing()))
+    }
+
+    /// Checks `code` against the SMS sent for `verificationID` (see ``PhoneVerifier``):
+    /// verified (phone number, purpose) once; wrong code (attempts left); expired; too many
+    /// attempts; already used; not found.
+    public func verifyPhone(verificationID: String, code: String, logger: Logger) async throws -> PhoneVerifier.Result {
+        try await phone.verify(verificationID: verificationID, code: code, logger: logger)
+    }
+}

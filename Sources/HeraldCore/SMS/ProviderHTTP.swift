@@ -1,0 +1,78 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// The HTTP side of the SMS providers: one request with a deadline, its answer classified
+/// the same way for every provider.
+struct ProviderHTTP: Sendable {
+    let client: HTTPClient
+    let timeout: TimeAmount
+
+    init(client: HTTPClient = .shared, timeoutMilliseconds: Int) {
+        self.client = client
+        self.timeout = .milliseconds(Int64(timeoutMilliseconds))
+    }
+
+    enum Outcome: Sendable {
+        case response(status: Int, body: ByteBuffer)
+        case timeout
+        case unreachable(String)
+    }
+
+    func execute(_ request: HTTPClientRequest, logger: Logger) async -> Outcome {
+        do {
+            let response = try await client.execute(request, timeout: timeout, logger: logger)
+            let body = try await response.body.collect(upTo: 256 * 1024)
+            return .response(status: Int(response.status.code), body: body)
+        } catch let error as HTTPClientError where [.deadlineExceeded, .readTimeout, .connectTimeout, .writeTimeout].contains(error) {
+            return .timeout
+        } catch {
+            return .unreachable(Self.describe(error))
+        }
+    }
+
+    /// 2xx accepted; 408, 429, 5xx and a refusal of our own credentials (401, 403) are the
+    /// provider's or our problem, so the next provider is tried; any other 4xx is about the
+    /// message itself and final.
+    static func classify(status: Int, code: String?) -> SMSProviderAnswer? {
+        switch status {
+        case 200..<300: return nil
+        case 401, 403: return .transient(code: code ?? "http-\(status)-credentials")
+        case 408, 429, 500...: return .transient(code: code ?? "http-\(status)")
+        default: return .rejected(code: code ?? "http-\(status)")
+        }
+    }
+
+    static func basicAuthorization(user: String, password: String) -> String {
+        "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+    }
+
+    /// `application/x-www-form-urlencoded` (WHATWG): unreserved characters as they are, space as `+`.
+    static func formEncode(_ fields: [(String, String)]) -> String {
+        fields.map { "\(percentEncode($0.0))=\(percentEncode($0.1))" }.joined(separator: "&")
+    }
+
+    static func percentEncode(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "*"):
+                out.append(Character(Unicode.Scalar(byte)))
+            case UInt8(ascii: " "):
+                out.append("+")
+            default:
+                out += String(format: "%%%02X", byte)
+            }
+        }
+        return out
+    }
+
+    /// An error's kind without anything of the request (no URL with credentials, no body).
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? HTTPClientError { return "http-client: \(error.shortDescription)" }
+        return "\(type(of: error))"
+    }
+}

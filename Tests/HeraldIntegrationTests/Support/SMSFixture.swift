@@ -1,0 +1,116 @@
+import AMQP
+import Foundation
+import HeraldClient
+import Logging
+import PostgresNIO
+@testable import HeraldCore
+
+/// `herald-sms` in-process on a test's namespace: its configuration, its dev outbox spool
+/// (the stand-in phone, where the codes can be read), the events it emits, and the check API.
+final class SMSFixture: Sendable {
+    let harness: Harness
+    let spool: String
+    let eventsQueue: String
+
+    init(_ harness: Harness) async throws {
+        self.harness = harness
+        spool = NSTemporaryDirectory() + "herald-sms-\(harness.namespace)"
+        eventsQueue = "\(harness.namespace).test-sms-events"
+        try await harness.connection.declare(.init(
+            queues: [.init(name: eventsQueue, durable: false, autoDelete: false)],
+            bindings: [.init(queue: eventsQueue, exchange: harness.topology.eventsExchange, routingKey: "sms.#")]))
+    }
+
+    func configuration(_ configure: (inout HeraldConfiguration) -> Void = { _ in }) -> HeraldConfiguration {
+        var configuration = harness.configuration
+        configuration.outbox.directory = spool
+        configuration.sms.resendIntervalSeconds = 30
+        configure(&configuration)
+        return configuration
+    }
+
+    func start(_ configure: (inout HeraldConfiguration) -> Void = { _ in }) async throws -> RunningWorker {
+        let configuration = configuration(configure)
+        let handler = try SMSHandler(configuration: configuration)
+        return try await harness.startRunner(.sms, handler) { $0 = configuration }
+    }
+
+    struct Delivered: Sendable {
+        var to: String
+        var text: String
+        var verificationID: String
+    }
+
+    /// What the stand-in phone received, oldest first.
+    func delivered() -> [Delivered] {
+        guard let text = try? String(contentsOfFile: spool + "/sms.jsonl", encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: String] else { return nil }
+            return Delivered(to: object["to"] ?? "", text: object["text"] ?? "", verificationID: object["verification_id"] ?? "")
+        }
+    }
+
+    /// The code in the latest SMS to `phone`.
+    func code(to phone: String, length: Int = 6) -> String? {
+        delivered().last { $0.to == phone }.flatMap { Self.code(in: $0.text, length: length) }
+    }
+
+    static func code(in text: String, length: Int) -> String? {
+        var run = ""
+        for character in text + " " {
+            if character.isASCII, character.isNumber { run.append(character); continue }
+            if run.count == length { return run }
+            run = ""
+        }
+        return nil
+    }
+
+    func verify(_ verificationID: String, _ code: String) async throws -> PhoneVerifier.Result {
+        let verification = try HeraldVerification(database: harness.database, secrets: harness.configuration.secrets)
+        return try await verification.verifyPhone(verificationID: verificationID, code: code, logger: harness.logger)
+    }
+
+    /// Events emitted so far: (routing key, JSON object).
+    func events() async throws -> [(String, [String: Any])] {
+        var out: [(String, [String: Any])] = []
+        while let delivery = try await harness.connection.get(queue: eventsQueue) {
+            let object = (try? JSONSerialization.jsonObject(with: Data(delivery.body))) as? [String: Any] ?? [:]
+            out.append((delivery.routingKey, object))
+            try await delivery.ack()
+        }
+        return out
+    }
+
+    struct Verification: Sendable {
+        var state: String
+        var reason: String?
+        var provider: String?
+        var providerMessageID: String?
+        var uncertainSends: Int
+    }
+
+    func verification(_ id: String) async throws -> Verification? {
+        let rows = try await harness.database.query("""
+            SELECT state, reason, provider, provider_message_id, uncertain_sends FROM herald.sms_verifications WHERE verification_id = \(id)
+            """, logger: harness.logger)
+        for try await (state, reason, provider, message, uncertain) in rows.decode((String, String?, String?, String?, Int).self) {
+            return Verification(state: state, reason: reason, provider: provider, providerMessageID: message, uncertainSends: uncertain)
+        }
+        return nil
+    }
+
+    /// Provider calls recorded for a verification: (provider, result, HTTP status, error code).
+    func attempts(_ id: String) async throws -> [(String, String, Int?, String?)] {
+        let rows = try await harness.database.query("""
+            SELECT provider, result, http_status, error_code FROM herald.sms_send_attempts WHERE verification_id = \(id) ORDER BY id
+            """, logger: harness.logger)
+        var out: [(String, String, Int?, String?)] = []
+        for try await row in rows.decode((String, String, Int?, String?).self) { out.append(row) }
+        return out
+    }
+
+    func close() async {
+        try? await harness.connection.deleteQueue(eventsQueue)
+        try? FileManager.default.removeItem(atPath: spool)
+    }
+}
