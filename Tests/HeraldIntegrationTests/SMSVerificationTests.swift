@@ -28,6 +28,13 @@ import Testing
             #expect(keyID == "test1" || keyID == "dev1")
         }
 
+        // The dev outbox, read by people, holds the text with the code masked.
+        let outbox = try await harness.database.query("SELECT body::text FROM herald.dev_outbox WHERE message_id = \(id)", logger: harness.logger)
+        for try await body in outbox.decode(String.self) {
+            #expect(body.contains("****** is your Herald sign-in code"))
+            #expect(!body.contains(code))
+        }
+
         let wrong = code == "000000" ? "000001" : "000000"
         #expect(try await sms.verify(job.verificationID, wrong) == .wrongCode(attemptsLeft: 4))
         #expect(try await sms.verify(job.verificationID, code) == .verified(phoneNumber: job.phoneNumber, purpose: .mfaSignIn))
