@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 eval "$(scripts/services.sh env)"
 export HERALD_DATABASE_URL="${HERALD_DATABASE_URL%/*}/herald_bench"
 swift build -c release --product herald-bench
-.build/release/heraldctl migrate 2>/dev/null || { swift build -c release --product heraldctl && .build/release/heraldctl migrate; }
+swift build -c release --product heraldctl
+.build/release/heraldctl migrate
 mkdir -p bench-results
 .build/release/herald-bench "${BENCH_COUNT:-20000}" | tee "bench-results/bench-$(date -u +%Y%m%dT%H%M%SZ).txt"

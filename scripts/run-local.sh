@@ -36,7 +36,9 @@ done
 
 echo; echo "== enqueueing one job of each flow"
 before=$($BIN/heraldctl outbox --limit 100000 --output json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
-$BIN/heraldctl demo
+demo=$($BIN/heraldctl demo)
+echo "$demo"
+verification=$(sed -n 's/^sms verification_id: //p' <<<"$demo")
 for _ in $(seq 1 100); do
   now=$($BIN/heraldctl outbox --limit 100000 --output json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
   [ "$now" -ge $((before + 4)) ] && break
@@ -45,6 +47,18 @@ done
 
 echo; echo "== what the dev outbox delivered (latest 4)"
 $BIN/heraldctl outbox --limit 4
+
+# The phone flow to its end: the code as the phone got it (the dev outbox's spool, the only
+# place a dev run's codes exist in clear), checked through the check API. A wrong code first.
+echo; echo "== SMS code check for $verification"
+spool="${HERALD_OUTBOX_DIRECTORY:-.run/outbox}/sms.jsonl"
+for _ in $(seq 1 50); do grep -q "\"$verification\"" "$spool" 2>/dev/null && break; sleep 0.2; done
+text=$(grep "\"$verification\"" "$spool" | tail -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["text"])')
+echo "the phone shows: $text"
+code=$(grep -o '[0-9]\{6\}' <<<"$text" | head -1)
+$BIN/heraldctl verify sms "$verification" - <<<"000000" || true
+$BIN/heraldctl verify sms "$verification" - <<<"$code"
+$BIN/heraldctl verify show-sms "$verification"
 echo; echo "== stats"
 $BIN/heraldctl stats
 echo; echo "metrics:  curl http://127.0.0.1:9101/metrics"

@@ -122,14 +122,16 @@ private final class StubHandler: ChannelInboundHandler, @unchecked Sendable {
             state.withLockedValue { $0.append(request) }
             let response = responder.withLockedValue { $0 }(request)
             if response.hang { return }
-            let write = {
+            let bound = NIOLoopBound((context, self), eventLoop: context.eventLoop)
+            let write: @Sendable () -> Void = {
+                let (context, handler) = bound.value
                 var headers = HTTPHeaders()
                 headers.add(name: "Content-Type", value: response.contentType)
                 headers.add(name: "Content-Length", value: String(response.body.utf8.count))
                 let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
-                context.write(self.wrapOutboundOut(.head(head)), promise: nil)
-                context.write(self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: response.body)))), promise: nil)
-                context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: nil)
+                context.write(handler.wrapOutboundOut(.head(head)), promise: nil)
+                context.write(handler.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: response.body)))), promise: nil)
+                context.writeAndFlush(handler.wrapOutboundOut(.end(nil)), promise: nil)
             }
             if response.delay > .zero {
                 let nanos = response.delay.components.seconds * 1_000_000_000 + response.delay.components.attoseconds / 1_000_000_000

@@ -17,6 +17,9 @@ var results = [baseline]
 for workers in [1, 2] {
     results.append(try await runnerEndToEnd(count: count, workers: workers, configuration: configuration, logger: logger))
 }
+for workers in [1, 2] {
+    results.append(try await smsEndToEnd(count: count, workers: workers, configuration: configuration, logger: logger))
+}
 
 func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0) }
 print("\nherald-bench: \(count) messages each, prefetch \(configuration.amqp.prefetch), \(configuration.amqp.queueType.rawValue) queues, \(ProcessInfo.processInfo.activeProcessorCount) cores")

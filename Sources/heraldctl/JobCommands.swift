@@ -85,17 +85,20 @@ struct Demo: AsyncParsableCommand {
     func run() async throws {
         let context = try CLIContext.load(options)
         let namespace = context.configuration.amqp.namespace
+        let run = String(UUID().uuidString.lowercased().prefix(8))
         let ids = try await context.withBroker { connection in
             let client = HeraldClient(connection: connection, namespace: namespace)
-            let run = UUID().uuidString.lowercased()
             return [
-                try await client.enqueue(SMSVerificationJob(verificationID: "demo-\(run.prefix(8))", phoneNumber: "+4915112345678", locale: "de", purpose: .signIn)),
-                try await client.enqueue(EmailActionJob(requestID: "demo-\(run.prefix(8))", email: "alice@example.com", mode: .signIn, locale: "en",
+                // A number of its own each run, so re-entrancy and the per-number limit never hold the demo back.
+                try await client.enqueue(SMSVerificationJob(verificationID: "demo-\(run)", phoneNumber: "+4915112\(Int.random(in: 100_000...999_999))", locale: "de", purpose: .signIn)),
+                try await client.enqueue(EmailActionJob(requestID: "demo-\(run)", email: "alice@example.com", mode: .signIn, locale: "en",
                                                         actionCodeSettings: .init(url: "https://app.example.com/finish?cart=42", handleCodeInApp: true))),
-                try await client.enqueue(PushVerificationJob(receipt: "demo-\(run.prefix(8))", deviceToken: String(repeating: "ab", count: 32), platform: .apns, environment: .sandbox, appID: "com.example.app")),
-                try await client.enqueue(CleanupRunJob(runID: "demo-\(run.prefix(8))", dryRun: true)),
+                try await client.enqueue(PushVerificationJob(receipt: "demo-\(run)", deviceToken: String(repeating: "ab", count: 32), platform: .apns, environment: .sandbox, appID: "com.example.app")),
+                try await client.enqueue(CleanupRunJob(runID: "demo-\(run)", dryRun: true)),
             ]
         }
         for id in ids { print("enqueued \(id)") }
+        // make run checks this verification's code, as a front API would.
+        print("sms verification_id: demo-\(run)")
     }
 }

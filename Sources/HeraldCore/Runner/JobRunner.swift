@@ -176,7 +176,7 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
         let type = envelope.typeName
         let context = JobContext(envelope: envelope, attempt: attempt, mayBeRepeat: attempt > 1 || delivery.redelivered, logger: logger, database: deps.database)
         do {
-            let outcome = try await handler.handle(job, context: context)
+            let outcome = try await handleHoldingForDatabase(job, context: context, logger: logger)
             let finished = JobLedger.Finished(messageID: envelope.messageID, status: outcome.status.rawValue, reason: outcome.reason)
             do {
                 try await untilDatabase(logger) { try await self.committer.commit(finished, events: outcome.events, write: outcome.write) }
@@ -205,6 +205,26 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
                 await requeue(delivery, logger, because: error)
             } else {
                 await retryOrGiveUp(delivery, messageID: envelope.messageID, type: type, attempt: attempt, reason: "unexpected error (\(Self.describe(error)))", logger)
+            }
+        }
+    }
+
+    /// Runs the handler; when it loses the database (a handler's own reads and writes), the
+    /// job is held until the database answers again and the handler runs again, so an
+    /// outage never turns into a retry that counts or a dead letter. A handler's database
+    /// steps are idempotent for this reason. Three holds in a row that find the database
+    /// reachable at once mean the error is the handler's own: it is thrown.
+    private func handleHoldingForDatabase(_ job: Handler.Job, context: JobContext, logger: Logger) async throws -> JobOutcome {
+        var spurious = 0
+        while true {
+            do {
+                return try await handler.handle(job, context: context)
+            } catch where DatabaseAvailability.isUnavailable(error) && !(error is CancellationError) && !Task.isCancelled && spurious < 3 {
+                logger.warning("the handler lost the database; holding the job until it returns", metadata: ["error": "\(Self.describe(error))"])
+                let started = ContinuousClock.now
+                let database = deps.database
+                try await untilDatabase(logger) { try await database.query("SELECT 1", logger: logger); return true }
+                spurious = ContinuousClock.now - started < .milliseconds(50) ? spurious + 1 : 0
             }
         }
     }

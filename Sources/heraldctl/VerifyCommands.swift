@@ -1,0 +1,116 @@
+import ArgumentParser
+import Foundation
+import HeraldClient
+import HeraldCore
+import PostgresNIO
+
+/// `heraldctl verify`: check a code by hand, or look at a verification, for support.
+struct Verify: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check a code by hand, or show what happened to a verification (support).",
+        subcommands: [VerifySMS.self, ShowSMS.self]
+    )
+}
+
+/// `heraldctl verify sms ID [CODE|-]`: the check API, as a front API calls it (it counts as an attempt).
+struct VerifySMS: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sms",
+        abstract: "Check an SMS code (counts as an attempt). Exit 0 only when verified.",
+        discussion: "Pass the code as '-' (or leave it out) to read it from standard input, keeping it out of the shell history.")
+    @OptionGroup var options: GlobalOptions
+    @Argument(help: "The verification id.") var verificationID: String
+    @Argument(help: "The code, or '-' for standard input.") var code: String = "-"
+
+    func run() async throws {
+        let context = try CLIContext.load(options)
+        let code = self.code == "-" ? (readLine(strippingNewline: true) ?? "") : self.code
+        do {
+            _ = try context.configuration.secrets.keyRing()
+        } catch {
+            throw CLIExit.fail("\(error)", code: .configuration)
+        }
+        let (id, logger) = (verificationID, context.logger)
+        let result = try await context.withDatabase { client in
+            try await HeraldVerification(database: client, secrets: context.configuration.secrets)
+                .verifyPhone(verificationID: id, code: code, logger: logger)
+        }
+        let (name, fields) = Self.describe(result)
+        if options.output == .json {
+            printJSON(["verification_id": verificationID, "result": name].merging(fields) { a, _ in a })
+        } else {
+            print(([name] + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }).joined(separator: " "))
+        }
+        if case .verified = result { return }
+        throw ExitCode(HeraldCore.ExitCode.failure.rawValue)
+    }
+
+    static func describe(_ result: PhoneVerifier.Result) -> (String, [String: Any]) {
+        switch result {
+        case .verified(let phone, let purpose): ("verified", ["phone": Redact.phone(phone), "purpose": purpose.rawValue])
+        case .wrongCode(let left): ("wrong_code", ["attempts_left": left])
+        case .expired: ("expired", [:])
+        case .tooManyAttempts: ("too_many_attempts", [:])
+        case .alreadyUsed: ("already_used", [:])
+        case .notFound: ("not_found", [:])
+        }
+    }
+}
+
+/// `heraldctl verify show-sms ID`: state, provider and attempts of one verification; no code.
+struct ShowSMS: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show-sms", abstract: "Show an SMS verification: state, code status, provider calls.")
+    @OptionGroup var options: GlobalOptions
+    @Argument(help: "The verification id.") var verificationID: String
+
+    func run() async throws {
+        let context = try CLIContext.load(options)
+        let (id, logger) = (verificationID, context.logger)
+        // As JSON bytes: what crosses the database closure must be Sendable.
+        let json: Data? = try await context.withDatabase { client in
+            let rows = try await client.query("""
+                SELECT v.state, v.reason, v.phone_number, v.purpose, v.provider, v.provider_message_id, v.uncertain_sends,
+                       c.status, c.attempts, c.max_attempts, to_char(c.expires_at, 'YYYY-MM-DD"T"HH24:MI:SSOF'), to_char(v.created_at, 'YYYY-MM-DD"T"HH24:MI:SSOF')
+                  FROM herald.sms_verifications v LEFT JOIN herald.sms_codes c ON c.id = v.code_id
+                 WHERE v.verification_id = \(id)
+                """, logger: logger)
+            for try await row in rows.decode((String, String?, String, String, String?, String?, Int, String?, Int?, Int?, String?, String).self) {
+                var out: [String: Any] = [
+                    "verification_id": id, "state": row.0, "phone": Redact.phone(row.2), "purpose": row.3,
+                    "uncertain_sends": row.6, "created_at": row.11,
+                ]
+                out["reason"] = row.1
+                out["provider"] = row.4
+                out["provider_message_id"] = row.5
+                out["code_status"] = row.7
+                out["attempts"] = row.8
+                out["max_attempts"] = row.9
+                out["expires_at"] = row.10
+                let calls = try await client.query("""
+                    SELECT provider, result, http_status, error_code, duration_ms FROM herald.sms_send_attempts WHERE verification_id = \(id) ORDER BY id
+                    """, logger: logger)
+                var attempts: [[String: Any]] = []
+                for try await (provider, result, status, code, ms) in calls.decode((String, String, Int?, String?, Int).self) {
+                    var call: [String: Any] = ["provider": provider, "result": result, "duration_ms": ms]
+                    call["http_status"] = status
+                    call["error_code"] = code
+                    attempts.append(call)
+                }
+                out["provider_calls"] = attempts
+                return try JSONSerialization.data(withJSONObject: out)
+            }
+            return nil
+        }
+        guard let json, let found = try JSONSerialization.jsonObject(with: json) as? [String: Any] else {
+            throw CLIExit.fail("no SMS verification \(verificationID)")
+        }
+        if options.output == .json {
+            printJSON(found)
+        } else {
+            for key in found.keys.sorted() where key != "provider_calls" { print("\(key): \(found[key]!)") }
+            for call in found["provider_calls"] as? [[String: Any]] ?? [] {
+                print("call: " + call.keys.sorted().map { "\($0)=\(call[$0]!)" }.joined(separator: " "))
+            }
+        }
+    }
+}
