@@ -59,15 +59,22 @@ public final class StubHTTPServer: Sendable {
 
     public typealias Responder = @Sendable (Request) -> Response
 
+    /// The responder behind a reference: a closure kept in a generic box is re-abstracted on
+    /// every read, and those thunks showed up as most of the stub's CPU time.
+    final class ResponderRef: Sendable {
+        let respond: Responder
+        init(_ respond: @escaping Responder) { self.respond = respond }
+    }
+
     private let channel: any Channel
     private let state: NIOLockedValueBox<[Request]>
-    private let responder: NIOLockedValueBox<Responder>
+    private let responder: NIOLockedValueBox<ResponderRef>
     public let port: Int
 
     /// Binds 127.0.0.1 on a free port (or `port`).
     public init(port: Int = 0, responder: @escaping Responder) async throws {
         let state = NIOLockedValueBox<[Request]>([])
-        let box = NIOLockedValueBox<Responder>(responder)
+        let box = NIOLockedValueBox(ResponderRef(responder))
         self.state = state
         self.responder = box
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -89,7 +96,7 @@ public final class StubHTTPServer: Sendable {
 
     /// Changes how later requests are answered (an outage, a recovery).
     public func respond(with responder: @escaping Responder) {
-        self.responder.withLockedValue { $0 = responder }
+        self.responder.withLockedValue { $0 = ResponderRef(responder) }
     }
 
     public func close() async {
@@ -102,10 +109,10 @@ private final class StubHandler: ChannelInboundHandler, @unchecked Sendable {
     typealias OutboundOut = HTTPServerResponsePart
 
     private let state: NIOLockedValueBox<[StubHTTPServer.Request]>
-    private let responder: NIOLockedValueBox<StubHTTPServer.Responder>
+    private let responder: NIOLockedValueBox<StubHTTPServer.ResponderRef>
     private var current: StubHTTPServer.Request?
 
-    init(state: NIOLockedValueBox<[StubHTTPServer.Request]>, responder: NIOLockedValueBox<StubHTTPServer.Responder>) {
+    init(state: NIOLockedValueBox<[StubHTTPServer.Request]>, responder: NIOLockedValueBox<StubHTTPServer.ResponderRef>) {
         self.state = state
         self.responder = responder
     }
@@ -120,7 +127,7 @@ private final class StubHandler: ChannelInboundHandler, @unchecked Sendable {
             guard let request = current else { return }
             current = nil
             state.withLockedValue { $0.append(request) }
-            let response = responder.withLockedValue { $0 }(request)
+            let response = responder.withLockedValue { $0 }.respond(request)
             if response.hang { return }
             let bound = NIOLoopBound((context, self), eventLoop: context.eventLoop)
             let write: @Sendable () -> Void = {

@@ -8,8 +8,8 @@ import ServiceLifecycle
 /// `herald-sms` end to end: HeraldClient publishes `sms.verification` jobs; the real
 /// SMSHandler decides each in PostgreSQL (code hashed, rate limits counted), renders it and
 /// sends it to a local webhook provider (Standard Webhooks signed); the watch stops when the
-/// outcome commits (the ack follows at once). Every job has its own number, so every job
-/// sends one SMS.
+/// outcome commits (the ack follows at once). Every job has its own random number (the
+/// numbers of many people, spread over many prefixes), so every job sends one SMS.
 func smsEndToEnd(count: Int, workers: Int, configuration base: HeraldConfiguration, logger: Logger) async throws -> BenchResult {
     let provider = try await StubHTTPServer { _ in .init(status: 200, body: #"{"message_id":"bench"}"#) }
     var configuration = base
@@ -37,11 +37,13 @@ func smsEndToEnd(count: Int, workers: Int, configuration base: HeraldConfigurati
         tasks.append(Task { try await group.run() })
         try await worker.connection.waitUntilConnected(timeout: .seconds(10))
     }
-    let base = Int.random(in: 100_000...800_000) * 1000
+    // n ↦ n × 2654435761 mod 10⁹ is a bijection (the factor is prime to 10): distinct numbers, spread over every prefix.
+    let offset = Int.random(in: 0..<1_000_000_000)
     let counter = Counter()
     try await publishAll(count: count, watch: watch) { id in
-        let n = base + counter.next()
-        try await client.enqueue(SMSVerificationJob(verificationID: id, phoneNumber: "+4917\(n)", locale: "en"), messageID: id)
+        let n = (counter.next() + offset) % 1_000_000_000
+        let number = "+4917" + String(format: "%09d", (n * 2_654_435_761) % 1_000_000_000)
+        try await client.enqueue(SMSVerificationJob(verificationID: id, phoneNumber: number, locale: "en"), messageID: id)
     }
     while watch.count < count { try await Task.sleep(for: .milliseconds(20)) }
     for group in groups { await group.triggerGracefulShutdown() }
@@ -51,7 +53,7 @@ func smsEndToEnd(count: Int, workers: Int, configuration base: HeraldConfigurati
     await client.close()
     let received = provider.requestCount
     await provider.close()
-    precondition(received >= count, "the provider received \(received) of \(count) SMS")
+    guard received >= count else { throw BenchFailure("the provider received \(received) of \(count) SMS") }
     return watch.result("herald-sms, \(workers) worker\(workers == 1 ? "" : "s") (webhook provider)")
 }
 
@@ -81,4 +83,9 @@ final class Counter: @unchecked Sendable {
         value += 1
         return value
     }
+}
+
+struct BenchFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }

@@ -14,11 +14,17 @@ logger.logLevel = .error
 
 let baseline = try await brokerBaseline(count: count, configuration: configuration, logger: logger)
 var results = [baseline]
-for workers in [1, 2] {
-    results.append(try await runnerEndToEnd(count: count, workers: workers, configuration: configuration, logger: logger))
+// herald-bench COUNT [runner|sms]: all of them by default, the baseline always.
+let only = CommandLine.arguments.dropFirst(2).first
+if only == nil || only == "runner" {
+    for workers in [1, 2] {
+        results.append(try await runnerEndToEnd(count: count, workers: workers, configuration: configuration, logger: logger))
+    }
 }
-for workers in [1, 2] {
-    results.append(try await smsEndToEnd(count: count, workers: workers, configuration: configuration, logger: logger))
+if only == nil || only == "sms" {
+    for workers in [1, 2] {
+        results.append(try await smsEndToEnd(count: count, workers: workers, configuration: configuration, logger: logger))
+    }
 }
 
 func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0) }

@@ -143,7 +143,7 @@ struct DeadLetter {
     var json: [String: Any] {
         ["message_id": messageID, "type": type, "reason": reason, "category": category, "attempts": attempts,
          "routing_key": originalRoutingKey ?? "", "bytes": bytes,
-         "dead_lettered_at": deadLetteredAt.map { ISO8601DateFormatter().string(from: $0) } ?? ""]
+         "dead_lettered_at": deadLetteredAt.map { $0.iso8601 } ?? ""]
     }
 
     var line: String {

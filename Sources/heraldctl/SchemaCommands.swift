@@ -84,7 +84,15 @@ struct ConfigCommand: AsyncParsableCommand {
                 "runner.lease_seconds": c.runner.leaseSeconds, "runner.outcome_batch_size": c.runner.outcomeBatchSize,
                 "http.host": c.http.host, "http.port": c.http.port, "log.level": c.log.level.rawValue,
                 "log.format": c.log.format.rawValue, "outbox.delay_ms": c.outbox.delayMilliseconds,
-            ]
+                "outbox.directory": c.outbox.directory,
+            ].merging(Self.smsValues(c)) { a, _ in a }
+            // What herald-sms would refuse to start with.
+            do {
+                _ = try c.secrets.keyRing()
+                _ = try SMSTemplates.load(directory: c.sms.templatesDirectory, appName: c.sms.appName, webOTPOrigin: c.sms.webOTPOrigin)
+            } catch {
+                throw CLIExit.fail("\(error)", code: .configuration)
+            }
             if options.output == .json {
                 printJSON(["values": values, "unknown_keys": unknown])
             } else {
@@ -93,6 +101,34 @@ struct ConfigCommand: AsyncParsableCommand {
             if !unknown.isEmpty {
                 throw CLIExit.fail("unknown keys: \(unknown.joined(separator: ", "))", code: .configuration)
             }
+        }
+
+        /// `secrets.*` and `sms.*`, every secret masked (set or not, never its value).
+        static func smsValues(_ c: HeraldConfiguration) -> [String: Any] {
+            func mask(_ value: String) -> String { value.isEmpty ? "" : "***" }
+            let s = c.sms
+            var values: [String: Any] = [
+                "secrets.hmac_keys": (try? c.secrets.keyRing()).map { "*** (active key \($0.activeKeyID))" } ?? mask(c.secrets.hmacKeys),
+                "secrets.hmac_active_key": c.secrets.activeKeyID,
+                "sms.app_name": s.appName, "sms.code_length": s.codeLength, "sms.code_ttl_seconds": s.codeTTLSeconds,
+                "sms.max_attempts": s.maxAttempts, "sms.resend_interval_seconds": s.resendIntervalSeconds,
+                "sms.templates_dir": s.templatesDirectory, "sms.webotp_origin": s.webOTPOrigin,
+                "sms.test_numbers": s.testNumbers.keys.sorted().map { "\(Redact.phone($0)):***" },
+                "sms.regions.mode": s.regions.mode.rawValue, "sms.regions.calling_codes": s.regions.callingCodes.sorted(),
+                "sms.limits.prefix.drop_digits": s.prefixDropDigits,
+                "sms.providers": s.providers.map(\.rawValue), "sms.provider_timeout_ms": s.providerTimeoutMilliseconds,
+                "sms.twilio.base_url": s.twilio.baseURL, "sms.twilio.account_sid": s.twilio.accountSID,
+                "sms.twilio.auth_token": mask(s.twilio.authToken), "sms.twilio.from": s.twilio.from,
+                "sms.twilio.messaging_service_sid": s.twilio.messagingServiceSID,
+                "sms.kannel.url": s.kannel.url, "sms.kannel.username": s.kannel.username,
+                "sms.kannel.password": mask(s.kannel.password), "sms.kannel.from": s.kannel.from,
+                "sms.webhook.url": s.webhook.url, "sms.webhook.secret": mask(s.webhook.secret),
+            ]
+            for (name, limit) in [("phone", s.phoneLimit), ("prefix", s.prefixLimit), ("ip", s.ipLimit), ("global", s.globalLimit), ("resend", s.resendLimit)] {
+                values["sms.limits.\(name).max"] = limit.max
+                values["sms.limits.\(name).window_seconds"] = limit.windowSeconds
+            }
+            return values
         }
     }
 }

@@ -219,7 +219,7 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
         while true {
             do {
                 return try await handler.handle(job, context: context)
-            } catch where DatabaseAvailability.isUnavailable(error) && !(error is CancellationError) && !Task.isCancelled && spurious < 3 {
+            } catch where !(error is JobFailure) && DatabaseAvailability.isUnavailable(error) && !(error is CancellationError) && !Task.isCancelled && spurious < 3 {
                 logger.warning("the handler lost the database; holding the job until it returns", metadata: ["error": "\(Self.describe(error))"])
                 let started = ContinuousClock.now
                 let database = deps.database

@@ -43,7 +43,7 @@ public struct OutboxSpool: Sendable {
 
     func append(kind: String, _ fields: [String: String]) {
         var record: [String: String] = fields
-        record["at"] = ISO8601DateFormatter().string(from: Date())
+        record["at"] = Date().iso8601
         guard var line = try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
         line.append(0x0A)
         // O_APPEND: one write per line keeps concurrent writers' lines whole.

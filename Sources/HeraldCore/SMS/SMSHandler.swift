@@ -92,9 +92,15 @@ public struct SMSHandler: JobHandler {
         case .refused(let reason):
             return refused(job, phone: phone, reason: reason, logger: logger, write: nil)
         case .done(let state):
-            // Decided by an earlier delivery of this verification (another message id).
+            // Decided by an earlier delivery of this verification: nothing is sent again. Its
+            // `sms.sent` may not have been committed yet (a crash after the send was recorded),
+            // so a sent verification emits it again: events are at least once.
             logger.info("verification already decided", metadata: ["state": "\(state)"])
-            return state == "refused" || state == "failed" ? .rejected("already \(state)") : .completed()
+            switch state {
+            case "sent": return .completed(events: [sentEvent(job, phone: phone, attempt: nil, encoding: nil)])
+            case "refused", "failed": return .rejected("already \(state)")
+            default: return .completed()
+            }
         case .closed:
             metrics.decision("closed")
             return .rejected("code_closed")
@@ -114,26 +120,50 @@ public struct SMSHandler: JobHandler {
         case .accepted(let attempts):
             metrics.decision("sent")
             metrics.segments(rendered.encoding)
-            let event = OutgoingEvent(name: "sms.sent", payload: SMSEvent(
-                verificationID: job.verificationID, phone: Redact.phone(phone.e164), purpose: job.purpose.rawValue,
-                provider: attempts.last?.provider, providerMessageID: attempts.last?.providerMessageID,
-                segments: rendered.encoding.segments, encoding: rendered.encoding.scheme.rawValue))
-            return .completed(events: [event]) { connection, logger in
-                try await SMSStore.sent(job.verificationID, attempts: attempts, message: rendered, on: connection, logger: logger)
+            // Recorded at once, on its own (not in the grouped outcome transaction, whose
+            // per-job statements run one after another): a redelivery then finds `sent` and
+            // sends nothing. Held while the database is away, never given up: giving up
+            // would make the redelivery send again.
+            try await Self.holdingForDatabase(logger) {
+                try await SMSStore.sent(job.verificationID, attempts: attempts, message: rendered, client: context.database, logger: logger)
             }
+            return .completed(events: [sentEvent(job, phone: phone, attempt: attempts.last, encoding: rendered.encoding)])
         case .rejected(let code, let attempts):
             metrics.decision("failed")
             let reason = "provider_rejected:\(code)"
+            try await Self.holdingForDatabase(logger) {
+                try await SMSStore.failed(job.verificationID, reason: reason, attempts: attempts, client: context.database, logger: logger)
+            }
             let event = OutgoingEvent(name: "sms.failed", payload: SMSEvent(
                 verificationID: job.verificationID, phone: Redact.phone(phone.e164), purpose: job.purpose.rawValue,
                 provider: attempts.last?.provider, reason: reason))
-            return .rejected(reason, events: [event]) { connection, logger in
-                try await SMSStore.failed(job.verificationID, reason: reason, attempts: attempts, on: connection, logger: logger)
-            }
+            return .rejected(reason, events: [event])
         case .failed(let reason, let attempts):
             metrics.decision("retrying")
             try await SMSStore.retrying(job.verificationID, reason: reason, attempts: attempts, client: context.database, logger: logger)
             throw JobFailure.transient(reason)
+        }
+    }
+
+    private func sentEvent(_ job: SMSVerificationJob, phone: PhoneNumber, attempt: SMSStore.Attempt?, encoding: SMSEncoding?) -> OutgoingEvent {
+        OutgoingEvent(name: "sms.sent", payload: SMSEvent(
+            verificationID: job.verificationID, phone: Redact.phone(phone.e164), purpose: job.purpose.rawValue,
+            provider: attempt?.provider, providerMessageID: attempt?.providerMessageID,
+            segments: encoding?.segments, encoding: encoding?.scheme.rawValue))
+    }
+
+    /// Runs a database write until it lands, waiting out an unreachable database (with a
+    /// deadline per try); any other error is thrown.
+    static func holdingForDatabase(_ logger: Logger, _ write: @escaping @Sendable () async throws -> Void) async throws {
+        var delay = Duration.milliseconds(100)
+        while true {
+            do {
+                return try await withDeadline(.seconds(15), write)
+            } catch where DatabaseAvailability.isUnavailable(error) && !(error is CancellationError) && !(error is SMSStoreError) {
+                logger.warning("database unreachable; holding the send's record until it returns")
+                try await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(2))
+            }
         }
     }
 

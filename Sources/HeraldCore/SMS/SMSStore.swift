@@ -107,7 +107,7 @@ public enum SMSStore {
         """
     }
 
-    public static func sent(_ verificationID: String, attempts: [Attempt], message: RenderedSMS, on connection: PostgresConnection, logger: Logger) async throws {
+    public static func sent(_ verificationID: String, attempts: [Attempt], message: RenderedSMS, client: PostgresClient, logger: Logger) async throws {
         let accepted = attempts.last
         var query = attemptsCTE(verificationID, attempts)
         query.sql += """
@@ -121,11 +121,11 @@ public enum SMSStore {
         query.binds.append(accepted?.providerMessageID)
         query.binds.append(message.encoding.segments)
         query.binds.append(message.encoding.scheme.rawValue)
-        try await connection.query(query, logger: logger)
+        try await client.query(query, logger: logger)
     }
 
     /// A permanent failure: the code is closed, so the next request sends a fresh one.
-    public static func failed(_ verificationID: String, reason: String, attempts: [Attempt], on connection: PostgresConnection, logger: Logger) async throws {
+    public static func failed(_ verificationID: String, reason: String, attempts: [Attempt], client: PostgresClient, logger: Logger) async throws {
         var query = attemptsCTE(verificationID, attempts)
         query.sql += """
             , v AS (
@@ -136,7 +136,7 @@ public enum SMSStore {
             """
         query.binds.append(verificationID)
         query.binds.append(reason)
-        try await connection.query(query, logger: logger)
+        try await client.query(query, logger: logger)
     }
 
     /// Every provider failed transiently: the job will be retried with a fresh code, and

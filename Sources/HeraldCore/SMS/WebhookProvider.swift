@@ -49,7 +49,7 @@ struct WebhookProvider: SMSProvider {
     func send(_ message: SMSMessage, context: SMSSendContext) async -> SMSProviderResponse {
         let now = Date()
         let payload = Payload(
-            timestamp: ISO8601DateFormatter().string(from: now),
+            timestamp: now.iso8601,
             data: .init(to: message.to, text: message.text.revealed, verificationID: message.verificationID,
                         encoding: message.encoding.scheme.rawValue, segments: message.encoding.segments))
         let encoder = JSONEncoder()

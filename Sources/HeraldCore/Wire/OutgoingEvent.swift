@@ -19,7 +19,7 @@ public struct OutgoingEvent: Sendable, Equatable {
         var object = (try? JSONSerialization.jsonObject(with: encoder.encode(payload))) as? [String: Any] ?? [:]
         object["version"] = 1
         object["event"] = name
-        object["occurred_at"] = ISO8601DateFormatter().string(from: occurredAt)
+        object["occurred_at"] = occurredAt.iso8601
         self.body = Array((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8))
     }
 
