@@ -14,12 +14,14 @@
 #      `rabbitmqctl import_definitions`. Needs the broker of scripts/services.sh and heraldctl.
 #
 #   scripts/check-deploy.sh [--broker]
+# KUBECTL=/nonexistent scripts/check-deploy.sh renders with scripts/kustomize_lite.py only.
 # Python tools go into a venv under $HERALD_RUN_DIR (default .run/deploy-venv), made once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
 RUN_DIR="${HERALD_RUN_DIR:-$ROOT/.run}"
 VENV="$RUN_DIR/deploy-venv"
+KUBECTL="${KUBECTL:-kubectl}"
 BROKER=auto
 [ "${1:-}" = "--broker" ] && BROKER=required
 status=0
@@ -42,8 +44,8 @@ rendered=()
 while IFS= read -r kustomization; do
   dir="${kustomization%/kustomization.yaml}"
   out="$TMP/$(echo "${dir#deploy/kubernetes/}" | tr / _).yaml"
-  if command -v kubectl >/dev/null 2>&1; then
-    kubectl kustomize "$dir" >"$out" 2>"$TMP/kustomize.err" || { failed "kubectl kustomize $dir: $(cat "$TMP/kustomize.err")"; continue; }
+  if command -v "$KUBECTL" >/dev/null 2>&1; then
+    "$KUBECTL" kustomize "$dir" >"$out" 2>"$TMP/kustomize.err" || { failed "kubectl kustomize $dir: $(cat "$TMP/kustomize.err")"; continue; }
     # Keep the fallback renderer honest: it must render the same objects.
     "$PY" scripts/kustomize_lite.py "$dir" >"$out.lite" 2>"$TMP/lite.err" || { failed "kustomize_lite.py $dir: $(cat "$TMP/lite.err")"; continue; }
     "$PY" scripts/kustomize_lite.py --compare "$out" "$out.lite" || failed "kustomize_lite.py renders $dir differently from kubectl kustomize"
@@ -78,7 +80,7 @@ if command -v systemd-analyze >/dev/null 2>&1; then
     systemd-analyze security --offline=true --threshold=20 "$unit" >"$TMP/security.out" 2>&1 \
       || { failed "systemd-analyze security: ${unit##*/} $(tail -n1 "$TMP/security.out")"; }
   done
-  say "systemd: ${#units[@]} units verified"
+  say "systemd: ${#units[@]} units checked"
 else
   failed "systemd-analyze missing (Debian package systemd; scripts/services.sh install)"
 fi
