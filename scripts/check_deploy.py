@@ -16,6 +16,7 @@ import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 KINDS = {"sms": 9101, "email": 9102, "push": 9103, "cleanup": 9104}  # JobKind.defaultOpsPort
+HASHING_KINDS = {"sms", "email", "push"}  # they hash codes, links and push secrets (secrets.hmac_keys)
 KUBERNETES_VERSIONS = ["1.29.0", "1.37.0"]  # oldest and newest we claim to support
 CRD_SCHEMAS = {  # apiVersion/kind -> vendored subset of the CRD's openAPIV3Schema (deploy/schemas/README.md)
     ("keda.sh/v1alpha1", "ScaledObject"): "keda.sh_v1alpha1_ScaledObject.json",
@@ -79,6 +80,29 @@ def check_rules(where: str, objects: list[dict]) -> None:
     elif configmaps[0].get("data", {}).get("herald.yaml") != (ROOT / "Config/herald.yaml").read_text():
         fail(where, "ConfigMap herald-config does not hold Config/herald.yaml")
 
+    # Every Config/templates/<kind>/ directory is a ConfigMap the kind's worker mounts, and
+    # its sms.templates_dir-style key (HERALD_<KIND>_TEMPLATES_DIR) points at the mount.
+    for directory in sorted(p for p in (ROOT / "Config/templates").glob("*") if p.is_dir()):
+        kind = directory.name
+        files = {f.name: f.read_text() for f in directory.iterdir() if f.is_file()}
+        maps = [o for o in objects if o["kind"] == "ConfigMap" and re.fullmatch(rf"herald-templates-{kind}(-[a-z0-9]+)?", o["metadata"]["name"])]
+        if len(maps) != 1 or maps[0].get("data") != files:
+            have = sorted(maps[0].get("data", {})) if len(maps) == 1 else None
+            fail(where, f"ConfigMap herald-templates-{kind} must hold exactly Config/templates/{kind}/ "
+                        f"({sorted(files)}); has {have}: list the files in Config/kustomization.yaml")
+            continue
+        deployment = by_kind.get("Deployment", {}).get(f"herald-{kind}")
+        if deployment is None:
+            continue
+        pod = deployment["spec"]["template"]["spec"]
+        volume = next((v["name"] for v in pod.get("volumes", []) if v.get("configMap", {}).get("name") == maps[0]["metadata"]["name"]), None)
+        container = next(c for c in pod["containers"] if c["name"] == f"herald-{kind}")
+        mount = next((m["mountPath"] for m in container.get("volumeMounts", []) if m["name"] == volume), None)
+        env = {e["name"]: e.get("value") for e in container.get("env", [])}
+        variable = f"HERALD_{kind.upper()}_TEMPLATES_DIR"
+        if mount is None or env.get(variable) != mount:
+            fail(where, f"Deployment herald-{kind} must mount herald-templates-{kind} and set {variable} to its path")
+
     for kind, port in KINDS.items():
         name = f"herald-{kind}"
         deployment = by_kind.get("Deployment", {}).get(name)
@@ -111,6 +135,8 @@ def check_rules(where: str, objects: list[dict]) -> None:
             get = container.get(probe, {}).get("httpGet", {})
             if get.get("path") != path or get.get("port") not in ("ops", port):
                 fail(where, f"Deployment {name}: {probe} must GET {path} on the ops port")
+        if kind in HASHING_KINDS and "HERALD_SECRETS_HMAC_KEYS_FILE" not in env:
+            fail(where, f"Deployment {name}: HERALD_SECRETS_HMAC_KEYS_FILE must name the HMAC key ring file")
         service = by_kind.get("Service", {}).get(name)
         if service is None or not any(p.get("name") == "ops" for p in service["spec"].get("ports", [])):
             fail(where, f"no Service {name} with a port named ops (the ServiceMonitor scrapes it)")
@@ -154,13 +180,15 @@ def check_rules(where: str, objects: list[dict]) -> None:
             if not context.get("readOnlyRootFilesystem") or context.get("allowPrivilegeEscalation") is not False:
                 fail(where, f"{label}/{container['name']}: readOnlyRootFilesystem true and allowPrivilegeEscalation false")
             env = {e["name"]: e.get("value") for e in container.get("env", [])}
+            mounted = [m["mountPath"] for m in container.get("volumeMounts", [])]
             for variable in ("HERALD_AMQP_URL", "HERALD_DATABASE_URL"):
                 if variable in env:
                     fail(where, f"{label}/{container['name']}: {variable} in clear; use {variable}_FILE and a Secret")
-                mounted = [m["mountPath"] for m in container.get("volumeMounts", [])]
-                path = env.get(variable + "_FILE")
-                if not path or not any(path.startswith(m.rstrip("/") + "/") for m in mounted):
-                    fail(where, f"{label}/{container['name']}: {variable}_FILE must name a file in a mounted volume")
+                if variable + "_FILE" not in env:
+                    fail(where, f"{label}/{container['name']}: {variable}_FILE missing")
+            for variable, path in env.items():
+                if variable.endswith("_FILE") and not any((path or "").startswith(m.rstrip("/") + "/") for m in mounted):
+                    fail(where, f"{label}/{container['name']}: {variable} must name a file in a mounted volume")
 
 
 def kubernetes(paths: list[str]) -> None:
