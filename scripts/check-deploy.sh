@@ -6,7 +6,8 @@
 #      CRD schemas vendored in deploy/schemas/; then Herald's own rules (probes, ports, grace
 #      period, queue names, commands, non-root, secrets as files).
 #   2. systemd: `systemd-analyze verify` and `systemd-analyze security --offline` on every unit,
-#      with ExecStart pointed at stub executables in a temporary directory.
+#      with ExecStart pointed at stub executables in a temporary directory; then Herald's rules
+#      (stop timeout above the drain, instance = ops port, credentials, hardening, commands).
 #   3. Prometheus: `promtool check rules` and `promtool test rules` on deploy/prometheus/;
 #      the alerts and the Grafana dashboard use only metrics documented in docs/operations.md.
 #   4. RabbitMQ (with --broker, or when the local broker answers): deploy/rabbitmq/definitions.json
@@ -80,6 +81,7 @@ if command -v systemd-analyze >/dev/null 2>&1; then
     systemd-analyze security --offline=true --threshold=20 "$unit" >"$TMP/security.out" 2>&1 \
       || { failed "systemd-analyze security: ${unit##*/} $(tail -n1 "$TMP/security.out")"; }
   done
+  "$PY" scripts/check_deploy.py systemd || failed "systemd units"
   say "systemd: ${#units[@]} units checked"
 else
   failed "systemd-analyze missing (Debian package systemd; scripts/services.sh install)"

@@ -4,6 +4,7 @@
   check_deploy.py rabbitmq EXPORT.json DECLARED_VHOST IMPORTED_VHOST [GENERATED.json]
                                                 compare deploy/rabbitmq/definitions.json with the broker
   check_deploy.py observability                 alert rules and dashboard name only documented metrics
+  check_deploy.py systemd                       Herald's rules for deploy/systemd (systemd-analyze does the rest)
 
 Runs with the venv check-deploy.sh makes (kubernetes-validate, jsonschema, PyYAML).
 """
@@ -208,6 +209,63 @@ def kubernetes(paths: list[str]) -> None:
         print(f"kubernetes: {where}: {len(objects)} objects checked")
 
 
+# ---------------------------------------------------------------- systemd
+
+def unit_settings(path: pathlib.Path) -> dict[str, list[str]]:
+    settings: dict[str, list[str]] = {}
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith(("#", ";", "[")) and "=" in line:
+            key, _, value = line.partition("=")
+            settings.setdefault(key.strip(), []).append(value.strip())
+    return settings
+
+
+def systemd() -> None:
+    drain = herald_config()["runner"]["drain_timeout_seconds"]
+    directory = ROOT / "deploy/systemd"
+    hardening = {"DynamicUser": "yes", "ProtectSystem": "strict", "ProtectHome": "yes", "NoNewPrivileges": "yes",
+                 "PrivateTmp": "yes", "CapabilityBoundingSet": ""}
+    for kind in KINDS:
+        path = directory / f"herald-{kind}@.service"
+        if not path.exists():
+            fail("deploy/systemd", f"no herald-{kind}@.service")
+            continue
+        unit = unit_settings(path)
+        where = path.name
+        if not unit.get("ExecStart", [""])[0].split()[0].endswith(f"/herald-{kind}"):
+            fail(where, f"ExecStart must run herald-{kind}")
+        if "HERALD_HTTP_PORT=%i" not in unit.get("Environment", []):
+            fail(where, "Environment=HERALD_HTTP_PORT=%i (the instance name is the ops port)")
+        stop = unit.get("TimeoutStopSec", ["90"])[-1]
+        if not stop.isdigit() or int(stop) <= drain + 15:
+            fail(where, f"TimeoutStopSec={stop} must be whole seconds above runner.drain_timeout_seconds ({drain}) + 15")
+        if unit.get("Restart") != ["on-failure"]:
+            fail(where, "Restart=on-failure")
+        credentials = {c.split(":")[0] for c in unit.get("LoadCredential", [])}
+        wanted = {"amqp-url", "database-url"} | ({"hmac-keys"} if kind in HASHING_KINDS else set())
+        if not wanted <= credentials:
+            fail(where, f"LoadCredential= must provide {sorted(wanted)}")
+    for path in sorted(directory.glob("*.service")):
+        unit = unit_settings(path)
+        for key, value in hardening.items():
+            if unit.get(key, [None])[-1] != value:
+                fail(path.name, f"{key}={value}")
+        for variable, credential in (("HERALD_AMQP_URL_FILE", "amqp-url"), ("HERALD_DATABASE_URL_FILE", "database-url")):
+            if f"{variable}=%d/{credential}" not in unit.get("Environment", []):
+                fail(path.name, f"Environment={variable}=%d/{credential}")
+    commands = {"herald-cleanup-schedule.service": [["heraldctl", "cleanup", "schedule"]],
+                "herald-migrate.service": [["heraldctl", "migrate"], ["heraldctl", "topology", "declare"]]}
+    for name, wanted in commands.items():
+        runs = [[pathlib.Path(c.split()[0]).name] + c.split()[1:len(w)] for c, w in zip(unit_settings(directory / name).get("ExecStart", []), wanted)]
+        if runs != wanted:
+            fail(name, f"must run {wanted}, runs {runs}")
+    timer = unit_settings(directory / "herald-cleanup-schedule.timer")
+    if timer.get("Unit") != ["herald-cleanup-schedule.service"] or not timer.get("OnCalendar"):
+        fail("herald-cleanup-schedule.timer", "OnCalendar= and Unit=herald-cleanup-schedule.service")
+    print(f"systemd: Herald's rules checked on {len(list(directory.iterdir()))} units")
+
+
 # ---------------------------------------------------------------- rabbitmq
 
 def topology_sets(definitions: dict, vhost: str) -> dict[str, set]:
@@ -319,6 +377,8 @@ def main(argv: list[str]) -> int:
         rabbitmq(args[0], args[1], args[2], args[3] if len(args) > 3 else None)
     elif command == "observability":
         observability()
+    elif command == "systemd":
+        systemd()
     else:
         print(__doc__, file=sys.stderr)
         return 64
