@@ -21,7 +21,8 @@ RABBIT_NODE="${HERALD_RABBIT_NODE:-herald-$AMQP_PORT@localhost}"
 # Kannel: smsbox's sendsms on KANNEL_PORT; bearerbox admin +1, smsbox link +2, fake SMSC +3.
 KANNEL_PORT="${HERALD_KANNEL_PORT:-$((AMQP_PORT + 10))}"
 
-APT_PACKAGES=(rabbitmq-server librabbitmq-dev postgresql postgresql-client kannel kannel-extras python3-aiosmtpd python3-jsonschema openssl curl pkg-config)
+# systemd (systemd-analyze), prometheus (promtool) and python3-venv: scripts/check-deploy.sh.
+APT_PACKAGES=(rabbitmq-server librabbitmq-dev postgresql postgresql-client kannel kannel-extras python3-aiosmtpd python3-jsonschema openssl curl pkg-config systemd prometheus python3-venv)
 
 log() { printf '[services] %s\n' "$*" >&2; }
 
@@ -49,6 +50,7 @@ install() {
   $sudo env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   # Debian starts a system PostgreSQL/RabbitMQ where it can; we run our own.
   $sudo service rabbitmq-server stop >/dev/null 2>&1 || true
+  $sudo service prometheus stop >/dev/null 2>&1 || true
 }
 
 # ---------- PostgreSQL ----------

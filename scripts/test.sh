@@ -13,6 +13,7 @@ export HERALD_LOG_LEVEL="${HERALD_LOG_LEVEL:-warning}"
 swift build --build-tests
 .build/debug/heraldctl migrate
 python3 scripts/check-schemas.py 2>/dev/null || /usr/bin/python3 scripts/check-schemas.py
+scripts/check-deploy.sh --broker
 
 status=0
 swift test --skip-build --skip 'Disruptive' || status=$?

@@ -21,7 +21,7 @@ struct Migrate: AsyncParsableCommand {
 }
 
 struct Topology: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Broker topology.", subcommands: [Declare.self, Show.self])
+    static let configuration = CommandConfiguration(abstract: "Broker topology.", subcommands: [Declare.self, Show.self, Export.self])
 
     struct Declare: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Declare Herald's exchanges, queues and bindings (idempotent).")

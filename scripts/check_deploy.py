@@ -1,0 +1,391 @@
+"""Checks of deploy/ that scripts/check-deploy.sh runs (see deploy/README.md).
+
+  check_deploy.py kubernetes RENDERED.yaml...   schema-validate rendered kustomizations, then Herald's own rules
+  check_deploy.py rabbitmq EXPORT.json DECLARED_VHOST IMPORTED_VHOST [GENERATED.json]
+                                                compare deploy/rabbitmq/definitions.json with the broker
+  check_deploy.py observability                 alert rules and dashboard name only documented metrics
+  check_deploy.py systemd                       Herald's rules for deploy/systemd (systemd-analyze does the rest)
+
+Runs with the venv check-deploy.sh makes (kubernetes-validate, jsonschema, PyYAML).
+"""
+import json
+import pathlib
+import re
+import sys
+
+import yaml
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+KINDS = {"sms": 9101, "email": 9102, "push": 9103, "cleanup": 9104}  # JobKind.defaultOpsPort
+HASHING_KINDS = {"sms", "email", "push"}  # they hash codes, links and push secrets (secrets.hmac_keys)
+KUBERNETES_VERSIONS = ["1.29.0", "1.37.0"]  # oldest and newest we claim to support
+CRD_SCHEMAS = {  # apiVersion/kind -> vendored subset of the CRD's openAPIV3Schema (deploy/schemas/README.md)
+    ("keda.sh/v1alpha1", "ScaledObject"): "keda.sh_v1alpha1_ScaledObject.json",
+    ("keda.sh/v1alpha1", "TriggerAuthentication"): "keda.sh_v1alpha1_TriggerAuthentication.json",
+    ("monitoring.coreos.com/v1", "ServiceMonitor"): "monitoring.coreos.com_v1_ServiceMonitor.json",
+}
+
+errors: list[str] = []
+
+
+def fail(where: str, message: str) -> None:
+    errors.append(f"{where}: {message}")
+
+
+def herald_config() -> dict:
+    return yaml.safe_load((ROOT / "Config/herald.yaml").read_text())
+
+
+# ---------------------------------------------------------------- kubernetes
+
+def validate_schema(where: str, obj: dict) -> None:
+    import jsonschema
+    import kubernetes_validate
+    key = (obj.get("apiVersion"), obj.get("kind"))
+    if key in CRD_SCHEMAS:
+        schema = json.loads((ROOT / "deploy/schemas" / CRD_SCHEMAS[key]).read_text())
+        for error in sorted(jsonschema.Draft7Validator(schema).iter_errors(obj), key=str):
+            fail(where, f"{'.'.join(map(str, error.absolute_path)) or '(root)'}: {error.message}")
+        return
+    for version in KUBERNETES_VERSIONS:
+        try:
+            kubernetes_validate.validate(obj, version, strict=True)
+        except kubernetes_validate.SchemaNotFoundError:
+            fail(where, f"no schema for {key[0]} {key[1]} (Kubernetes {version}), and no CRD schema in deploy/schemas")
+            return
+        except kubernetes_validate.ValidationError as error:
+            fail(where, f"Kubernetes {version}: {'.'.join(map(str, error.path)) or '(root)'}: {error.message}")
+
+
+def pod_spec(obj: dict) -> dict | None:
+    kind = obj.get("kind")
+    if kind in ("Deployment", "Job"):
+        return obj["spec"]["template"]["spec"]
+    if kind == "CronJob":
+        return obj["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    return None
+
+
+def check_rules(where: str, objects: list[dict]) -> None:
+    """Herald's own rules, which no schema knows."""
+    config = herald_config()
+    namespace = config["amqp"]["namespace"]
+    drain = config["runner"]["drain_timeout_seconds"]
+    by_kind: dict[str, dict[str, dict]] = {}
+    for obj in objects:
+        by_kind.setdefault(obj["kind"], {})[obj["metadata"]["name"]] = obj
+
+    configmaps = [o for o in objects if o["kind"] == "ConfigMap" and o["metadata"]["name"].startswith("herald-config")]
+    if len(configmaps) != 1:
+        fail(where, "expected one generated ConfigMap herald-config-<hash>")
+    elif configmaps[0].get("data", {}).get("herald.yaml") != (ROOT / "Config/herald.yaml").read_text():
+        fail(where, "ConfigMap herald-config does not hold Config/herald.yaml")
+
+    # Every Config/templates/<kind>/ directory is a ConfigMap the kind's worker mounts, and
+    # its sms.templates_dir-style key (HERALD_<KIND>_TEMPLATES_DIR) points at the mount.
+    for directory in sorted(p for p in (ROOT / "Config/templates").glob("*") if p.is_dir()):
+        kind = directory.name
+        files = {f.name: f.read_text() for f in directory.iterdir() if f.is_file()}
+        maps = [o for o in objects if o["kind"] == "ConfigMap" and re.fullmatch(rf"herald-templates-{kind}(-[a-z0-9]+)?", o["metadata"]["name"])]
+        if len(maps) != 1 or maps[0].get("data") != files:
+            have = sorted(maps[0].get("data", {})) if len(maps) == 1 else None
+            fail(where, f"ConfigMap herald-templates-{kind} must hold exactly Config/templates/{kind}/ "
+                        f"({sorted(files)}); has {have}: list the files in Config/kustomization.yaml")
+            continue
+        deployment = by_kind.get("Deployment", {}).get(f"herald-{kind}")
+        if deployment is None:
+            continue
+        pod = deployment["spec"]["template"]["spec"]
+        volume = next((v["name"] for v in pod.get("volumes", []) if v.get("configMap", {}).get("name") == maps[0]["metadata"]["name"]), None)
+        container = next(c for c in pod["containers"] if c["name"] == f"herald-{kind}")
+        mount = next((m["mountPath"] for m in container.get("volumeMounts", []) if m["name"] == volume), None)
+        env = {e["name"]: e.get("value") for e in container.get("env", [])}
+        variable = f"HERALD_{kind.upper()}_TEMPLATES_DIR"
+        if mount is None or env.get(variable) != mount:
+            fail(where, f"Deployment herald-{kind} must mount herald-templates-{kind} and set {variable} to its path")
+
+    for kind, port in KINDS.items():
+        name = f"herald-{kind}"
+        deployment = by_kind.get("Deployment", {}).get(name)
+        if deployment is None:
+            fail(where, f"no Deployment {name}")
+            continue
+        spec = deployment["spec"]
+        if "replicas" in spec:
+            fail(where, f"Deployment {name} sets replicas; KEDA owns them")
+        pod = spec["template"]["spec"]
+        grace = pod.get("terminationGracePeriodSeconds", 30)
+        if grace <= drain + 15:
+            fail(where, f"Deployment {name}: terminationGracePeriodSeconds {grace} must exceed "
+                        f"runner.drain_timeout_seconds ({drain}) + 15 s of shutdown")
+        container = next((c for c in pod["containers"] if c["name"] == name), None)
+        if container is None:
+            fail(where, f"Deployment {name} has no container {name}")
+            continue
+        if container.get("command") != [name]:
+            fail(where, f"Deployment {name} must run {name}, runs {container.get('command')}")
+        env = {e["name"]: e.get("value") for e in container.get("env", [])}
+        if env.get("HERALD_HTTP_PORT") != str(port):
+            fail(where, f"Deployment {name}: HERALD_HTTP_PORT must be {port}")
+        if env.get("HERALD_HTTP_HOST") != "0.0.0.0":
+            fail(where, f"Deployment {name}: HERALD_HTTP_HOST must be 0.0.0.0 for the probes")
+        ports = {p["name"]: p["containerPort"] for p in container.get("ports", [])}
+        if ports.get("ops") != port:
+            fail(where, f"Deployment {name}: container port 'ops' must be {port}")
+        for probe, path in (("readinessProbe", "/readyz"), ("livenessProbe", "/healthz")):
+            get = container.get(probe, {}).get("httpGet", {})
+            if get.get("path") != path or get.get("port") not in ("ops", port):
+                fail(where, f"Deployment {name}: {probe} must GET {path} on the ops port")
+        if kind in HASHING_KINDS and "HERALD_SECRETS_HMAC_KEYS_FILE" not in env:
+            fail(where, f"Deployment {name}: HERALD_SECRETS_HMAC_KEYS_FILE must name the HMAC key ring file")
+        service = by_kind.get("Service", {}).get(name)
+        if service is None or not any(p.get("name") == "ops" for p in service["spec"].get("ports", [])):
+            fail(where, f"no Service {name} with a port named ops (the ServiceMonitor scrapes it)")
+        scaled = by_kind.get("ScaledObject", {}).get(name)
+        if scaled is None:
+            fail(where, f"no ScaledObject {name}")
+        else:
+            if scaled["spec"]["scaleTargetRef"]["name"] != name:
+                fail(where, f"ScaledObject {name} must target Deployment {name}")
+            queues = [t["metadata"].get("queueName") for t in scaled["spec"]["triggers"] if t["type"] == "rabbitmq"]
+            if queues != [f"{namespace}.{kind}"]:
+                fail(where, f"ScaledObject {name} must scale on queue {namespace}.{kind} (HeraldTopology.workQueue), has {queues}")
+            for trigger in scaled["spec"]["triggers"]:
+                auth = trigger.get("authenticationRef", {}).get("name")
+                if auth and auth not in by_kind.get("TriggerAuthentication", {}):
+                    fail(where, f"ScaledObject {name} names TriggerAuthentication {auth}, which is not there")
+
+    commands = {
+        ("CronJob", "herald-cleanup-schedule"): [["heraldctl", "cleanup", "schedule"]],
+        ("Job", "herald-migrate"): [["heraldctl", "migrate"], ["heraldctl", "topology", "declare"]],
+    }
+    for (kind, name), wanted in commands.items():
+        obj = by_kind.get(kind, {}).get(name)
+        if obj is None:
+            fail(where, f"no {kind} {name}")
+            continue
+        pod = pod_spec(obj)
+        run = [c.get("command", [])[:len(w)] for c, w in zip(pod.get("initContainers", []) + pod["containers"], wanted)]
+        if run != wanted:
+            fail(where, f"{kind} {name} must run {wanted}, runs {run}")
+
+    for obj in objects:
+        pod = pod_spec(obj)
+        if pod is None:
+            continue
+        label = f"{obj['kind']} {obj['metadata']['name']}"
+        if not pod.get("securityContext", {}).get("runAsNonRoot"):
+            fail(where, f"{label}: securityContext.runAsNonRoot must be true")
+        for container in pod.get("initContainers", []) + pod["containers"]:
+            context = container.get("securityContext", {})
+            if not context.get("readOnlyRootFilesystem") or context.get("allowPrivilegeEscalation") is not False:
+                fail(where, f"{label}/{container['name']}: readOnlyRootFilesystem true and allowPrivilegeEscalation false")
+            env = {e["name"]: e.get("value") for e in container.get("env", [])}
+            mounted = [m["mountPath"] for m in container.get("volumeMounts", [])]
+            for variable in ("HERALD_AMQP_URL", "HERALD_DATABASE_URL"):
+                if variable in env:
+                    fail(where, f"{label}/{container['name']}: {variable} in clear; use {variable}_FILE and a Secret")
+                if variable + "_FILE" not in env:
+                    fail(where, f"{label}/{container['name']}: {variable}_FILE missing")
+            for variable, path in env.items():
+                if variable.endswith("_FILE") and not any((path or "").startswith(m.rstrip("/") + "/") for m in mounted):
+                    fail(where, f"{label}/{container['name']}: {variable} must name a file in a mounted volume")
+
+
+def kubernetes(paths: list[str]) -> None:
+    for path in paths:
+        where = pathlib.Path(path).name
+        objects = [o for o in yaml.safe_load_all(pathlib.Path(path).read_text()) if o]
+        if not objects:
+            fail(where, "renders no object")
+            continue
+        for obj in objects:
+            name = f"{where}: {obj.get('kind')} {obj.get('metadata', {}).get('name')}"
+            validate_schema(name, obj)
+        try:
+            check_rules(where, objects)
+        except (KeyError, TypeError, AttributeError) as error:  # a malformed object the schemas already reported
+            fail(where, f"Herald's rules could not be checked: missing or malformed {error}")
+        print(f"kubernetes: {where}: {len(objects)} objects checked")
+
+
+# ---------------------------------------------------------------- systemd
+
+def unit_settings(path: pathlib.Path) -> dict[str, list[str]]:
+    settings: dict[str, list[str]] = {}
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith(("#", ";", "[")) and "=" in line:
+            key, _, value = line.partition("=")
+            settings.setdefault(key.strip(), []).append(value.strip())
+    return settings
+
+
+def systemd() -> None:
+    drain = herald_config()["runner"]["drain_timeout_seconds"]
+    directory = ROOT / "deploy/systemd"
+    hardening = {"DynamicUser": "yes", "ProtectSystem": "strict", "ProtectHome": "yes", "NoNewPrivileges": "yes",
+                 "PrivateTmp": "yes", "CapabilityBoundingSet": ""}
+    for kind in KINDS:
+        path = directory / f"herald-{kind}@.service"
+        if not path.exists():
+            fail("deploy/systemd", f"no herald-{kind}@.service")
+            continue
+        unit = unit_settings(path)
+        where = path.name
+        if not unit.get("ExecStart", [""])[0].split()[0].endswith(f"/herald-{kind}"):
+            fail(where, f"ExecStart must run herald-{kind}")
+        if "HERALD_HTTP_PORT=%i" not in unit.get("Environment", []):
+            fail(where, "Environment=HERALD_HTTP_PORT=%i (the instance name is the ops port)")
+        stop = unit.get("TimeoutStopSec", ["90"])[-1]
+        if not stop.isdigit() or int(stop) <= drain + 15:
+            fail(where, f"TimeoutStopSec={stop} must be whole seconds above runner.drain_timeout_seconds ({drain}) + 15")
+        if unit.get("Restart") != ["on-failure"]:
+            fail(where, "Restart=on-failure")
+        credentials = {c.split(":")[0] for c in unit.get("LoadCredential", [])}
+        wanted = {"amqp-url", "database-url"} | ({"hmac-keys"} if kind in HASHING_KINDS else set())
+        if not wanted <= credentials:
+            fail(where, f"LoadCredential= must provide {sorted(wanted)}")
+    for path in sorted(directory.glob("*.service")):
+        unit = unit_settings(path)
+        for key, value in hardening.items():
+            if unit.get(key, [None])[-1] != value:
+                fail(path.name, f"{key}={value}")
+        for variable, credential in (("HERALD_AMQP_URL_FILE", "amqp-url"), ("HERALD_DATABASE_URL_FILE", "database-url")):
+            if f"{variable}=%d/{credential}" not in unit.get("Environment", []):
+                fail(path.name, f"Environment={variable}=%d/{credential}")
+    commands = {"herald-cleanup-schedule.service": [["heraldctl", "cleanup", "schedule"]],
+                "herald-migrate.service": [["heraldctl", "migrate"], ["heraldctl", "topology", "declare"]]}
+    for name, wanted in commands.items():
+        runs = [[pathlib.Path(c.split()[0]).name] + c.split()[1:len(w)] for c, w in zip(unit_settings(directory / name).get("ExecStart", []), wanted)]
+        if runs != wanted:
+            fail(name, f"must run {wanted}, runs {runs}")
+    timer = unit_settings(directory / "herald-cleanup-schedule.timer")
+    if timer.get("Unit") != ["herald-cleanup-schedule.service"] or not timer.get("OnCalendar"):
+        fail("herald-cleanup-schedule.timer", "OnCalendar= and Unit=herald-cleanup-schedule.service")
+    print(f"systemd: Herald's rules checked on {len(list(directory.iterdir()))} units")
+
+
+# ---------------------------------------------------------------- rabbitmq
+
+def topology_sets(definitions: dict, vhost: str) -> dict[str, set]:
+    """Normalised sets of what matters in a definitions document, for one vhost."""
+    def frozen(value):
+        return json.dumps(value, sort_keys=True)
+    pick = lambda kind: [x for x in definitions.get(kind, []) if x.get("vhost") == vhost]
+    return {
+        "exchanges": {(x["name"], x["type"], x.get("durable", True), x.get("auto_delete", False), x.get("internal", False),
+                       frozen(x.get("arguments", {}))) for x in pick("exchanges")},
+        "queues": {(x["name"], x.get("durable", True), x.get("auto_delete", False), frozen(x.get("arguments", {})))
+                   for x in pick("queues")},
+        "bindings": {(x["source"], x["destination"], x["destination_type"], x["routing_key"], frozen(x.get("arguments", {})))
+                     for x in pick("bindings")},
+        "policies": {(x["name"], x["pattern"], x.get("apply-to", "all"), int(x.get("priority", 0)), frozen(x["definition"]))
+                     for x in pick("policies")},
+    }
+
+
+def compare(label: str, expected: dict[str, set], actual: dict[str, set], parts) -> None:
+    for part in parts:
+        for missing in sorted(expected[part] - actual[part]):
+            fail(label, f"{part}: in deploy/rabbitmq/definitions.json only: {missing}")
+        for extra in sorted(actual[part] - expected[part]):
+            fail(label, f"{part}: on the broker only: {extra}")
+
+
+def rabbitmq(export_path: str, declared_vhost: str, imported_vhost: str, generated: str | None) -> None:
+    committed = json.loads((ROOT / "deploy/rabbitmq/definitions.json").read_text())
+    expected = topology_sets(committed, "/")
+    export = json.loads(pathlib.Path(export_path).read_text())
+    # What `heraldctl topology declare` made (it declares no policy).
+    compare(f"heraldctl topology declare (vhost {declared_vhost})", expected, topology_sets(export, declared_vhost),
+            ["exchanges", "queues", "bindings"])
+    # The file, imported with `rabbitmqctl import_definitions`, as the broker holds it.
+    compare(f"import_definitions (vhost {imported_vhost})", expected, topology_sets(export, imported_vhost),
+            ["exchanges", "queues", "bindings", "policies"])
+    # The delivery-limit policy must match exactly the work queues, and carry amqp.delivery_limit.
+    config = herald_config()
+    queues = {q["name"] for q in committed["queues"]}
+    work = {f"{config['amqp']['namespace']}.{kind}" for kind in KINDS}
+    for policy in committed.get("policies", []):
+        matched = {q for q in queues if re.search(policy["pattern"], q)}
+        if "delivery-limit" in policy["definition"]:
+            if matched != work:
+                fail("definitions.json", f"policy {policy['name']} must match the work queues {sorted(work)}, matches {sorted(matched)}")
+            if policy["definition"]["delivery-limit"] != config["amqp"]["delivery_limit"]:
+                fail("definitions.json", f"policy {policy['name']}: delivery-limit must equal amqp.delivery_limit")
+    if not any("delivery-limit" in p["definition"] for p in committed.get("policies", [])):
+        fail("definitions.json", "no delivery-limit policy")
+    if generated:
+        compare("heraldctl topology export", expected, topology_sets(json.loads(pathlib.Path(generated).read_text()), "/"),
+                ["exchanges", "queues", "bindings", "policies"])
+    counts = ", ".join(f"{len(v)} {k}" for k, v in expected.items())
+    print(f"rabbitmq: definitions.json ({counts}) compared with the broker" + (" and topology export" if generated else ""))
+
+
+# ---------------------------------------------------------------- observability
+
+def documented_metrics() -> set[str]:
+    text = (ROOT / "docs/operations.md").read_text()
+    return set(re.findall(r"^\| `(herald_[a-z0-9_]+)`", text, re.M))
+
+
+def used_metrics(expression: str) -> set[str]:
+    names = set(re.findall(r"\b(herald_[a-z0-9_]+)", expression))
+    return {re.sub(r"_(bucket|sum|count)$", "", n) if re.search(r"_(bucket|sum|count)$", n) and
+            re.sub(r"_(bucket|sum|count)$", "", n) in documented_metrics() else n for n in names}
+
+
+def observability() -> None:
+    documented = documented_metrics()
+    if not documented:
+        fail("docs/operations.md", "no metric table rows found")
+    rules = yaml.safe_load((ROOT / "deploy/prometheus/alerts.yaml").read_text())
+    alerts = 0
+    for group in rules["groups"]:
+        for rule in group["rules"]:
+            name = rule.get("alert") or rule.get("record")
+            for metric in used_metrics(rule["expr"]) - documented:
+                fail("deploy/prometheus/alerts.yaml", f"{name}: metric {metric} is not in docs/operations.md")
+            if "alert" in rule:
+                alerts += 1
+                runbook = rule.get("annotations", {}).get("runbook", "")
+                anchor = runbook.split("#")[-1]
+                headings = {re.sub(r"[^a-z0-9 -]", "", h.lower()).strip().replace(" ", "-")
+                            for h in re.findall(r"^#+ (.+)$", (ROOT / "docs/operations.md").read_text(), re.M)}
+                if not runbook.startswith("docs/operations.md#") or anchor not in headings:
+                    fail("deploy/prometheus/alerts.yaml", f"{name}: annotation runbook must point at a heading of docs/operations.md, has '{runbook}'")
+    dashboard = json.loads((ROOT / "deploy/grafana/herald.json").read_text())
+    panels = [p for p in dashboard.get("panels", []) if p.get("type") != "row"]
+    if not panels:
+        fail("deploy/grafana/herald.json", "no panels")
+    for panel in panels:
+        for target in panel.get("targets", []):
+            for metric in used_metrics(target.get("expr", "")) - documented:
+                fail("deploy/grafana/herald.json", f"panel '{panel.get('title')}': metric {metric} is not in docs/operations.md")
+    print(f"observability: {alerts} alerts and {len(panels)} dashboard panels checked")
+
+
+def main(argv: list[str]) -> int:
+    if not argv:
+        print(__doc__, file=sys.stderr)
+        return 64
+    command, args = argv[0], argv[1:]
+    if command == "kubernetes":
+        kubernetes(args)
+    elif command == "rabbitmq":
+        rabbitmq(args[0], args[1], args[2], args[3] if len(args) > 3 else None)
+    elif command == "observability":
+        observability()
+    elif command == "systemd":
+        systemd()
+    else:
+        print(__doc__, file=sys.stderr)
+        return 64
+    for error in errors:
+        print(f"check-deploy: {error}", file=sys.stderr)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
