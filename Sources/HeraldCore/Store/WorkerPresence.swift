@@ -34,6 +34,7 @@ public final class WorkerPresence: Service, Sendable {
     public func run() async throws {
         var delay: Duration = .milliseconds(100)
         let step = Duration.seconds(max(configuration.connectTimeoutSeconds, 2))
+        let ping = Duration.seconds(max(configuration.operationTimeoutSeconds, configuration.connectTimeoutSeconds, 2))
         while !Task.isCancelledOrShuttingDown {
             var open: PostgresConnection?
             do {
@@ -51,7 +52,10 @@ public final class WorkerPresence: Service, Sendable {
                 while !Task.isCancelledOrShuttingDown {
                     try? await Task.sleep(for: .seconds(1))
                     if Task.isCancelledOrShuttingDown { break }
-                    try await withDeadline(step) { try await connection.query("SELECT 1", logger: logger) }
+                    // A slow answer is not a lost lock (the session still holds it), and closing
+                    // on impatience would release it and let another worker take over jobs
+                    // still running here: the ping waits as long as any database operation.
+                    try await withDeadline(ping) { try await connection.query("SELECT 1", logger: logger) }
                 }
             } catch {
                 logger.warning("worker presence lock lost; reconnecting", metadata: ["error": "\(String(reflecting: type(of: error)))"])
