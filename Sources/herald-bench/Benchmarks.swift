@@ -39,23 +39,36 @@ func brokerBaseline(count: Int, configuration: HeraldConfiguration, logger: Logg
 /// (decode, claim, dev outbox handler, group commit with the ledger, ack), measured to the
 /// moment each outcome's transaction writes it.
 func runnerEndToEnd(count: Int, workers: Int, configuration: HeraldConfiguration, logger: Logger) async throws -> BenchResult {
+    try await workersEndToEnd(
+        count: count, workers: workers, configuration: configuration, logger: logger,
+        name: "herald sms jobs, \(workers) worker\(workers == 1 ? "" : "s") (dev outbox)",
+        makeHandler: { TimedHandler(inner: DevOutboxHandler<SMSVerificationJob>(configuration: .init()), watch: $0) },
+        job: { id in SMSVerificationJob(verificationID: id, phoneNumber: "+4915112345678") })
+}
+
+/// `count` jobs published through HeraldClient to `workers` in-process workers, each
+/// assembled as an executable assembles it; the watch runs from publish to the commit of
+/// each outcome. The namespace's topology is declared first and deleted after.
+func workersEndToEnd<Handler: JobHandler>(
+    count: Int, workers: Int, configuration: HeraldConfiguration, logger: Logger, name: String,
+    makeHandler: (Stopwatch) throws -> Handler, job: @escaping @Sendable (String) -> Handler.Job
+) async throws -> BenchResult {
     let watch = Stopwatch()
     let topology = HeraldTopology(configuration.amqp, configuration.runner)
     let client = try HeraldClient(configuration: configuration.amqp, logger: logger)
     try await client.connection.waitUntilConnected(timeout: .seconds(10))
     try await client.connection.declare(topology.all)
-
     var groups: [ServiceGroup] = []
     var tasks: [Task<Void, any Error>] = []
     for _ in 0..<workers {
-        let worker = try WorkerServices(kind: .sms, handler: TimedHandler(watch: watch), configuration: configuration, connectionName: "bench-worker", logger: logger)
+        let worker = try WorkerServices(kind: Handler.Job.kind, handler: try makeHandler(watch), configuration: configuration, connectionName: "bench-worker", logger: logger)
         let group = worker.serviceGroup(logger: logger)
         groups.append(group)
         tasks.append(Task { try await group.run() })
         try await worker.connection.waitUntilConnected(timeout: .seconds(10))
     }
     try await publishAll(count: count, watch: watch) { id in
-        try await client.enqueue(SMSVerificationJob(verificationID: id, phoneNumber: "+4915112345678"), messageID: id)
+        try await client.enqueue(job(id), messageID: id)
     }
     while watch.count < count { try await Task.sleep(for: .milliseconds(20)) }
     for group in groups { await group.triggerGracefulShutdown() }
@@ -63,7 +76,7 @@ func runnerEndToEnd(count: Int, workers: Int, configuration: HeraldConfiguration
     for queue in topology.all.queues { try? await client.connection.deleteQueue(queue.name) }
     for exchange in topology.all.exchanges { try? await client.connection.deleteExchange(exchange.name) }
     await client.close()
-    return watch.result("herald sms jobs, \(workers) worker\(workers == 1 ? "" : "s") (dev outbox)")
+    return watch.result(name)
 }
 
 /// Publishes from 32 concurrent tasks, each awaiting its broker confirm.
@@ -86,16 +99,15 @@ func publishAll(count: Int, watch: Stopwatch, _ publish: @escaping @Sendable (St
     }
 }
 
-/// The dev outbox handler, stopping the watch when its outcome is written.
-struct TimedHandler: JobHandler {
+/// Any handler, stopping the watch when its outcome is written.
+struct TimedHandler<Inner: JobHandler>: JobHandler {
+    let inner: Inner
     let watch: Stopwatch
-    let inner = DevOutboxHandler<SMSVerificationJob>(configuration: .init())
 
-    func handle(_ job: SMSVerificationJob, context: JobContext) async throws -> JobOutcome {
+    func handle(_ job: Inner.Job, context: JobContext) async throws -> JobOutcome {
         var outcome = try await inner.handle(job, context: context)
         let write = outcome.write
-        let watch = self.watch
-        let id = context.envelope.messageID
+        let (watch, id) = (self.watch, context.envelope.messageID)
         outcome.write = { connection, logger in
             try await write?(connection, logger)
             watch.finish(id)
