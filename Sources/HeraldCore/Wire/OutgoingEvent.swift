@@ -16,11 +16,26 @@ public struct OutgoingEvent: Sendable, Equatable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        var object = (try? JSONSerialization.jsonObject(with: encoder.encode(payload))) as? [String: Any] ?? [:]
-        object["version"] = 1
-        object["event"] = name
-        object["occurred_at"] = occurredAt.iso8601
-        self.body = Array((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8))
+        // One encoding pass: the payload's fields and the envelope's in one object (a
+        // decode-and-re-encode round trip was the costliest step of a job).
+        let envelope = Envelope(payload: payload, name: name, occurredAt: occurredAt.iso8601)
+        self.body = Array((try? encoder.encode(envelope)) ?? Data(#"{"event":"\#(name)","version":1}"#.utf8))
+    }
+
+    /// The payload's keys plus `version`, `event` and `occurred_at`, in one JSON object.
+    private struct Envelope<Payload: Encodable>: Encodable {
+        var payload: Payload
+        var name: String
+        var occurredAt: String
+        enum Key: String, CodingKey { case version, event, occurredAt = "occurred_at" }
+
+        func encode(to encoder: any Encoder) throws {
+            try payload.encode(to: encoder)
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(1, forKey: .version)
+            try container.encode(name, forKey: .event)
+            try container.encode(occurredAt, forKey: .occurredAt)
+        }
     }
 
     public init(name: String, messageID: String, body: [UInt8]) {
