@@ -7,6 +7,7 @@ eval "$(scripts/services.sh env)"
 export HERALD_DATABASE_URL="${HERALD_DATABASE_URL%/*}/herald_bench"
 swift build -c release --product herald-bench
 swift build -c release --product heraldctl
+swift build -c release --product herald-sms
 .build/release/heraldctl migrate
 mkdir -p bench-results
-.build/release/herald-bench "${BENCH_COUNT:-20000}" | tee "bench-results/bench-$(date -u +%Y%m%dT%H%M%SZ).txt"
+.build/release/herald-bench "${BENCH_COUNT:-20000}" ${BENCH_ONLY:-} | tee "bench-results/bench-$(date -u +%Y%m%dT%H%M%SZ).txt"

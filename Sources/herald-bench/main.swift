@@ -14,7 +14,7 @@ logger.logLevel = .error
 
 let baseline = try await brokerBaseline(count: count, configuration: configuration, logger: logger)
 var results = [baseline]
-// herald-bench COUNT [runner|sms]: all of them by default, the baseline always.
+// herald-bench COUNT [runner|sms|processes]: all of them by default, the baseline always.
 let only = CommandLine.arguments.dropFirst(2).first
 if only == nil || only == "runner" {
     for workers in [1, 2] {
@@ -24,6 +24,11 @@ if only == nil || only == "runner" {
 if only == nil || only == "sms" {
     for workers in [1, 2] {
         results.append(try await smsEndToEnd(count: count, workers: workers, configuration: configuration, logger: logger))
+    }
+}
+if only == nil || only == "processes" {
+    for processes in [1, 2, 4] {
+        results.append(try await smsProcesses(count: count, processes: processes, configuration: configuration, logger: logger))
     }
 }
 
