@@ -8,7 +8,7 @@ struct Heraldctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "heraldctl",
         abstract: "Operate Herald: schema, topology, jobs, dead letters, stats.",
-        subcommands: [Migrate.self, Topology.self, Enqueue.self, DeadLetters.self, Stats.self, ConfigCommand.self, Outbox.self, Demo.self]
+        subcommands: [Migrate.self, Topology.self, Enqueue.self, DeadLetters.self, Stats.self, ConfigCommand.self, Outbox.self, Demo.self, Cleanup.self]
     )
 }
 

@@ -13,9 +13,9 @@ struct Migrate: AsyncParsableCommand {
             try await Migrator(client: client, logger: context.logger).migrate()
         }
         if options.output == .json {
-            printJSON(["applied": applied, "latest": Migrations.all.last?.version ?? 0])
+            printJSON(["applied": applied, "latest": Migrations.latest])
         } else {
-            print(applied.isEmpty ? "schema up to date (version \(Migrations.all.last?.version ?? 0))" : "applied migrations \(applied.map(String.init).joined(separator: ", "))")
+            print(applied.isEmpty ? "schema up to date (version \(Migrations.latest))" : "applied migrations \(applied.map(String.init).joined(separator: ", "))")
         }
     }
 }

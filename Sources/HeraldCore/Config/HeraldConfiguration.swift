@@ -9,6 +9,7 @@ public struct HeraldConfiguration: Sendable {
     public var http: OpsHTTPConfiguration
     public var log: LogConfiguration
     public var outbox: OutboxConfiguration
+    public var cleanup: CleanupConfiguration
 
     public init(
         amqp: BrokerConfiguration = .init(),
@@ -16,7 +17,8 @@ public struct HeraldConfiguration: Sendable {
         runner: RunnerConfiguration = .init(),
         http: OpsHTTPConfiguration = .init(),
         log: LogConfiguration = .init(),
-        outbox: OutboxConfiguration = .init()
+        outbox: OutboxConfiguration = .init(),
+        cleanup: CleanupConfiguration = .init()
     ) {
         self.amqp = amqp
         self.database = database
@@ -24,6 +26,7 @@ public struct HeraldConfiguration: Sendable {
         self.http = http
         self.log = log
         self.outbox = outbox
+        self.cleanup = cleanup
     }
 
     /// Reads every section; throws the first invalid key. Unknown keys in the file are an
@@ -35,6 +38,7 @@ public struct HeraldConfiguration: Sendable {
         self.http = try OpsHTTPConfiguration(source: source)
         self.log = try LogConfiguration(source: source)
         self.outbox = try OutboxConfiguration(source: source)
+        self.cleanup = try CleanupConfiguration(source: source)
     }
 
     /// The file named by `--config`, else `HERALD_CONFIG`, else `Config/herald.yaml` when it
