@@ -30,6 +30,11 @@ public enum CleanupEligibility {
 
     /// Ids of eligible accounts, oldest first; callers add `LIMIT` and locking.
     public static func selectIDs(_ account: String = "a") -> String {
-        "SELECT \(account).id FROM herald.accounts \(account) WHERE \(predicate(account)) ORDER BY \(account).created_at"
+        select("\(account).id", account)
+    }
+
+    /// `columns` of eligible accounts, oldest first; callers add `LIMIT` and locking.
+    public static func select(_ columns: String, _ account: String = "a") -> String {
+        "SELECT \(columns) FROM herald.accounts \(account) WHERE \(predicate(account)) ORDER BY \(account).created_at"
     }
 }

@@ -120,12 +120,12 @@ public struct CleanupWorker: Sendable {
         let (logger, exchange) = (self.logger, eventsExchange)
         do {
             return try await client.withTransaction(logger: logger) { connection in
+                // Lock, then delete by ctid (a TID scan): a join on id would make the planner
+                // hash the whole table once the batch is large.
                 let rows = try await connection.query("""
-                    WITH batch AS (
-                        \(unescaped: CleanupEligibility.selectIDs("a")) LIMIT \(limit) FOR UPDATE OF a SKIP LOCKED
-                    )
-                    DELETE FROM herald.accounts a USING batch WHERE a.id = batch.id
-                    RETURNING a.id, a.created_at, now()
+                    DELETE FROM herald.accounts WHERE ctid = ANY (ARRAY(
+                        \(unescaped: CleanupEligibility.select("a.ctid", "a")) LIMIT \(limit) FOR UPDATE OF a SKIP LOCKED))
+                    RETURNING id, created_at, now()
                     """, logger: logger)
                 var events: [OutgoingEvent] = []
                 events.reserveCapacity(limit)
