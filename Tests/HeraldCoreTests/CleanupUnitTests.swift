@@ -20,7 +20,7 @@ import Testing
 
     @Test func cleanupKeysParseWithDefaultsAndRanges() throws {
         let defaults = try HeraldConfiguration(source: ConfigSource(values: [:]))
-        #expect(defaults.cleanup.batchSize == 1_000 && defaults.cleanup.defaultRetentionDays == 30)
+        #expect(defaults.cleanup.batchSize == 1_000 && defaults.cleanup.maxAccountsPerRun == 1_000_000)
         let source = ConfigSource(values: ["cleanup.batch_size": 50, "cleanup.purge.job_runs_days": 2],
                                   environment: ["HERALD_CLEANUP_RATE_LIMIT_PER_SECOND": "0", "HERALD_CLEANUP_FAN_OUT": "4"])
         let configuration = try HeraldConfiguration(source: source)

@@ -17,8 +17,6 @@ public struct CleanupConfiguration: Sendable {
     public var lockedRetryMilliseconds: Int = 200
     /// ... and give up on the locked rows after this long (the next run takes them).
     public var lockedGiveUpSeconds: Int = 30
-    /// Retention of `cleanup enable` when `--retention-days` is not given.
-    public var defaultRetentionDays: Int = 30
     /// Retention of purged tables, in days; 0 disables that target.
     public var purge = Purge()
 
@@ -47,7 +45,6 @@ public struct CleanupConfiguration: Sendable {
         self.staleAfterSeconds = try source.int("cleanup.stale_after_seconds", default: staleAfterSeconds, range: 10...86_400)
         self.lockedRetryMilliseconds = try source.int("cleanup.locked_retry_ms", default: lockedRetryMilliseconds, range: 10...60_000)
         self.lockedGiveUpSeconds = try source.int("cleanup.locked_give_up_seconds", default: lockedGiveUpSeconds, range: 0...3_600)
-        self.defaultRetentionDays = try source.int("cleanup.default_retention_days", default: defaultRetentionDays, range: 1...3_650)
         self.purge.jobRunsDays = try source.int("cleanup.purge.job_runs_days", default: purge.jobRunsDays, range: 0...36_500)
         self.purge.devOutboxDays = try source.int("cleanup.purge.dev_outbox_days", default: purge.devOutboxDays, range: 0...36_500)
         self.purge.eventOutboxDays = try source.int("cleanup.purge.event_outbox_days", default: purge.eventOutboxDays, range: 0...36_500)
