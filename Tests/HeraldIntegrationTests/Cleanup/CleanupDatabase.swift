@@ -170,15 +170,41 @@ struct DeletedEventsQueue {
             bindings: [.init(queue: name, exchange: harness.topology.eventsExchange, routingKey: AccountDeletedEvent.name)]))
     }
 
-    /// Takes every event waiting; returns the account ids (one entry per event).
-    func drain() async throws -> [String] {
-        var out: [String] = []
+    /// One delivery of an `account.deleted` event.
+    struct Event: Sendable, Hashable {
+        var accountID: String
+        /// The event's identity: a redelivery (at least once) carries the same one.
+        var messageID: String
+    }
+
+    /// Takes every event waiting.
+    func drain() async throws -> [Event] {
+        var out: [Event] = []
         while let delivery = try await connection.get(queue: name) {
             let object = try JSONSerialization.jsonObject(with: Data(delivery.body)) as? [String: Any]
-            out.append(object?["account_id"] as? String ?? "?")
+            out.append(Event(accountID: object?["account_id"] as? String ?? "?", messageID: delivery.properties.messageID ?? "?"))
             try await delivery.ack()
         }
         return out
+    }
+
+    /// Drains until `count` events arrived, then a little longer, so a duplicate would show.
+    func collect(atLeast count: Int, timeout: Duration = .seconds(60)) async throws -> [Event] {
+        let received = Received()
+        try await eventually(timeout: timeout, "\(count) account.deleted events relayed") {
+            received.add(try await drain())
+            return received.ids.count >= count
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        received.add(try await drain())
+        return received.ids
+    }
+
+    private final class Received: @unchecked Sendable {
+        private let lock = NSLock()
+        private var all: [Event] = []
+        var ids: [Event] { lock.withLock { all } }
+        func add(_ more: [Event]) { lock.withLock { all += more } }
     }
 
     func delete() async { try? await connection.deleteQueue(name) }

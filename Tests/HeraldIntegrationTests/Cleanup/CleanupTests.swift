@@ -209,17 +209,11 @@ import Testing
         }
         let runID = try #require(result.run?.id)
         try await eventually(timeout: .seconds(60), "run completed") { try await db.runs.get(runID)?.status == .completed }
-        var received: [String] = []
-        try await eventually(timeout: .seconds(60), "every event relayed") {
-            received += try await events.drain()
-            return received.count >= eligible
-        }
-        try await Task.sleep(for: .milliseconds(500))
-        received += try await events.drain()
+        let received = try await events.collect(atLeast: eligible)
         #expect(try await db.accountIDs() == Set(kept.map(\.id)))
         #expect(received.count == eligible, "one event per account, none twice")
-        #expect(Set(received).count == eligible)
-        #expect(Set(received) == Set((1...eligible).map { "multi-\($0)" }))
+        #expect(Set(received.map(\.accountID)) == Set((1...eligible).map { "multi-\($0)" }))
+        #expect(Set(received.map(\.messageID)).count == eligible)
         let run = try #require(try await db.runs.get(runID))
         #expect(run.accountsDeleted == eligible)
         #expect(run.joins >= 4, "each of the 4 jobs joined the run")
