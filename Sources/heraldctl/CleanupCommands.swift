@@ -134,13 +134,13 @@ struct Cleanup: AsyncParsableCommand {
         func run() async throws {
             let context = try CLIContext.load(options)
             let (runID, interval, timeout, json) = (self.runID, self.interval, self.timeout, options.output == .json)
-            let final: CleanupRun = try await context.withDatabase { client in
+            let final: CleanupRun? = try await context.withDatabase { client in
                 let store = CleanupRunStore(client: client, logger: context.logger)
                 let started = Date()
                 var lastCount = -1
                 var lastTime = Date()
                 while true {
-                    guard let run = try await store.get(runID) else { throw CLIExit.fail("no cleanup run '\(runID)'", code: .usage) }
+                    guard let run = try await store.get(runID) else { return nil }
                     let now = Date()
                     let rate = lastCount >= 0 ? Double(run.accountsDeleted - lastCount) / max(now.timeIntervalSince(lastTime), 0.001) : 0
                     (lastCount, lastTime) = (run.accountsDeleted, now)
@@ -156,6 +156,7 @@ struct Cleanup: AsyncParsableCommand {
                     try await Task.sleep(for: .milliseconds(Int(interval * 1000)))
                 }
             }
+            guard let final else { throw CLIExit.fail("no cleanup run '\(runID)'", code: .usage) }
             if final.status == .failed { throw ExitCode(HeraldCore.ExitCode.failure.rawValue) }
         }
     }

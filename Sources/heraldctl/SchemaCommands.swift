@@ -69,7 +69,7 @@ struct ConfigCommand: AsyncParsableCommand {
             let context = try CLIContext.load(options)
             let unknown = context.source.unknownKeys()
             let c = context.configuration
-            let values: [String: Any] = [
+            var values: [String: Any] = [
                 "amqp.url": c.amqp.url.redactingPassword, "amqp.namespace": c.amqp.namespace,
                 "amqp.prefetch": c.amqp.prefetch, "amqp.queue_type": c.amqp.queueType.rawValue,
                 "amqp.heartbeat_seconds": c.amqp.heartbeatSeconds, "amqp.delivery_limit": c.amqp.deliveryLimit,
@@ -85,6 +85,7 @@ struct ConfigCommand: AsyncParsableCommand {
                 "http.host": c.http.host, "http.port": c.http.port, "log.level": c.log.level.rawValue,
                 "log.format": c.log.format.rawValue, "outbox.delay_ms": c.outbox.delayMilliseconds,
             ]
+            values.merge(c.cleanup.effectiveValues) { current, _ in current }
             if options.output == .json {
                 printJSON(["values": values, "unknown_keys": unknown])
             } else {

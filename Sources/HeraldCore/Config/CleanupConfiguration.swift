@@ -37,6 +37,18 @@ public struct CleanupConfiguration: Sendable {
 
     public init() {}
 
+    /// Every `cleanup.*` key with its effective value (for `heraldctl config check`).
+    public var effectiveValues: [String: Any] {
+        [
+            "cleanup.batch_size": batchSize, "cleanup.max_accounts_per_run": maxAccountsPerRun,
+            "cleanup.rate_limit_per_second": rateLimitPerSecond, "cleanup.fan_out": fanOut,
+            "cleanup.stale_after_seconds": staleAfterSeconds, "cleanup.locked_retry_ms": lockedRetryMilliseconds,
+            "cleanup.locked_give_up_seconds": lockedGiveUpSeconds,
+            "cleanup.purge.job_runs_days": purge.jobRunsDays, "cleanup.purge.dev_outbox_days": purge.devOutboxDays,
+            "cleanup.purge.event_outbox_days": purge.eventOutboxDays, "cleanup.purge.cleanup_runs_days": purge.cleanupRunsDays,
+        ]
+    }
+
     init(source: ConfigSource) throws {
         self.batchSize = try source.int("cleanup.batch_size", default: batchSize, range: 1...100_000)
         self.maxAccountsPerRun = try source.int("cleanup.max_accounts_per_run", default: maxAccountsPerRun, range: 1...1_000_000_000)
