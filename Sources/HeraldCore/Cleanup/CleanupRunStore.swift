@@ -12,10 +12,13 @@ public struct CleanupRunStore: Sendable {
         self.logger = logger
     }
 
-    static let columns = """
-        id, status, dry_run, max_accounts, fan_out, requested_at, started_at, ended_at, heartbeat_at,
-        eligible_at_start, accounts_deleted, purged::text, batches, joins, reason
-        """
+    /// The columns ``decode(_:)`` reads, in its order, qualified by `alias` if given.
+    static func columns(_ alias: String? = nil) -> String {
+        let prefix = alias.map { "\($0)." } ?? ""
+        return ["id", "status", "dry_run", "max_accounts", "fan_out", "requested_at", "started_at", "ended_at", "heartbeat_at",
+                "eligible_at_start", "accounts_deleted", "purged::text", "batches", "joins", "reason"]
+            .map { prefix + $0 }.joined(separator: ", ")
+    }
 
     /// What ``create(id:dryRun:maxAccounts:fanOut:)`` found.
     public enum Creation: Sendable, Equatable {
@@ -33,7 +36,7 @@ public struct CleanupRunStore: Sendable {
             INSERT INTO herald.cleanup_runs (id, status, dry_run, max_accounts, fan_out)
             VALUES (\(id), 'scheduled', \(dryRun), \(maxAccounts), \(fanOut))
             ON CONFLICT DO NOTHING
-            RETURNING \(unescaped: Self.columns)
+            RETURNING \(unescaped: Self.columns())
             """, logger: logger)
         if let run = try await Self.decode(rows).first { return .created(run) }
         if let run = try await get(id) { return .exists(run) }
@@ -43,13 +46,13 @@ public struct CleanupRunStore: Sendable {
     }
 
     public func get(_ id: String) async throws -> CleanupRun? {
-        try await Self.decode(client.query("SELECT \(unescaped: Self.columns) FROM herald.cleanup_runs WHERE id = \(id)", logger: logger)).first
+        try await Self.decode(client.query("SELECT \(unescaped: Self.columns()) FROM herald.cleanup_runs WHERE id = \(id)", logger: logger)).first
     }
 
     /// The active (non-dry) run, if any.
     public func active() async throws -> CleanupRun? {
         try await Self.decode(client.query("""
-            SELECT \(unescaped: Self.columns) FROM herald.cleanup_runs
+            SELECT \(unescaped: Self.columns()) FROM herald.cleanup_runs
              WHERE status IN ('scheduled', 'running') AND NOT dry_run
             """, logger: logger)).first
     }
@@ -57,7 +60,7 @@ public struct CleanupRunStore: Sendable {
     /// The latest runs, newest first.
     public func recent(limit: Int) async throws -> [CleanupRun] {
         try await Self.decode(client.query("""
-            SELECT \(unescaped: Self.columns) FROM herald.cleanup_runs ORDER BY requested_at DESC, id LIMIT \(limit)
+            SELECT \(unescaped: Self.columns()) FROM herald.cleanup_runs ORDER BY requested_at DESC, id LIMIT \(limit)
             """, logger: logger))
     }
 
@@ -77,7 +80,7 @@ public struct CleanupRunStore: Sendable {
                        ELSE r.eligible_at_start END
               FROM herald.cleanup_policy p
              WHERE r.id = \(id)
-            RETURNING \(unescaped: Self.columns.split(separator: ",").map { "r." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }.joined(separator: ", "))
+            RETURNING \(unescaped: Self.columns("r"))
             """, logger: logger)).first
     }
 
