@@ -82,6 +82,29 @@ import Testing
         #expect(try await db.runs.get(runID)?.status == .cancelled)
     }
 
+    @Test func disablingMidRunCancelsItAfterItsBatchAndEveryDeletionHasItsEvent() async throws {
+        let db = try await CleanupDatabase()
+        defer { db.close() }
+        try await db.reset()
+        try await db.enable(sinceDaysAgo: 60, retentionDays: 30)
+        try await db.insertEligible(3_000, prefix: "stop")
+        var configuration = CleanupConfiguration()
+        configuration.batchSize = 50
+        configuration.rateLimitPerSecond = 1_000
+        let runID = "stop-\(UUID().uuidString.prefix(6))"
+        let running = Task { try await db.handle(CleanupRunJob(runID: runID), configuration: configuration, exchange: "tstop.events") }
+        try await eventually("run under way") { (try await db.runs.get(runID)?.accountsDeleted ?? 0) >= 200 }
+        try await CleanupPolicyStore(client: db.client, logger: db.logger).disable()
+        #expect(try await running.value.status == .completed)
+        let run = try #require(try await db.runs.get(runID))
+        #expect(run.status == .cancelled && run.reason == "cleanup disabled")
+        let left = try await db.accountIDs().count
+        #expect(left > 0, "stopped before the end")
+        #expect(run.accountsDeleted == 3_000 - left)
+        #expect(try await db.outboxAccountIDs(exchange: "tstop.events").count == run.accountsDeleted)
+        try await db.dropOutbox(exchange: "tstop.events")
+    }
+
     @Test func enablingStartsTheGracePeriodForAccountsThatExistedBefore() async throws {
         let db = try await CleanupDatabase()
         defer { db.close() }
