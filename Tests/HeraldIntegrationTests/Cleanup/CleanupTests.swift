@@ -208,7 +208,7 @@ import Testing
         defer { db.close() }
         try await db.reset()
         try await db.enable(sinceDaysAgo: 60, retentionDays: 30)
-        let eligible = 3_000
+        let eligible = 2_000
         try await db.insertEligible(eligible, prefix: "multi")
         let kept = (0..<50).map { GeneratedAccount(id: "multi-young-\($0)", ageDays: 3.5, anonymous: true, linked: false) }
             + (0..<50).map { GeneratedAccount(id: "multi-linked-\($0)", ageDays: 90.5, anonymous: true, linked: true) }
