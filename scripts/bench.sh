@@ -10,4 +10,4 @@ swift build -c release --product heraldctl
 swift build -c release --product herald-sms
 .build/release/heraldctl migrate
 mkdir -p bench-results
-.build/release/herald-bench "${BENCH_COUNT:-20000}" ${BENCH_ONLY:-} | tee "bench-results/bench-$(date -u +%Y%m%dT%H%M%SZ).txt"
+.build/release/herald-bench "${BENCH_COUNT:-20000}" | tee "bench-results/bench-$(date -u +%Y%m%dT%H%M%SZ).txt"

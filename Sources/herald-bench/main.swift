@@ -2,9 +2,19 @@ import Foundation
 import HeraldCore
 import Logging
 
-// herald-bench [COUNT]: the job runner end to end next to a raw broker baseline, in one
-// invocation, so the figures are ratios on the same machine at the same moment.
+// herald-bench [COUNT]: every figure next to a baseline measured in the same invocation.
+//   runner     the job runner with the dev outbox, 1 and 2 in-process workers
+//   sms        herald-sms end to end (webhook provider), 1 and 2 in-process workers
+//   processes  herald-sms as 1, 2 and 4 real processes on one queue
+//   cleanup    BENCH_CLEANUP_ACCOUNTS accounts (default 1,000,000; 0 skips) cleaned, with
+//              sign-in latency during the run next to sign-in latency without it
+// BENCH_ONLY=runner|sms|processes|cleanup runs one part; the broker baseline runs with each
+// of the first three.
 let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 20_000
+let environment = ProcessInfo.processInfo.environment
+let only = environment["BENCH_ONLY"]
+let cleanupAccounts = environment["BENCH_CLEANUP_ACCOUNTS"].flatMap(Int.init) ?? 1_000_000
+let cleanupWorkers = environment["BENCH_CLEANUP_WORKERS"].flatMap(Int.init) ?? 2
 let (loaded, _) = try HeraldConfiguration.load(path: nil)
 var configuration = loaded
 configuration.amqp.namespace = "bench\(UUID().uuidString.prefix(6).lowercased())"
@@ -12,31 +22,46 @@ configuration.http.enabled = false
 var logger = Logger(label: "herald-bench")
 logger.logLevel = .error
 
-let baseline = try await brokerBaseline(count: count, configuration: configuration, logger: logger)
-var results = [baseline]
-// herald-bench COUNT [runner|sms|processes]: all of them by default, the baseline always.
-let only = CommandLine.arguments.dropFirst(2).first
-if only == nil || only == "runner" {
-    for workers in [1, 2] {
-        results.append(try await runnerEndToEnd(count: count, workers: workers, configuration: configuration, logger: logger))
+func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0) }
+func runs(_ part: String) -> Bool { only == nil || only == part }
+
+if runs("runner") || runs("sms") || runs("processes") {
+    let baseline = try await brokerBaseline(count: count, configuration: configuration, logger: logger)
+    var results = [baseline]
+    if runs("runner") {
+        for workers in [1, 2] {
+            results.append(try await runnerEndToEnd(count: count, workers: workers, configuration: configuration, logger: logger))
+        }
     }
-}
-if only == nil || only == "sms" {
-    for workers in [1, 2] {
-        results.append(try await smsEndToEnd(count: count, workers: workers, configuration: configuration, logger: logger))
+    if runs("sms") {
+        for workers in [1, 2] {
+            results.append(try await smsEndToEnd(count: count, workers: workers, configuration: configuration, logger: logger))
+        }
     }
-}
-if only == nil || only == "processes" {
-    for processes in [1, 2, 4] {
-        results.append(try await smsProcesses(count: count, processes: processes, configuration: configuration, logger: logger))
+    if runs("processes") {
+        for processes in [1, 2, 4] {
+            results.append(try await smsProcesses(count: count, processes: processes, configuration: configuration, logger: logger))
+        }
+    }
+    print("\nherald-bench: \(count) messages each, prefetch \(configuration.amqp.prefetch), \(configuration.amqp.queueType.rawValue) queues, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+    print(pad("run", 46) + pad("msg/s", 10) + pad("p50 ms", 9) + pad("p99 ms", 9) + "vs baseline")
+    for result in results {
+        let ratio = result.rate / max(baseline.rate, 1)
+        print(pad(result.name, 46) + pad(String(format: "%.0f", result.rate), 10) + pad(String(format: "%.1f", result.p50), 9)
+              + pad(String(format: "%.1f", result.p99), 9) + String(format: "%.2f", ratio))
     }
 }
 
-func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0) }
-print("\nherald-bench: \(count) messages each, prefetch \(configuration.amqp.prefetch), \(configuration.amqp.queueType.rawValue) queues, \(ProcessInfo.processInfo.activeProcessorCount) cores")
-print(pad("run", 46) + pad("msg/s", 10) + pad("p50 ms", 9) + pad("p99 ms", 9) + "vs baseline")
-for result in results {
-    let ratio = result.rate / max(baseline.rate, 1)
-    print(pad(result.name, 46) + pad(String(format: "%.0f", result.rate), 10) + pad(String(format: "%.1f", result.p50), 9)
-          + pad(String(format: "%.1f", result.p99), 9) + String(format: "%.2f", ratio))
+if runs("cleanup") && cleanupAccounts > 0 {
+    let result = try await CleanupBenchmark(accounts: cleanupAccounts, workers: cleanupWorkers, configuration: configuration, logger: logger).run()
+    print("\nherald-bench cleanup: \(result.accounts) accounts, \(result.eligible) eligible, \(cleanupWorkers) workers, batch \(configuration.cleanup.batchSize), rate limit off")
+    print(String(format: "load (generate_series): %.1f s", result.loadSeconds))
+    print(String(format: "deleted %d accounts in %.1f s: %.0f accounts/s (%@ 1,000,000 in %.0f s)", result.deleted, result.runSeconds,
+                 result.deletedPerSecond, "at this rate", 1_000_000 / max(result.deletedPerSecond, 1)))
+    print(pad("sign-in updates", 28) + pad("count", 9) + pad("p50 ms", 9) + pad("p99 ms", 9) + pad("max ms", 9) + "p99 vs baseline")
+    for (name, latencies) in [("without a run (baseline)", result.baseline), ("during the run", result.during)] {
+        print(pad(name, 28) + pad(String(latencies.count), 9) + pad(String(format: "%.2f", latencies.p50), 9)
+              + pad(String(format: "%.2f", latencies.p99), 9) + pad(String(format: "%.1f", latencies.max), 9)
+              + String(format: "%.2f", latencies.p99 / max(result.baseline.p99, 0.001)))
+    }
 }

@@ -13,9 +13,9 @@ struct Migrate: AsyncParsableCommand {
             try await Migrator(client: client, logger: context.logger).migrate()
         }
         if options.output == .json {
-            printJSON(["applied": applied, "latest": Migrations.all.last?.version ?? 0])
+            printJSON(["applied": applied, "latest": Migrations.latest])
         } else {
-            print(applied.isEmpty ? "schema up to date (version \(Migrations.all.last?.version ?? 0))" : "applied migrations \(applied.map(String.init).joined(separator: ", "))")
+            print(applied.isEmpty ? "schema up to date (version \(Migrations.latest))" : "applied migrations \(applied.map(String.init).joined(separator: ", "))")
         }
     }
 }
@@ -69,7 +69,7 @@ struct ConfigCommand: AsyncParsableCommand {
             let context = try CLIContext.load(options)
             let unknown = context.source.unknownKeys()
             let c = context.configuration
-            let values: [String: Any] = [
+            var values: [String: Any] = [
                 "amqp.url": c.amqp.url.redactingPassword, "amqp.namespace": c.amqp.namespace,
                 "amqp.prefetch": c.amqp.prefetch, "amqp.queue_type": c.amqp.queueType.rawValue,
                 "amqp.heartbeat_seconds": c.amqp.heartbeatSeconds, "amqp.delivery_limit": c.amqp.deliveryLimit,
@@ -86,6 +86,7 @@ struct ConfigCommand: AsyncParsableCommand {
                 "log.format": c.log.format.rawValue, "outbox.delay_ms": c.outbox.delayMilliseconds,
                 "outbox.directory": c.outbox.directory,
             ].merging(Self.smsValues(c)) { a, _ in a }
+            values.merge(c.cleanup.effectiveValues) { current, _ in current }
             // What herald-sms would refuse to start with.
             do {
                 _ = try c.secrets.keyRing()

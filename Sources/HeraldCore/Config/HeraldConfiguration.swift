@@ -11,6 +11,7 @@ public struct HeraldConfiguration: Sendable {
     public var outbox: OutboxConfiguration
     public var secrets: SecretsConfiguration
     public var sms: SMSConfiguration
+    public var cleanup: CleanupConfiguration
 
     public init(
         amqp: BrokerConfiguration = .init(),
@@ -20,7 +21,8 @@ public struct HeraldConfiguration: Sendable {
         log: LogConfiguration = .init(),
         outbox: OutboxConfiguration = .init(),
         secrets: SecretsConfiguration = .init(),
-        sms: SMSConfiguration = .init()
+        sms: SMSConfiguration = .init(),
+        cleanup: CleanupConfiguration = .init()
     ) {
         self.amqp = amqp
         self.database = database
@@ -30,6 +32,7 @@ public struct HeraldConfiguration: Sendable {
         self.outbox = outbox
         self.secrets = secrets
         self.sms = sms
+        self.cleanup = cleanup
     }
 
     /// Reads every section; throws the first invalid key. Unknown keys in the file are an
@@ -43,6 +46,7 @@ public struct HeraldConfiguration: Sendable {
         self.outbox = try OutboxConfiguration(source: source)
         self.secrets = try SecretsConfiguration(source: source)
         self.sms = try SMSConfiguration(source: source)
+        self.cleanup = try CleanupConfiguration(source: source)
     }
 
     /// The file named by `--config`, else `HERALD_CONFIG`, else `Config/herald.yaml` when it

@@ -71,6 +71,13 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
     }
 
     public func run() async throws {
+        // Claims carry this worker's owner key. Until its presence lock is held, another
+        // claim of the same message would take the job over as a dead worker's, so a
+        // duplicate delivered at start-up would run twice: consume only once it is held.
+        while !deps.health.presenceHeld {
+            if Task.isCancelledOrShuttingDown { return }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
         let consumer = deps.connection.consume(queue: topology.workQueue(kind), prefetch: UInt16(clamping: prefetch))
         logger.info("consuming", metadata: ["queue": "\(topology.workQueue(kind))", "prefetch": "\(prefetch)"])
         await withGracefulShutdownHandler {

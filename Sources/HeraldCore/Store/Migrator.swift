@@ -39,7 +39,9 @@ public struct Migrator: Sendable {
             done.insert(version)
         }
         var applied: [Int] = []
-        for migration in Migrations.all where !done.contains(migration.version) {
+        // Pending versions in ascending order. A gap (a version reserved by work not merged
+        // yet) is fine: that version is applied whenever it appears, after the later ones.
+        for migration in Migrations.all.sorted(by: { $0.version < $1.version }) where !done.contains(migration.version) {
             try await connection.query("BEGIN", logger: logger)
             do {
                 for statement in migration.statements {

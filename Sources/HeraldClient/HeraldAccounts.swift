@@ -1,0 +1,37 @@
+import HeraldCore
+import Logging
+import PostgresNIO
+
+/// What a Swift front API calls to keep the accounts cleanup judges: create anonymous
+/// accounts, link providers (upgrade), record sign-ins. It runs on the caller's running
+/// `PostgresClient`; a front API in another language runs the same SQL (docs/architecture.md).
+public struct HeraldAccounts: Sendable {
+    private let store: AccountStore
+
+    public init(database: PostgresClient, logger: Logger) {
+        self.store = AccountStore(client: database, logger: logger)
+    }
+
+    /// Firebase's `signInAnonymously`: a new anonymous account. False if the id exists.
+    @discardableResult
+    public func createAnonymousAccount(id: String) async throws -> Bool {
+        try await store.createAnonymousAccount(id: id)
+    }
+
+    /// Firebase's `linkWithCredential`: the account is upgraded and never cleaned up. False
+    /// when the account no longer exists (cleanup deleted it).
+    @discardableResult
+    public func linkProvider(accountID: String, provider: String, providerUID: String) async throws -> Bool {
+        try await store.linkProvider(accountID: accountID, provider: provider, providerUID: providerUID)
+    }
+
+    /// A sign-in of an existing account. False when it no longer exists.
+    @discardableResult
+    public func recordSignIn(accountID: String) async throws -> Bool {
+        try await store.recordSignIn(accountID: accountID)
+    }
+
+    public func account(_ id: String) async throws -> AccountStore.Account? {
+        try await store.account(id)
+    }
+}

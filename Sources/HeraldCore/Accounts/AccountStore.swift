@@ -1,0 +1,104 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The accounts the front API keeps in `herald.accounts`, as far as cleanup needs them:
+/// creating anonymous accounts, linking providers (which upgrades an account for good) and
+/// recording sign-ins. docs/architecture.md shows the same in plain SQL.
+public struct AccountStore: Sendable {
+    public let client: PostgresClient
+    public let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// One account.
+    public struct Account: Sendable, Equatable {
+        public var id: String
+        public var createdAt: Date
+        public var isAnonymous: Bool
+        public var lastSignInAt: Date?
+        public var disabled: Bool
+        public var providers: [String]
+    }
+
+    /// Creates an anonymous account (signed in at once, as Firebase's `signInAnonymously`).
+    /// Returns false when the id exists.
+    @discardableResult
+    public func createAnonymousAccount(id: String) async throws -> Bool {
+        var created = false
+        for try await _ in try await client.query("""
+            INSERT INTO herald.accounts (id, is_anonymous, last_sign_in_at) VALUES (\(id), true, now())
+            ON CONFLICT (id) DO NOTHING RETURNING 1
+            """, logger: logger) {
+            created = true
+        }
+        return created
+    }
+
+    /// Creates an account that signed up with a provider (not anonymous; never cleaned up).
+    @discardableResult
+    public func createAccount(id: String, provider: String, providerUID: String) async throws -> Bool {
+        try await client.withTransaction(logger: logger) { connection in
+            var created = false
+            for try await _ in try await connection.query("""
+                INSERT INTO herald.accounts (id, is_anonymous, last_sign_in_at) VALUES (\(id), false, now())
+                ON CONFLICT (id) DO NOTHING RETURNING 1
+                """, logger: logger) {
+                created = true
+            }
+            if created {
+                try await connection.query("""
+                    INSERT INTO herald.account_providers (account_id, provider, provider_uid) VALUES (\(id), \(provider), \(providerUID))
+                    """, logger: logger)
+            }
+            return created
+        }
+    }
+
+    /// Links a provider (`google.com`, `apple.com`, `phone`, `password`, …) to an account.
+    /// An anonymous account is upgraded: it is no longer anonymous and cleanup never deletes
+    /// it. False when the account does not exist (e.g. cleanup deleted it: the front API then
+    /// signs the user in as a new account). Throws on a `provider_uid` linked to another account.
+    @discardableResult
+    public func linkProvider(accountID: String, provider: String, providerUID: String) async throws -> Bool {
+        var linked = false
+        // The foreign key locks the account row against a cleanup batch deleting it meanwhile;
+        // the trigger clears is_anonymous in this transaction.
+        for try await _ in try await client.query("""
+            INSERT INTO herald.account_providers (account_id, provider, provider_uid)
+            SELECT id, \(provider), \(providerUID) FROM herald.accounts WHERE id = \(accountID)
+            ON CONFLICT (account_id, provider) DO UPDATE SET provider_uid = EXCLUDED.provider_uid, linked_at = now()
+            RETURNING 1
+            """, logger: logger) {
+            linked = true
+        }
+        return linked
+    }
+
+    /// Records a sign-in. False when the account does not exist.
+    @discardableResult
+    public func recordSignIn(accountID: String) async throws -> Bool {
+        var found = false
+        for try await _ in try await client.query("""
+            UPDATE herald.accounts SET last_sign_in_at = now() WHERE id = \(accountID) RETURNING 1
+            """, logger: logger) {
+            found = true
+        }
+        return found
+    }
+
+    public func account(_ id: String) async throws -> Account? {
+        let rows = try await client.query("""
+            SELECT a.id, a.created_at, a.is_anonymous, a.last_sign_in_at, a.disabled,
+                   coalesce((SELECT array_agg(p.provider ORDER BY p.provider) FROM herald.account_providers p WHERE p.account_id = a.id), '{}')
+              FROM herald.accounts a WHERE a.id = \(id)
+            """, logger: logger)
+        for try await row in rows.decode((String, Date, Bool, Date?, Bool, [String]).self) {
+            return Account(id: row.0, createdAt: row.1, isAnonymous: row.2, lastSignInAt: row.3, disabled: row.4, providers: row.5)
+        }
+        return nil
+    }
+}

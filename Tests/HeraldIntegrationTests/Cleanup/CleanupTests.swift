@@ -1,0 +1,332 @@
+import AMQP
+import Foundation
+import Testing
+@testable import HeraldCore
+
+/// Cleanup against the real PostgreSQL (its own database, see ``CleanupDatabase``) and
+/// RabbitMQ. Serialized: the policy row and the one active run are global to the database.
+@Suite(.serialized) struct CleanupTests {
+    /// Exactly the eligible accounts go, whatever the mix of ages, anonymity, links, enabling
+    /// time and retention; one `account.deleted` each; the dry run predicted the count.
+    @Test(arguments: 1...6) func exactlyTheEligibleAccountsAreDeleted(seed: Int) async throws {
+        let db = try await CleanupDatabase()
+        defer { db.close() }
+        try await db.reset()
+        var rng = SeededGenerator(seed: UInt64(seed))
+        let enabledDaysAgo = Double(Int.random(in: 0...60, using: &rng)) + 0.5
+        let initialRetention = Double(Int.random(in: 1...45, using: &rng))
+        // Now and then the retention changes after the accounts were judged under the first one.
+        let retention = Bool.random(using: &rng) ? initialRetention : Double(Int.random(in: 1...45, using: &rng))
+        var accounts: [GeneratedAccount] = []
+        for n in 0..<300 {
+            // Whole days plus half a day: never within hours of a boundary.
+            let age = Double(Int.random(in: 0...120, using: &rng)) + 0.5
+            let anonymous = Int.random(in: 0..<10, using: &rng) < 7
+            let linked = Int.random(in: 0..<10, using: &rng) < 3
+            accounts.append(GeneratedAccount(id: "p\(seed)-\(n)", ageDays: age, anonymous: anonymous, linked: linked))
+        }
+        try await db.insert(accounts)
+        try await db.enable(sinceDaysAgo: enabledDaysAgo, retentionDays: initialRetention)
+        if retention != initialRetention {
+            try await CleanupPolicyStore(client: db.client, logger: db.logger).setRetention(days: Int(retention))
+        }
+        let expectedGone = Set(accounts.filter { $0.eligible(enabledDaysAgo: enabledDaysAgo, retentionDays: retention) }.map(\.id))
+        let expectedKept = Set(accounts.map(\.id)).subtracting(expectedGone)
+
+        var configuration = CleanupConfiguration()
+        configuration.batchSize = 17
+        configuration.rateLimitPerSecond = 0
+        let report = try await CleanupReport.make(client: db.client, configuration: configuration, logger: db.logger)
+        #expect(report.eligible == expectedGone.count)
+        #expect(try await db.accountIDs() == Set(accounts.map(\.id)), "the dry run deleted nothing")
+
+        let exchange = "tcleanup\(seed).events"
+        let runID = "prop-\(seed)-\(UUID().uuidString.prefix(6))"
+        let outcome = try await db.handle(CleanupRunJob(runID: runID), configuration: configuration, exchange: exchange)
+        #expect(outcome.status == .completed)
+        #expect(try await db.accountIDs() == expectedKept)
+        let events = try await db.outboxAccountIDs(exchange: exchange)
+        #expect(events.count == expectedGone.count)
+        #expect(Set(events) == expectedGone)
+        let run = try #require(try await db.runs.get(runID))
+        #expect(run.status == .completed)
+        #expect(run.accountsDeleted == expectedGone.count)
+        #expect(run.eligibleAtStart == expectedGone.count)
+        try await db.dropOutbox(exchange: exchange)
+    }
+
+    @Test func aDryRunRecordsWhatWouldGoAndDeletesNothing() async throws {
+        let db = try await CleanupDatabase()
+        defer { db.close() }
+        try await db.reset()
+        try await db.enable(sinceDaysAgo: 60, retentionDays: 30)
+        try await db.insertEligible(25, prefix: "dry")
+        let runID = "dry-\(UUID().uuidString.prefix(6))"
+        let outcome = try await db.handle(CleanupRunJob(runID: runID, dryRun: true), configuration: .init(), exchange: "tdry.events")
+        #expect(outcome.status == .completed)
+        #expect(try await db.accountIDs().count == 25)
+        let run = try #require(try await db.runs.get(runID))
+        #expect(run.dryRun && run.status == .completed && run.eligibleAtStart == 25 && run.accountsDeleted == 0)
+        #expect(try await db.outboxAccountIDs(exchange: "tdry.events").isEmpty)
+    }
+
+    @Test func disabledCleanupDeletesNothingAndCancelsTheRun() async throws {
+        let db = try await CleanupDatabase()
+        defer { db.close() }
+        try await db.reset()
+        try await db.insertEligible(10, prefix: "off")
+        let runID = "off-\(UUID().uuidString.prefix(6))"
+        let outcome = try await db.handle(CleanupRunJob(runID: runID), configuration: .init(), exchange: "toff.events")
+        #expect(outcome.status == .rejected)
+        #expect(try await db.accountIDs().count == 10)
+        #expect(try await db.runs.get(runID)?.status == .cancelled)
+    }
+
+    @Test func disablingMidRunCancelsItAfterItsBatchAndEveryDeletionHasItsEvent() async throws {
+        let db = try await CleanupDatabase()
+        defer { db.close() }
+        try await db.reset()
+        try await db.enable(sinceDaysAgo: 60, retentionDays: 30)
+        try await db.insertEligible(3_000, prefix: "stop")
+        var configuration = CleanupConfiguration()
+        configuration.batchSize = 50
+        configuration.rateLimitPerSecond = 1_000
+        let runID = "stop-\(UUID().uuidString.prefix(6))"
+        let running = Task { try await db.handle(CleanupRunJob(runID: runID), configuration: configuration, exchange: "tstop.events") }
+        try await eventually("run under way") { (try await db.runs.get(runID)?.accountsDeleted ?? 0) >= 200 }
+        try await CleanupPolicyStore(client: db.client, logger: db.logger).disable()
+        #expect(try await running.value.status == .completed)
+        let run = try #require(try await db.runs.get(runID))
+        #expect(run.status == .cancelled && run.reason == "cleanup disabled")
+        let left = try await db.accountIDs().count
+        #expect(left > 0, "stopped before the end")
+        #expect(run.accountsDeleted == 3_000 - left)
+        #expect(try await db.outboxAccountIDs(exchange: "tstop.events").count == run.accountsDeleted)
+        try await db.dropOutbox(exchange: "tstop.events")
+    }
+
+    @Test func enablingStartsTheGracePeriodForAccountsThatExistedBefore() async throws {
+        let db = try await CleanupDatabase()
+        defer { db.close() }
+        try await db.reset()
+        try await db.insertEligible(10, prefix: "old")
+        let policy = try await CleanupPolicyStore(client: db.client, logger: db.logger).enable(retentionDays: 30)
+        #expect(policy.enabled && policy.enabledAt != nil)
+        var report = try await CleanupReport.make(client: db.client, configuration: .init(), logger: db.logger)
+        #expect(report.eligible == 0, "40-day-old accounts wait 30 days from enabling")
+        // Enabling again keeps the enabling time.
+        let again = try await CleanupPolicyStore(client: db.client, logger: db.logger).enable(retentionDays: 10)
+        #expect(again.enabledAt == policy.enabledAt && again.retentionSeconds == 10 * 86_400)
+        // 31 days later (moved back instead of waiting) they are eligible.
+        try await db.client.query("UPDATE herald.cleanup_policy SET enabled_at = enabled_at - interval '31 days'", logger: db.logger)
+        report = try await CleanupReport.make(client: db.client, configuration: .init(), logger: db.logger)
+        #expect(report.eligible == 10)
+    }
+
+    @Test func theCapStopsARunAndTheNextRunGoesOn() async throws {
+        let db = try await CleanupDatabase()
+        defer { db.close() }
+        try await db.reset()
+        try await db.enable(sinceDaysAgo: 60, retentionDays: 30)
+        try await db.insertEligible(250, prefix: "cap")
+        var configuration = CleanupConfiguration()
+        configuration.batchSize = 40
+        configuration.maxAccountsPerRun = 100
+        let first = "cap1-\(UUID().uuidString.prefix(6))"
+        _ = try await db.handle(CleanupRunJob(runID: first), configuration: configuration, exchange: "tcap.events")
+        #expect(try await db.accountIDs().count == 150)
+        let run = try #require(try await db.runs.get(first))
+        #expect(run.status == .completed && run.accountsDeleted == 100)
+        #expect(run.reason?.contains("cap") == true)
+        let second = "cap2-\(UUID().uuidString.prefix(6))"
+        _ = try await db.handle(CleanupRunJob(runID: second), configuration: configuration, exchange: "tcap.events")
+        #expect(try await db.accountIDs().count == 50)
+        #expect(try await db.outboxAccountIDs(exchange: "tcap.events").count == 200)
+        try await db.dropOutbox(exchange: "tcap.events")
+    }
+
+    @Test func expiredRowsOfThePurgeTargetsGoFreshOnesStay() async throws {
+        let db = try await CleanupDatabase()
+        defer { db.close() }
+        try await db.reset()
+        try await db.enable(sinceDaysAgo: 60, retentionDays: 30)
+        let tag = "purge-\(UUID().uuidString.prefix(6))"
+        try await db.client.query("""
+            INSERT INTO herald.job_runs (message_id, job_type, queue, status, finished_at)
+            SELECT \(tag) || '-' || g, 'x.v1', 'x', 'completed', now() - make_interval(days => g * 3) FROM generate_series(1, 6) g
+            """, logger: db.logger)
+        try await db.client.query("""
+            INSERT INTO herald.job_runs (message_id, job_type, queue, status, created_at) VALUES (\(tag) || '-running', 'x.v1', 'x', 'running', now() - interval '30 days')
+            """, logger: db.logger)
+        try await db.client.query("""
+            INSERT INTO herald.dev_outbox (kind, message_id, job_type, recipient, body, created_at)
+            SELECT 'sms', \(tag) || '-' || g, 'x.v1', '-', '{}', now() - make_interval(days => g * 3) FROM generate_series(1, 6) g
+            """, logger: db.logger)
+        // Kept: 3 and 6 days old (< 7), and the unfinished job.
+        let runID = "purge-\(UUID().uuidString.prefix(6))"
+        _ = try await db.handle(CleanupRunJob(runID: runID), configuration: .init(), exchange: "tpurge.events")
+        #expect(try await db.count("SELECT count(*)::bigint FROM herald.job_runs WHERE message_id LIKE '\(tag)%'") == 3)
+        #expect(try await db.count("SELECT count(*)::bigint FROM herald.dev_outbox WHERE message_id LIKE '\(tag)%'") == 2)
+        let run = try #require(try await db.runs.get(runID))
+        #expect((run.purged["job_runs"] ?? 0) >= 4 && (run.purged["dev_outbox"] ?? 0) >= 4)
+    }
+
+    @Test func aSecondScheduleWhileARunIsActiveStartsNoDuplicateAndAStaleRunIsResumed() async throws {
+        let db = try await CleanupDatabase()
+        defer { db.close() }
+        try await db.reset()
+        var configuration = CleanupConfiguration()
+        configuration.fanOut = 3
+        let scheduler = CleanupScheduler(client: db.client, configuration: configuration, logger: db.logger)
+        let published = PublishedJobs()
+        #expect(try await scheduler.schedule(publish: published.record) == .disabled)
+        try await db.enable(sinceDaysAgo: 60, retentionDays: 30)
+        let first = try await scheduler.schedule(publish: published.record)
+        guard case .scheduled(let run) = first else { Issue.record("not scheduled: \(first)"); return }
+        #expect(published.ids == ["\(run.id).1", "\(run.id).2", "\(run.id).3"])
+        let second = try await scheduler.schedule(publish: published.record)
+        #expect(second == .alreadyActive(run))
+        #expect(published.ids.count == 3)
+        // Concurrent schedules: still one active run.
+        async let a = scheduler.schedule(publish: published.record)
+        async let b = scheduler.schedule(publish: published.record)
+        _ = try await (a, b)
+        #expect(try await db.count("SELECT count(*)::bigint FROM herald.cleanup_runs WHERE status IN ('scheduled','running') AND NOT dry_run") == 1)
+        // A dry run does not conflict.
+        guard case .scheduled = try await scheduler.schedule(dryRun: true, publish: published.record) else { Issue.record("dry run refused"); return }
+        // No progress for longer than stale_after_seconds: resumed with the same run id.
+        try await db.client.query("UPDATE herald.cleanup_runs SET heartbeat_at = now() - interval '1 hour' WHERE id = \(run.id)", logger: db.logger)
+        guard case .resumed(let resumed) = try await scheduler.schedule(publish: published.record) else { Issue.record("not resumed"); return }
+        #expect(resumed.id == run.id)
+        #expect(published.ids.suffix(3).allSatisfy { $0.hasPrefix(run.id + ".r") })
+    }
+
+    /// Several workers (real runners, real broker) share one run: nothing deleted twice,
+    /// nothing missed, one `account.deleted` on `herald.events` per account.
+    @Test func severalWorkersShareOneRun() async throws {
+        let db = try await CleanupDatabase()
+        defer { db.close() }
+        try await db.reset()
+        try await db.enable(sinceDaysAgo: 60, retentionDays: 30)
+        let eligible = 2_000
+        try await db.insertEligible(eligible, prefix: "multi")
+        let kept = (0..<50).map { GeneratedAccount(id: "multi-young-\($0)", ageDays: 3.5, anonymous: true, linked: false) }
+            + (0..<50).map { GeneratedAccount(id: "multi-linked-\($0)", ageDays: 90.5, anonymous: true, linked: true) }
+        try await db.insert(kept)
+
+        let harness = try await Harness()
+        let events = try await DeletedEventsQueue(harness: harness)
+        let configuration = db.configuration(namespace: harness.namespace)
+        var cleanup = configuration.cleanup
+        cleanup.batchSize = 50
+        cleanup.rateLimitPerSecond = 0
+        cleanup.fanOut = 4
+        var workers: [RunningWorker] = []
+        for _ in 0..<3 {
+            workers.append(try await harness.startRunner(.cleanup, CleanupHandler(configuration: cleanup, eventsExchange: harness.topology.eventsExchange)) {
+                $0.database = configuration.database
+            })
+        }
+        let result = try await CleanupScheduler(client: db.client, configuration: cleanup, logger: db.logger).schedule { job, id in
+            try await harness.enqueue(job, messageID: id)
+        }
+        let runID = try #require(result.run?.id)
+        try await eventually(timeout: .seconds(60), "run completed") { try await db.runs.get(runID)?.status == .completed }
+        let received = try await events.collect(atLeast: eligible)
+        #expect(try await db.accountIDs() == Set(kept.map(\.id)))
+        #expect(received.count == eligible, "one event per account, none twice")
+        #expect(Set(received.map(\.accountID)) == Set((1...eligible).map { "multi-\($0)" }))
+        #expect(Set(received.map(\.messageID)).count == eligible)
+        let run = try #require(try await db.runs.get(runID))
+        #expect(run.accountsDeleted == eligible)
+        #expect(run.joins >= 4, "each of the 4 jobs joined the run")
+        for worker in workers { try await worker.stop() }
+        await events.delete()
+        await harness.close()
+    }
+
+    /// Sign-ins (updates of accounts, eligible ones included) during a run wait at most for a
+    /// batch, never for the run: each completes while the run is still going, with its lock
+    /// wait bounded by `lock_timeout`, which is far below the run's length.
+    @Test func signInsDuringARunAreNotBlockedForLongerThanABatch() async throws {
+        let db = try await CleanupDatabase()
+        defer { db.close() }
+        try await db.reset()
+        try await db.enable(sinceDaysAgo: 60, retentionDays: 30)
+        let eligible = 6_000
+        try await db.insertEligible(eligible, prefix: "busy")
+        try await db.insert((0..<200).map { GeneratedAccount(id: "busy-member-\($0)", ageDays: 100.5, anonymous: false, linked: true) })
+        var configuration = CleanupConfiguration()
+        configuration.batchSize = 100
+        configuration.rateLimitPerSecond = 1_500 // about 4 s for the run: much longer than a batch
+        let runID = "busy-\(UUID().uuidString.prefix(6))"
+        let running = Task { try await db.handle(CleanupRunJob(runID: runID), configuration: configuration, exchange: "tbusy.events") }
+        try await eventually("run started") { (try await db.runs.get(runID)?.accountsDeleted ?? 0) > 0 }
+
+        let accounts = AccountStore(client: db.client, logger: db.logger)
+        var latencies: [Duration] = []
+        var updates = 0
+        while (try await db.runs.get(runID))?.status == .running && updates < 400 {
+            // Alternately an account the run is deleting (maybe locked by the batch right now)
+            // and one it never touches.
+            let id = updates % 2 == 0 ? "busy-\(Int.random(in: 1...eligible))" : "busy-member-\(Int.random(in: 0..<200))"
+            let started = ContinuousClock.now
+            try await db.client.withTransaction(logger: db.logger) { connection in
+                try await connection.query("SET LOCAL lock_timeout = '1500ms'", logger: db.logger)
+                try await connection.query("UPDATE herald.accounts SET last_sign_in_at = now() WHERE id = \(id)", logger: db.logger)
+            }
+            latencies.append(.now - started)
+            updates += 1
+            _ = try await accounts.recordSignIn(accountID: "busy-member-\(updates % 200)")
+        }
+        let stillRunning = try await db.runs.get(runID)?.status == .running
+        _ = try await running.value
+        #expect(updates >= 20)
+        #expect(stillRunning || updates == 400, "sign-ins went on while the run ran")
+        let worst = latencies.max() ?? .zero
+        #expect(worst < .milliseconds(1_500), "worst sign-in \(worst)")
+        #expect(try await db.accountIDs().count == 200)
+        try await db.dropOutbox(exchange: "tbusy.events")
+    }
+
+    @Test func linkingAnAnonymousAccountUpgradesItForGood() async throws {
+        let db = try await CleanupDatabase()
+        defer { db.close() }
+        try await db.reset()
+        let accounts = AccountStore(client: db.client, logger: db.logger)
+        #expect(try await accounts.createAnonymousAccount(id: "link-1"))
+        #expect(try await !accounts.createAnonymousAccount(id: "link-1"))
+        #expect(try await accounts.account("link-1")?.isAnonymous == true)
+        #expect(try await accounts.linkProvider(accountID: "link-1", provider: "apple.com", providerUID: "a-1"))
+        let account = try #require(try await accounts.account("link-1"))
+        #expect(!account.isAnonymous && account.providers == ["apple.com"])
+        #expect(try await !accounts.linkProvider(accountID: "gone", provider: "apple.com", providerUID: "a-2"))
+        #expect(try await accounts.recordSignIn(accountID: "link-1"))
+        // Old and upgraded: never eligible.
+        try await db.client.query("UPDATE herald.accounts SET created_at = now() - interval '400 days'", logger: db.logger)
+        try await db.enable(sinceDaysAgo: 400, retentionDays: 1)
+        #expect(try await CleanupReport.make(client: db.client, configuration: .init(), logger: db.logger).eligible == 0)
+    }
+}
+
+/// Message ids a ``CleanupScheduler`` published.
+final class PublishedJobs: @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [String] = []
+    var ids: [String] { lock.withLock { recorded } }
+    var record: CleanupScheduler.Publish {
+        { _, id in self.lock.withLock { self.recorded.append(id) } }
+    }
+}
+
+/// A deterministic generator, so a failing seed can be replayed.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed &* 0x9E37_79B9_7F4A_7C15 | 1 }
+    mutating func next() -> UInt64 {
+        state ^= state << 13
+        state ^= state >> 7
+        state ^= state << 17
+        return state
+    }
+}
