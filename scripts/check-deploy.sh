@@ -87,6 +87,8 @@ else
   failed "systemd-analyze missing (Debian package systemd; scripts/services.sh install)"
 fi
 
+"$PY" scripts/check_deploy.py cron || failed "cron file"
+
 # ---------- 3. Prometheus and Grafana ----------
 if command -v promtool >/dev/null 2>&1; then
   promtool check rules deploy/prometheus/alerts.yaml >"$TMP/promtool.out" 2>&1 || { failed "promtool check rules"; cat "$TMP/promtool.out" >&2; }

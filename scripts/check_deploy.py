@@ -266,6 +266,37 @@ def systemd() -> None:
     print(f"systemd: Herald's rules checked on {len(list(directory.iterdir()))} units")
 
 
+def cron() -> None:
+    """deploy/cron/herald-cleanup: an /etc/cron.d file (five time fields, a user, the command)."""
+    path = ROOT / "deploy/cron/herald-cleanup"
+    fields_ranges = [(0, 59), (0, 23), (1, 31), (1, 12), (0, 7)]
+    jobs = 0
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#") or re.match(r"^[A-Z_]+=", line):
+            continue
+        fields = line.split()
+        where = f"{path.name}:{number}"
+        if len(fields) < 7:
+            fail(where, "an /etc/cron.d line is five time fields, a user and a command")
+            continue
+        for field, (low, high) in zip(fields[:5], fields_ranges):
+            for part in field.split(","):
+                match = re.fullmatch(r"(\*|(\d+)(-(\d+))?)(/(\d+))?", part)
+                numbers = [int(n) for n in (match.group(2), match.group(4)) if n] if match else None
+                if numbers is None or any(not low <= n <= high for n in numbers):
+                    fail(where, f"bad time field {field!r}")
+        if "heraldctl cleanup schedule" not in " ".join(fields[6:]):
+            fail(where, "must run heraldctl cleanup schedule")
+        jobs += 1
+    for variable in ("HERALD_AMQP_URL_FILE", "HERALD_DATABASE_URL_FILE"):
+        if not re.search(rf"^{variable}=/", path.read_text(), re.M):
+            fail(path.name, f"{variable}=/… (credentials from files)")
+    if jobs != 1:
+        fail(path.name, f"one job expected, found {jobs}")
+    print(f"cron: {path.name} checked")
+
+
 # ---------------------------------------------------------------- rabbitmq
 
 def topology_sets(definitions: dict, vhost: str) -> dict[str, set]:
@@ -379,6 +410,8 @@ def main(argv: list[str]) -> int:
         observability()
     elif command == "systemd":
         systemd()
+    elif command == "cron":
+        cron()
     else:
         print(__doc__, file=sys.stderr)
         return 64
