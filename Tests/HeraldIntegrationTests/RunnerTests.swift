@@ -100,8 +100,9 @@ import Testing
         if times.count == 3 {
             let first = times[1] - times[0], second = times[2] - times[1]
             #expect(first >= .milliseconds(200), "first retry waited \(first)")
+            // Lower bounds only: the tiers are 200 and 600 ms; an upper bound or a comparison of
+            // the two waits would measure the machine's load, not the runner.
             #expect(second >= .milliseconds(600), "second retry waited \(second)")
-            #expect(second > first)
         }
         try await eventually("in the dead-letter queue") { try await harness.depth(harness.topology.deadLetterQueue(.sms)) == 1 }
 
