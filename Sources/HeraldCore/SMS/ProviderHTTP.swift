@@ -10,7 +10,15 @@ struct ProviderHTTP: Sendable {
     let client: HTTPClient
     let timeout: TimeAmount
 
-    init(client: HTTPClient = .shared, timeoutMilliseconds: Int) {
+    /// The providers' client, for the life of the process. It never follows a redirect: one
+    /// would replay our credentials and the message (Kannel's are in the query) to another host.
+    static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .disallow
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    init(client: HTTPClient = ProviderHTTP.client, timeoutMilliseconds: Int) {
         self.client = client
         self.timeout = .milliseconds(Int64(timeoutMilliseconds))
     }
@@ -33,12 +41,13 @@ struct ProviderHTTP: Sendable {
         }
     }
 
-    /// 2xx accepted; 408, 429, 5xx and a refusal of our own credentials (401, 403) are the
-    /// provider's or our problem, so the next provider is tried; any other 4xx is about the
-    /// message itself and final.
+    /// 2xx accepted; 408, 429, 5xx, a redirect (not followed) and a refusal of our own
+    /// credentials (401, 403) are the provider's or our problem, so the next provider is tried;
+    /// any other 4xx is about the message itself and final.
     static func classify(status: Int, code: String?) -> SMSProviderAnswer? {
         switch status {
         case 200..<300: return nil
+        case 300..<400: return .transient(code: code ?? "http-\(status)-redirect")
         case 401, 403: return .transient(code: code ?? "http-\(status)-credentials")
         case 408, 429, 500...: return .transient(code: code ?? "http-\(status)")
         default: return .rejected(code: code ?? "http-\(status)")

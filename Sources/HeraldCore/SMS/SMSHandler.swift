@@ -55,7 +55,9 @@ public struct SMSHandler: JobHandler {
         logger[metadataKey: "verification_id"] = "\(job.verificationID)"
         logger[metadataKey: "phone"] = "\(phone)"
 
-        if !configuration.regions.permits(phone) {
+        // Test numbers first: they send nothing, so no policy applies to them.
+        let testCode = configuration.testNumbers[phone.e164]
+        if testCode == nil, !configuration.regions.permits(phone) {
             return refused(job, phone: phone, reason: "region_not_allowed", logger: logger) { connection, logger in
                 try await connection.query("""
                     INSERT INTO herald.sms_verifications (verification_id, phone_number, purpose, message_id, state, reason)
@@ -64,15 +66,14 @@ public struct SMSHandler: JobHandler {
                     """, logger: logger)
             }
         }
-
-        let testCode = configuration.testNumbers[phone.e164]
         let code = testCode.map(Secret.init) ?? SecretGenerator.numericCode(length: configuration.codeLength)
         let request = SMSStore.Request(
             verificationID: job.verificationID, messageID: context.envelope.messageID,
             phone: phone.e164, purpose: job.purpose.rawValue, force: job.forceResend ?? false, test: testCode != nil,
             hash: hasher.hash(code, context: PhoneVerifier.hashContext(phone: phone.e164, purpose: job.purpose.rawValue)),
             ttlSeconds: configuration.codeTTLSeconds, maxAttempts: configuration.maxAttempts,
-            resendIntervalSeconds: configuration.resendIntervalSeconds, limits: limits(for: job, phone: phone))
+            resendIntervalSeconds: configuration.resendIntervalSeconds, limits: limits(for: job, phone: phone),
+            sendingLeaseSeconds: sendingLeaseSeconds)
 
         switch try await SMSStore.prepare(request, client: context.database, logger: logger) {
         case .send(let uncertain):
@@ -104,6 +105,11 @@ public struct SMSHandler: JobHandler {
         case .closed:
             metrics.decision("closed")
             return .rejected("code_closed")
+        case .busy:
+            // Another job is calling a provider for this verification or its shared code:
+            // decide again after a delay (then `done`, `reused`, or a send if that one failed).
+            metrics.decision("busy")
+            throw JobFailure.transient("verification_in_progress")
         }
     }
 
@@ -119,6 +125,7 @@ public struct SMSHandler: JobHandler {
         switch await dispatcher.send(message, context: SMSSendContext(logger: logger, database: context.database), metrics: metrics) {
         case .accepted(let attempts):
             metrics.decision("sent")
+            if SMSStore.uncertain(attempts) > 0 { metrics.uncertainSend() }
             metrics.segments(rendered.encoding)
             // Recorded at once, on its own (not in the grouped outcome transaction, whose
             // per-job statements run one after another): a redelivery then finds `sent` and
@@ -140,7 +147,11 @@ public struct SMSHandler: JobHandler {
             return .rejected(reason, events: [event])
         case .failed(let reason, let attempts):
             metrics.decision("retrying")
-            try await SMSStore.retrying(job.verificationID, reason: reason, attempts: attempts, client: context.database, logger: logger)
+            if SMSStore.uncertain(attempts) > 0 { metrics.uncertainSend() }
+            // Held like `sent`: a handler re-run at once would skip the delay queue.
+            try await Self.holdingForDatabase(logger) {
+                try await SMSStore.retrying(job.verificationID, reason: reason, attempts: attempts, client: context.database, logger: logger)
+            }
             throw JobFailure.transient(reason)
         }
     }
@@ -175,6 +186,12 @@ public struct SMSHandler: JobHandler {
         let event = OutgoingEvent(name: "sms.refused", payload: SMSEvent(
             verificationID: job.verificationID, phone: Redact.phone(phone.e164), purpose: job.purpose.rawValue, reason: reason))
         return .rejected(reason, events: [event], write: write)
+    }
+
+    /// How long a verification in `sending` counts as in progress: every provider's deadline
+    /// and a margin. Past it, a redelivery treats the send as crashed.
+    var sendingLeaseSeconds: Int {
+        configuration.providers.count * (configuration.providerTimeoutMilliseconds + 999) / 1000 + 15
     }
 
     /// The rate limits of a request; a client IP or app id the job lacks has no limit of its own.

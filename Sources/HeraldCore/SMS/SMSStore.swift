@@ -14,8 +14,10 @@ public enum SMSStore {
         case refused(reason: String)
         /// Decided before; the verification's state.
         case done(state: String)
-        /// A retry whose code was used, killed or replaced meanwhile.
+        /// A retry whose code was used, killed or expired meanwhile.
         case closed
+        /// A send of this verification, or of the pending code it would share, is under way.
+        case busy
     }
 
     /// The rate limits of one request, checked in this order.
@@ -47,6 +49,8 @@ public enum SMSStore {
         public var maxAttempts: Int
         public var resendIntervalSeconds: Int
         public var limits: Limits
+        /// How long a `sending` verification counts as in progress (then as a crashed send).
+        public var sendingLeaseSeconds: Int = 60
     }
 
     public static func prepare(_ request: Request, client: PostgresClient, logger: Logger) async throws -> Decision {
@@ -67,7 +71,8 @@ public enum SMSStore {
             SELECT o_decision, o_reason, o_uncertain FROM herald.sms_prepare(
                 \(r.verificationID), \(r.messageID), \(r.phone), \(r.purpose), \(r.force), \(r.test), \(r.hash.keyID), \(hash),
                 \(r.ttlSeconds)::int, \(r.maxAttempts)::int, \(r.resendIntervalSeconds)::int,
-                \(r.limits.scopes)::text[], \(r.limits.keys)::text[], \(r.limits.windows)::int[], \(r.limits.maxes)::int[])
+                \(r.limits.scopes)::text[], \(r.limits.keys)::text[], \(r.limits.windows)::int[], \(r.limits.maxes)::int[],
+                \(r.sendingLeaseSeconds)::int)
             """, logger: logger)
         for try await (decision, reason, uncertain) in rows.decode((String, String?, Bool).self) {
             switch decision {
@@ -77,6 +82,7 @@ public enum SMSStore {
             case "refused": return .refused(reason: reason ?? "refused")
             case "done": return .done(state: reason ?? "")
             case "closed": return .closed
+            case "busy": return .busy
             default: break
             }
         }
@@ -94,61 +100,70 @@ public enum SMSStore {
         public var durationMilliseconds: Int
     }
 
-    /// The attempts as one `INSERT … SELECT FROM unnest(…)` CTE, so that recording them and
-    /// the verification's new state is one statement.
-    private static func attemptsCTE(_ verificationID: String, _ attempts: [Attempt]) -> PostgresQuery {
-        """
-        WITH a AS (
-            INSERT INTO herald.sms_send_attempts (verification_id, provider, result, http_status, error_code, provider_message_id, duration_ms)
-            SELECT \(verificationID), p, r, NULLIF(h, -1), NULLIF(e, ''), NULLIF(m, ''), d
-              FROM unnest(\(attempts.map(\.provider))::text[], \(attempts.map(\.result.rawValue))::text[], \(attempts.map { $0.httpStatus ?? -1 })::int[],
-                          \(attempts.map { $0.errorCode ?? "" })::text[], \(attempts.map { $0.providerMessageID ?? "" })::text[],
-                          \(attempts.map(\.durationMilliseconds))::int[]) AS t(p, r, h, e, m, d))
-        """
+    /// One statement: `change` (an UPDATE of the verification, `RETURNING verification_id,
+    /// code_id`, with binds `$1…`), then the attempts, inserted only when the change applied, so
+    /// a write repeated after its deadline (the first may still have landed) records nothing
+    /// twice; then `final` over `v` (the changed row).
+    private static func record(_ change: String, _ binds: [any PostgresThrowingDynamicTypeEncodable & Sendable], attempts: [Attempt], final: String) throws -> PostgresQuery {
+        var bindings = PostgresBindings()
+        for bind in binds { try bindings.append(bind) }
+        let k = binds.count
+        try bindings.append(attempts.map(\.provider))
+        try bindings.append(attempts.map(\.result.rawValue))
+        try bindings.append(attempts.map { $0.httpStatus ?? -1 })
+        try bindings.append(attempts.map { $0.errorCode ?? "" })
+        try bindings.append(attempts.map { $0.providerMessageID ?? "" })
+        try bindings.append(attempts.map(\.durationMilliseconds))
+        return PostgresQuery(unsafeSQL: """
+            WITH v AS (\(change)), a AS (
+                INSERT INTO herald.sms_send_attempts (verification_id, provider, result, http_status, error_code, provider_message_id, duration_ms)
+                SELECT v.verification_id, p, r, NULLIF(h, -1), NULLIF(e, ''), NULLIF(m, ''), d
+                  FROM v, unnest($\(k + 1)::text[], $\(k + 2)::text[], $\(k + 3)::int[], $\(k + 4)::text[], $\(k + 5)::text[], $\(k + 6)::int[])
+                       AS t(p, r, h, e, m, d))
+            \(final)
+            """, binds: bindings)
+    }
+
+    /// Calls that timed out may have reached their provider before the next one sent: each
+    /// such send is an uncertain one.
+    static func uncertain(_ attempts: [Attempt]) -> Int {
+        attempts.contains { $0.result == .timeout } ? 1 : 0
     }
 
     public static func sent(_ verificationID: String, attempts: [Attempt], message: RenderedSMS, client: PostgresClient, logger: Logger) async throws {
         let accepted = attempts.last
-        var query = attemptsCTE(verificationID, attempts)
-        query.sql += """
-             UPDATE herald.sms_verifications
-               SET state = 'sent', reason = NULL, provider = $\(query.binds.count + 2), provider_message_id = $\(query.binds.count + 3),
-                   segments = $\(query.binds.count + 4), encoding = $\(query.binds.count + 5), updated_at = now()
-             WHERE verification_id = $\(query.binds.count + 1) AND state = 'sending'
-            """
-        query.binds.append(verificationID)
-        query.binds.append(accepted?.provider)
-        query.binds.append(accepted?.providerMessageID)
-        query.binds.append(message.encoding.segments)
-        query.binds.append(message.encoding.scheme.rawValue)
+        let query = try record("""
+            UPDATE herald.sms_verifications
+               SET state = 'sent', reason = NULL, provider = NULLIF($2, ''), provider_message_id = NULLIF($3, ''), segments = $4, encoding = $5,
+                   uncertain_sends = uncertain_sends + $6, updated_at = now()
+             WHERE verification_id = $1 AND state = 'sending'
+            RETURNING verification_id, code_id
+            """, [verificationID, accepted?.provider ?? "", accepted?.providerMessageID ?? "", message.encoding.segments,
+                  message.encoding.scheme.rawValue, uncertain(attempts)],
+            attempts: attempts, final: "SELECT count(*) FROM v")
         try await client.query(query, logger: logger)
     }
 
     /// A permanent failure: the code is closed, so the next request sends a fresh one.
     public static func failed(_ verificationID: String, reason: String, attempts: [Attempt], client: PostgresClient, logger: Logger) async throws {
-        var query = attemptsCTE(verificationID, attempts)
-        query.sql += """
-            , v AS (
-                UPDATE herald.sms_verifications SET state = 'failed', reason = $\(query.binds.count + 2), updated_at = now()
-                 WHERE verification_id = $\(query.binds.count + 1) AND state IN ('sending', 'retrying') RETURNING code_id)
-             UPDATE herald.sms_codes SET status = 'failed', finished_at = now()
-             WHERE id IN (SELECT code_id FROM v) AND status = 'pending'
-            """
-        query.binds.append(verificationID)
-        query.binds.append(reason)
+        let query = try record("""
+            UPDATE herald.sms_verifications SET state = 'failed', reason = $2, updated_at = now()
+             WHERE verification_id = $1 AND state IN ('sending', 'retrying')
+            RETURNING verification_id, code_id
+            """, [verificationID, reason], attempts: attempts,
+            final: "UPDATE herald.sms_codes SET status = 'failed', finished_at = now() WHERE id IN (SELECT code_id FROM v) AND status = 'pending'")
         try await client.query(query, logger: logger)
     }
 
-    /// Every provider failed transiently: the job will be retried with a fresh code, and
-    /// that retry is not counted as an uncertain send.
+    /// Every provider failed transiently: the job will be retried with a fresh code. Not an
+    /// uncertain send, unless a call timed out (it may have been delivered).
     public static func retrying(_ verificationID: String, reason: String, attempts: [Attempt], client: PostgresClient, logger: Logger) async throws {
-        var query = attemptsCTE(verificationID, attempts)
-        query.sql += """
-             UPDATE herald.sms_verifications SET state = 'retrying', reason = $\(query.binds.count + 2), updated_at = now()
-             WHERE verification_id = $\(query.binds.count + 1) AND state = 'sending'
-            """
-        query.binds.append(verificationID)
-        query.binds.append(reason)
+        let query = try record("""
+            UPDATE herald.sms_verifications
+               SET state = 'retrying', reason = $2, uncertain_sends = uncertain_sends + $3, updated_at = now()
+             WHERE verification_id = $1 AND state = 'sending'
+            RETURNING verification_id, code_id
+            """, [verificationID, reason, uncertain(attempts)], attempts: attempts, final: "SELECT count(*) FROM v")
         try await client.query(query, logger: logger)
     }
 }

@@ -30,6 +30,8 @@ extension Migrations {
             purpose              text NOT NULL,
             message_id           text NOT NULL,
             state                text NOT NULL CHECK (state IN ('sending','retrying','sent','reused','test','refused','failed')),
+            -- The code's `sends` this verification's SMS carried: a later send of the code supersedes it.
+            code_sends           integer,
             reason               text,
             provider             text,
             provider_message_id  text,
@@ -75,12 +77,14 @@ extension Migrations {
         --   test     a test number: the fixed code is stored, nothing is sent
         --   refused  a rate limit (o_reason); refused requests use no quota
         --   done     this verification was decided before (o_reason: its state)
-        --   closed   a retry whose code was used, killed or replaced meanwhile: nothing to send
+        --   closed   a retry whose code was used, killed or expired meanwhile: nothing to send
+        --   busy     a send of this verification, or of the pending code it would share, is under
+        --            way (`sending` within p_sending_lease_seconds): decide again later
         CREATE FUNCTION herald.sms_prepare(
             p_verification_id text, p_message_id text, p_phone text, p_purpose text,
             p_force boolean, p_test boolean, p_key_id text, p_code_hash bytea,
             p_ttl_seconds integer, p_max_attempts integer, p_resend_interval_seconds integer,
-            p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[]
+            p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[], p_sending_lease_seconds integer
         ) RETURNS TABLE (o_decision text, o_reason text, o_uncertain boolean)
         LANGUAGE plpgsql AS $$
         DECLARE
@@ -95,6 +99,9 @@ extension Migrations {
             undo_scopes text[] := '{}';
             undo_keys text[] := '{}';
             undo_wins timestamptz[] := '{}';
+            n_sent bigint;
+            n_sending bigint;
+            new_sends integer;
         BEGIN
             SELECT * INTO ver FROM herald.sms_verifications WHERE verification_id = p_verification_id FOR UPDATE;
             IF FOUND THEN
@@ -102,19 +109,32 @@ extension Migrations {
                     RETURN QUERY SELECT 'done'::text, ver.state, false;
                     RETURN;
                 END IF;
-                -- A retry or redelivery: a fresh code replaces the one nobody may have received.
-                UPDATE herald.sms_codes
-                   SET key_id = p_key_id, code_hash = p_code_hash, attempts = 0,
-                       expires_at = now() + make_interval(secs => p_ttl_seconds), last_sent_at = now(), sends = sends + 1
-                 WHERE id = ver.code_id AND status = 'pending';
-                IF NOT FOUND THEN
+                -- Another job of this verification is calling a provider right now.
+                IF ver.state = 'sending' AND ver.updated_at > now() - make_interval(secs => p_sending_lease_seconds) THEN
+                    RETURN QUERY SELECT 'busy'::text, NULL::text, false;
+                    RETURN;
+                END IF;
+                SELECT * INTO cur FROM herald.sms_codes WHERE id = ver.code_id FOR UPDATE;
+                IF NOT FOUND OR cur.status <> 'pending' THEN
                     UPDATE herald.sms_verifications SET state = 'failed', reason = 'code_closed', updated_at = now()
                      WHERE verification_id = p_verification_id;
                     RETURN QUERY SELECT 'closed'::text, 'code_closed'::text, false;
                     RETURN;
                 END IF;
+                IF cur.sends IS DISTINCT FROM ver.code_sends THEN
+                    -- Another request sent the code again since: that SMS answers this verification.
+                    UPDATE herald.sms_verifications SET state = 'reused', updated_at = now()
+                     WHERE verification_id = p_verification_id;
+                    RETURN QUERY SELECT 'reused'::text, NULL::text, false;
+                    RETURN;
+                END IF;
+                -- A retry, or a redelivery after a crash: a fresh code replaces the one nobody may have received.
+                UPDATE herald.sms_codes
+                   SET key_id = p_key_id, code_hash = p_code_hash, attempts = 0,
+                       expires_at = now() + make_interval(secs => p_ttl_seconds), last_sent_at = now(), sends = sends + 1
+                 WHERE id = cur.id;
                 UPDATE herald.sms_verifications
-                   SET state = 'sending', message_id = p_message_id, updated_at = now(),
+                   SET state = 'sending', message_id = p_message_id, code_sends = cur.sends + 1, updated_at = now(),
                        uncertain_sends = uncertain_sends + CASE WHEN ver.state = 'sending' THEN 1 ELSE 0 END
                  WHERE verification_id = p_verification_id;
                 RETURN QUERY SELECT 'send'::text, NULL::text, ver.state = 'sending';
@@ -131,10 +151,21 @@ extension Migrations {
 
             IF NOT p_test AND have_code AND NOT p_force AND NOT cur.test_number
                AND cur.last_sent_at > now() - make_interval(secs => p_resend_interval_seconds) THEN
-                INSERT INTO herald.sms_verifications (verification_id, code_id, phone_number, purpose, message_id, state)
-                VALUES (p_verification_id, cur.id, p_phone, p_purpose, p_message_id, 'reused');
-                RETURN QUERY SELECT 'reused'::text, NULL::text, false;
-                RETURN;
+                -- Reuse only a code that reached a provider; wait for one whose send is under way;
+                -- a code whose send failed (every provider, for now) is sent afresh below.
+                SELECT count(*) FILTER (WHERE state = 'sent'),
+                       count(*) FILTER (WHERE state = 'sending' AND updated_at > now() - make_interval(secs => p_sending_lease_seconds))
+                  INTO n_sent, n_sending
+                  FROM herald.sms_verifications WHERE code_id = cur.id AND code_sends = cur.sends;
+                IF n_sent > 0 THEN
+                    INSERT INTO herald.sms_verifications (verification_id, code_id, phone_number, purpose, message_id, state, code_sends)
+                    VALUES (p_verification_id, cur.id, p_phone, p_purpose, p_message_id, 'reused', cur.sends);
+                    RETURN QUERY SELECT 'reused'::text, NULL::text, false;
+                    RETURN;
+                ELSIF n_sending > 0 THEN
+                    RETURN QUERY SELECT 'busy'::text, NULL::text, false;
+                    RETURN;
+                END IF;
             END IF;
 
             IF NOT p_test THEN
@@ -180,7 +211,9 @@ extension Migrations {
                        last_sent_at = now(), sends = sends + 1
                  WHERE id = cur.id;
                 code_row := cur.id;
+                new_sends := cur.sends + 1;
             ELSE
+                new_sends := 1;
                 INSERT INTO herald.sms_codes (phone_number, purpose, status, key_id, code_hash, max_attempts, test_number, expires_at, last_sent_at, sends)
                 VALUES (p_phone, p_purpose, 'pending', p_key_id, p_code_hash, p_max_attempts, p_test,
                         now() + make_interval(secs => p_ttl_seconds), now(), 1)
@@ -190,8 +223,8 @@ extension Migrations {
                     RAISE EXCEPTION 'a concurrent request created the pending code; try again' USING ERRCODE = '40001';
                 END IF;
             END IF;
-            INSERT INTO herald.sms_verifications (verification_id, code_id, phone_number, purpose, message_id, state)
-            VALUES (p_verification_id, code_row, p_phone, p_purpose, p_message_id, CASE WHEN p_test THEN 'test' ELSE 'sending' END);
+            INSERT INTO herald.sms_verifications (verification_id, code_id, phone_number, purpose, message_id, state, code_sends)
+            VALUES (p_verification_id, code_row, p_phone, p_purpose, p_message_id, CASE WHEN p_test THEN 'test' ELSE 'sending' END, new_sends);
             RETURN QUERY SELECT CASE WHEN p_test THEN 'test' ELSE 'send' END, NULL::text, false;
         END;
         $$;
