@@ -300,10 +300,7 @@ import Testing
             force: false, test: false, hash: hasher.hash(Secret("123456"), context: PhoneVerifier.hashContext(phone: crashed.phoneNumber, purpose: "sign_in")),
             ttlSeconds: 300, maxAttempts: 5, resendIntervalSeconds: 30, limits: .init())
         #expect(try await SMSStore.prepare(request, client: harness.database, logger: harness.logger) == .send(uncertain: false))
-        // The crashed worker's lease on the send has run out.
-        try await harness.database.query("""
-            UPDATE herald.sms_verifications SET updated_at = now() - interval '1 hour' WHERE verification_id = \(crashed.verificationID)
-            """, logger: harness.logger)
+        // Its worker is gone: no presence lock is held for its owner key (0).
         let c = try await harness.enqueue(crashed)
         try await eventually("resent") { try await harness.ledger(c)?.0 == "completed" }
         let row = try #require(try await sms.verification(crashed.verificationID))
@@ -346,16 +343,32 @@ import Testing
         // Another job of this verification is at its provider call right now.
         let configuration = sms.configuration()
         let hasher = SecretHasher(keyRing: try configuration.secrets.keyRing())
-        let first = SMSStore.Request(
+        var first = SMSStore.Request(
             verificationID: job.verificationID, messageID: "first-\(harness.namespace)", phone: job.phoneNumber, purpose: "sign_in",
             force: false, test: false, hash: hasher.hash(Secret("123456"), context: PhoneVerifier.hashContext(phone: job.phoneNumber, purpose: "sign_in")),
             ttlSeconds: 300, maxAttempts: 5, resendIntervalSeconds: 30, limits: .init())
+        // The first job's worker is alive: its presence lock is held.
+        first.ownerKey = Int64.random(in: 1_000_000...Int64.max)
+        let (ownerKey, database, logger) = (first.ownerKey, harness.database, harness.logger)
+        let presence = Task {
+            try await database.withConnection { connection in
+                try await connection.query("SELECT pg_advisory_lock(\(ownerKey))", logger: logger)
+                while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(50)) }
+                try await connection.query("SELECT pg_advisory_unlock(\(ownerKey))", logger: logger)
+            }
+        }
+        try await eventually("presence held") {
+            let rows = try await database.query("SELECT count(*)::bigint FROM pg_locks WHERE locktype = 'advisory' AND granted AND ((classid::bigint << 32) | objid::bigint) = \(ownerKey)", logger: logger)
+            for try await count in rows.decode(Int.self) { return count == 1 }
+            return false
+        }
         #expect(try await SMSStore.prepare(first, client: harness.database, logger: harness.logger) == .send(uncertain: false))
         let id = try await harness.enqueue(job)
         try await eventually("waiting for the first") { try await harness.ledger(id)?.0 == "retrying" }
         #expect(sms.delivered().isEmpty)
         // The first job's provider accepted.
         try await harness.database.query("UPDATE herald.sms_verifications SET state = 'sent' WHERE verification_id = \(job.verificationID)", logger: harness.logger)
+        presence.cancel()
         try await eventually("decided") { try await harness.ledger(id)?.0 == "completed" }
         #expect(sms.delivered().isEmpty, "nothing sent a second time")
         try await worker.stop()

@@ -19,6 +19,9 @@ public struct JobContext: Sendable {
     /// Carries `message_id` and `correlation_id` as metadata.
     public var logger: Logger
     public var database: PostgresClient
+    /// This worker's presence key (its advisory lock is held while the worker lives): a
+    /// handler records it where another worker must tell "in progress" from "crashed".
+    public var ownerKey: Int64 = 0
 }
 
 /// How a job ended. Throw ``JobFailure`` instead for "try again later" or "bad input".

@@ -181,7 +181,7 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
 
     private func run(_ job: Handler.Job, delivery: AMQPDelivery, envelope: JobEnvelope, attempt: Int, started: ContinuousClock.Instant, logger: Logger) async {
         let type = envelope.typeName
-        let context = JobContext(envelope: envelope, attempt: attempt, mayBeRepeat: attempt > 1 || delivery.redelivered, logger: logger, database: deps.database)
+        let context = JobContext(envelope: envelope, attempt: attempt, mayBeRepeat: attempt > 1 || delivery.redelivered, logger: logger, database: deps.database, ownerKey: deps.ownerKey)
         do {
             let outcome = try await handleHoldingForDatabase(job, context: context, logger: logger)
             let finished = JobLedger.Finished(messageID: envelope.messageID, status: outcome.status.rawValue, reason: outcome.reason)

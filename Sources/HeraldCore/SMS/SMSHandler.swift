@@ -73,7 +73,7 @@ public struct SMSHandler: JobHandler {
             hash: hasher.hash(code, context: PhoneVerifier.hashContext(phone: phone.e164, purpose: job.purpose.rawValue)),
             ttlSeconds: configuration.codeTTLSeconds, maxAttempts: configuration.maxAttempts,
             resendIntervalSeconds: configuration.resendIntervalSeconds, limits: limits(for: job, phone: phone),
-            sendingLeaseSeconds: sendingLeaseSeconds)
+            ownerKey: context.ownerKey)
 
         switch try await SMSStore.prepare(request, client: context.database, logger: logger) {
         case .send(let uncertain):
@@ -186,12 +186,6 @@ public struct SMSHandler: JobHandler {
         let event = OutgoingEvent(name: "sms.refused", payload: SMSEvent(
             verificationID: job.verificationID, phone: Redact.phone(phone.e164), purpose: job.purpose.rawValue, reason: reason))
         return .rejected(reason, events: [event], write: write)
-    }
-
-    /// How long a verification in `sending` counts as in progress: every provider's deadline
-    /// and a margin. Past it, a redelivery treats the send as crashed.
-    var sendingLeaseSeconds: Int {
-        configuration.providers.count * (configuration.providerTimeoutMilliseconds + 999) / 1000 + 15
     }
 
     /// The rate limits of a request; a client IP or app id the job lacks has no limit of its own.

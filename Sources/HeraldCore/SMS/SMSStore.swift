@@ -49,8 +49,8 @@ public enum SMSStore {
         public var maxAttempts: Int
         public var resendIntervalSeconds: Int
         public var limits: Limits
-        /// How long a `sending` verification counts as in progress (then as a crashed send).
-        public var sendingLeaseSeconds: Int = 60
+        /// The presence key of this worker: while its lock is held, its `sending` is in progress.
+        public var ownerKey: Int64 = 0
     }
 
     public static func prepare(_ request: Request, client: PostgresClient, logger: Logger) async throws -> Decision {
@@ -72,7 +72,7 @@ public enum SMSStore {
                 \(r.verificationID), \(r.messageID), \(r.phone), \(r.purpose), \(r.force), \(r.test), \(r.hash.keyID), \(hash),
                 \(r.ttlSeconds)::int, \(r.maxAttempts)::int, \(r.resendIntervalSeconds)::int,
                 \(r.limits.scopes)::text[], \(r.limits.keys)::text[], \(r.limits.windows)::int[], \(r.limits.maxes)::int[],
-                \(r.sendingLeaseSeconds)::int)
+                \(r.ownerKey)::bigint)
             """, logger: logger)
         for try await (decision, reason, uncertain) in rows.decode((String, String?, Bool).self) {
             switch decision {

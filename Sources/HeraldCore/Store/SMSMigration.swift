@@ -32,6 +32,8 @@ extension Migrations {
             state                text NOT NULL CHECK (state IN ('sending','retrying','sent','reused','test','refused','failed')),
             -- The code's `sends` this verification's SMS carried: a later send of the code supersedes it.
             code_sends           integer,
+            -- The presence key of the worker that set `sending` (its advisory lock is held while it lives).
+            owner_key            bigint,
             reason               text,
             provider             text,
             provider_message_id  text,
@@ -79,12 +81,12 @@ extension Migrations {
         --   done     this verification was decided before (o_reason: its state)
         --   closed   a retry whose code was used, killed or expired meanwhile: nothing to send
         --   busy     a send of this verification, or of the pending code it would share, is under
-        --            way (`sending` within p_sending_lease_seconds): decide again later
+        --            way (`sending` by a worker whose presence lock is held): decide again later
         CREATE FUNCTION herald.sms_prepare(
             p_verification_id text, p_message_id text, p_phone text, p_purpose text,
             p_force boolean, p_test boolean, p_key_id text, p_code_hash bytea,
             p_ttl_seconds integer, p_max_attempts integer, p_resend_interval_seconds integer,
-            p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[], p_sending_lease_seconds integer
+            p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[], p_owner_key bigint
         ) RETURNS TABLE (o_decision text, o_reason text, o_uncertain boolean)
         LANGUAGE plpgsql AS $$
         DECLARE
@@ -110,7 +112,7 @@ extension Migrations {
                     RETURN;
                 END IF;
                 -- Another job of this verification is calling a provider right now.
-                IF ver.state = 'sending' AND ver.updated_at > now() - make_interval(secs => p_sending_lease_seconds) THEN
+                IF ver.state = 'sending' AND ver.owner_key IS NOT NULL AND NOT pg_try_advisory_xact_lock_shared(ver.owner_key) THEN
                     RETURN QUERY SELECT 'busy'::text, NULL::text, false;
                     RETURN;
                 END IF;
@@ -134,7 +136,7 @@ extension Migrations {
                        expires_at = now() + make_interval(secs => p_ttl_seconds), last_sent_at = now(), sends = sends + 1
                  WHERE id = cur.id;
                 UPDATE herald.sms_verifications
-                   SET state = 'sending', message_id = p_message_id, code_sends = cur.sends + 1, updated_at = now(),
+                   SET state = 'sending', message_id = p_message_id, code_sends = cur.sends + 1, owner_key = p_owner_key, updated_at = now(),
                        uncertain_sends = uncertain_sends + CASE WHEN ver.state = 'sending' THEN 1 ELSE 0 END
                  WHERE verification_id = p_verification_id;
                 RETURN QUERY SELECT 'send'::text, NULL::text, ver.state = 'sending';
@@ -154,7 +156,7 @@ extension Migrations {
                 -- Reuse only a code that reached a provider; wait for one whose send is under way;
                 -- a code whose send failed (every provider, for now) is sent afresh below.
                 SELECT count(*) FILTER (WHERE state = 'sent'),
-                       count(*) FILTER (WHERE state = 'sending' AND updated_at > now() - make_interval(secs => p_sending_lease_seconds))
+                       count(*) FILTER (WHERE state = 'sending' AND owner_key IS NOT NULL AND NOT pg_try_advisory_xact_lock_shared(owner_key))
                   INTO n_sent, n_sending
                   FROM herald.sms_verifications WHERE code_id = cur.id AND code_sends = cur.sends;
                 IF n_sent > 0 THEN
@@ -223,8 +225,8 @@ extension Migrations {
                     RAISE EXCEPTION 'a concurrent request created the pending code; try again' USING ERRCODE = '40001';
                 END IF;
             END IF;
-            INSERT INTO herald.sms_verifications (verification_id, code_id, phone_number, purpose, message_id, state, code_sends)
-            VALUES (p_verification_id, code_row, p_phone, p_purpose, p_message_id, CASE WHEN p_test THEN 'test' ELSE 'sending' END, new_sends);
+            INSERT INTO herald.sms_verifications (verification_id, code_id, phone_number, purpose, message_id, state, code_sends, owner_key)
+            VALUES (p_verification_id, code_row, p_phone, p_purpose, p_message_id, CASE WHEN p_test THEN 'test' ELSE 'sending' END, new_sends, p_owner_key);
             RETURN QUERY SELECT CASE WHEN p_test THEN 'test' ELSE 'send' END, NULL::text, false;
         END;
         $$;
