@@ -57,7 +57,9 @@ extension BrokerTests {
                                         try await publisher.publish(body: "x".bytes, exchange: "", routingKey: queue,
                                                                     properties: AMQPProperties(messageID: "\(p)-\(i)"))
                                         confirmed.increment()
-                                        try await Task.sleep(for: .milliseconds(30))
+                                        // Publishing spans ~10 s, so the close (rabbitmqctl starts an Erlang VM:
+                                        // seconds under load) lands mid-stream; at 30 ms it once came after the end.
+                                        try await Task.sleep(for: .milliseconds(100))
                                     }
                                 }
                             }
