@@ -2,6 +2,7 @@
 #   make run    local RabbitMQ + PostgreSQL, migrate, declare, all workers, a demo of each flow
 #   make test   the same set-up, then unit and integration tests against the real servers
 #   make bench  benchmarks (ratios against a baseline run in the same invocation)
+#   make fuzz   the libFuzzer targets, 300 s each (FUZZ_SECONDS)
 
 SHELL := /bin/bash
 SWIFT ?= swift
@@ -9,7 +10,7 @@ CONFIG ?= Config/herald.yaml
 BIN = .build/debug
 export HERALD_CONFIG := $(CURDIR)/$(CONFIG)
 
-.PHONY: deps services stop build run test bench clean
+.PHONY: deps services stop build run test bench fuzz clean
 
 deps:
 	@scripts/services.sh install
@@ -32,5 +33,8 @@ test: services build
 bench: services
 	@scripts/bench.sh
 
+fuzz:
+	@scripts/fuzz.sh $${FUZZ_SECONDS:-300}
+
 clean: stop
-	rm -rf .build .run
+	rm -rf .build .build-fuzz .run

@@ -14,6 +14,8 @@ swift build --build-tests
 .build/debug/heraldctl migrate
 python3 scripts/check-schemas.py 2>/dev/null || /usr/bin/python3 scripts/check-schemas.py
 scripts/check-deploy.sh --broker
+# The libFuzzer targets (fuzz/targets), briefly: `make fuzz` runs them longer.
+scripts/fuzz.sh "${HERALD_FUZZ_SECONDS:-10}"
 
 status=0
 swift test --skip-build --skip 'Disruptive' || status=$?
