@@ -18,7 +18,7 @@ struct DeadLetterDetail: Sendable {
         ]
     }
 
-    var headers: [String: Any] { delivery.properties.headers.mapValues(Self.plain) }
+    var headers: [String: Any] { delivery.properties.headers.mapValues(\.jsonValue) }
 
     var bodyIsJSON: Bool { json(delivery.body) != nil }
 
@@ -72,21 +72,6 @@ struct DeadLetterDetail: Sendable {
         case let array as [Any]: return array.map(masked)
         case let text as String: return Redact.scrub(text)
         default: return value
-        }
-    }
-
-    /// AMQP field values as JSON-compatible values.
-    static func plain(_ value: AMQPFieldValue) -> Any {
-        switch value {
-        case .string(let s): return s
-        case .int(let n): return n
-        case .timestamp(let d): return d.iso8601
-        case .array(let values): return values.map(plain)
-        case .table(let table): return table.mapValues(plain)
-        case .bool(let b): return b
-        case .double(let d): return d
-        case .bytes(let bytes): return "\(bytes.count) bytes"
-        case .void: return NSNull()
         }
     }
 
