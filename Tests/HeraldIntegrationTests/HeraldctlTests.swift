@@ -1,5 +1,6 @@
 import AMQP
 import Foundation
+import HeraldStubs
 import Testing
 @testable import HeraldCore
 
@@ -60,10 +61,12 @@ import Testing
         let bytes = try await json(["dlq", "show", "--kind", "sms", "bad-bytes"], harness)
         #expect(bytes["body_is_json"] as? Bool == false)
         #expect((bytes["body"] as? String)?.contains("\\xc3") == true)
-        await #expect(throws: TestFailure.self) { _ = try await runHeraldctl(["dlq", "show", "--kind", "sms", "no-such-id"], namespace: harness.namespace) }
+        let missing = await #expect(throws: ChildProcessError.self) { _ = try await runHeraldctl(["dlq", "show", "--kind", "sms", "no-such-id"], namespace: harness.namespace) }
+        #expect(missing?.description.contains("exited 1:") == true)
 
         // purge with a filter takes only the matching letters.
-        await #expect(throws: TestFailure.self) { _ = try await runHeraldctl(["dlq", "purge", "--kind", "sms"], namespace: harness.namespace) }
+        let unconfirmed = await #expect(throws: ChildProcessError.self) { _ = try await runHeraldctl(["dlq", "purge", "--kind", "sms"], namespace: harness.namespace) }
+        #expect(unconfirmed?.description.contains("exited 64:") == true, "purge without --yes is a usage error")
         let purged = try await json(["dlq", "purge", "--kind", "sms", "--category", "invalid", "--yes"], harness)
         #expect(purged["purged"] as? Int == 2)
         #expect(ids(try await json(all, harness)) == [exhausted])
