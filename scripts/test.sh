@@ -20,4 +20,6 @@ scripts/fuzz.sh "${HERALD_FUZZ_SECONDS:-10}"
 status=0
 swift test --skip-build --skip 'Disruptive' || status=$?
 swift test --skip-build --filter 'Disruptive' --no-parallel || status=$?
+# The fault and load harness, short: every scenario with small counts (make chaos: full size).
+scripts/chaos.sh --short || status=$?
 exit $status
