@@ -30,44 +30,55 @@ extension Chaos {
         return result
     }
 
+    /// The shape of the fault scenarios: `count` jobs paced over `span`, the fault started
+    /// `lead` into it. `fault` returns when the fault is over: recovery is measured from
+    /// there, and every job must then finish.
+    @discardableResult
+    private func underLoad(_ result: inout ScenarioResult, count: Int, span: Duration, lead: Duration = .seconds(2), kind: @escaping @Sendable (Int) -> JobKind = Load.mixed,
+                           over: String, fault: (inout ScenarioResult) async throws -> Void) async throws -> [String] {
+        let start = ContinuousClock.now
+        let publishing = Task { await load.publish(count, perSecond: Double(count) / span.seconds, kind: kind) }
+        try await Task.sleep(for: lead)
+        try await fault(&result)
+        let recovered = ContinuousClock.now
+        result.notes.append("\(await unfinished()) jobs unfinished when \(over)")
+        let ids = await publishing.value
+        try await settle(&result, ids: ids, recoveryFrom: recovered)
+        result.seconds = (ContinuousClock.now - start).seconds
+        return ids
+    }
+
     /// RabbitMQ restarted mid-run, then paused (SIGSTOP) for three heartbeats: every worker
     /// must notice within two heartbeats and reconnect by itself; confirmed jobs are not lost.
     func brokerScenario() async throws -> ScenarioResult {
-        var result = ScenarioResult(name: "RabbitMQ restarted, then paused \(3 * options.heartbeatSeconds + 2) s")
-        let start = ContinuousClock.now
-        // Paced over the restart (about 10 s) and the pause, so jobs are published and
-        // consumed across both (publishes that fail are tried again until confirmed).
-        let span = Double(2 + 12 + 3 * options.heartbeatSeconds + 2 + 2)
-        let publishing = Task { await load.publish(options.jobs / 2, perSecond: Double(options.jobs / 2) / span) }
-        try await Task.sleep(for: .seconds(2))
-        try await services("restart-rabbitmq")
-        let restarted = ContinuousClock.now
-        try await fleet.waitUntilReady(timeout: .seconds(60))
-        result.notes.append(String(format: "after the restart, all workers ready again in %.1f s", (ContinuousClock.now - restarted).seconds))
+        let pause = Duration.seconds(3 * options.heartbeatSeconds + 2)
+        var result = ScenarioResult(name: "RabbitMQ restarted, then paused \(pause)")
+        // Paced over the restart (about 10 s) and the pause; failed publishes are tried again.
+        try await underLoad(&result, count: options.jobs / 2, span: .seconds(16) + pause, over: "the broker resumed") { result in
+            try await services("restart-rabbitmq")
+            let restarted = ContinuousClock.now
+            try await fleet.waitUntilReady(timeout: .seconds(60))
+            result.notes.append(String(format: "after the restart, all workers ready again in %.1f s", (ContinuousClock.now - restarted).seconds))
 
-        try await services("pause-rabbitmq")
-        let paused = ContinuousClock.now
-        var noticed: [String: Double] = [:]
-        let pauseLength = Duration.seconds(3 * options.heartbeatSeconds + 2)
-        while ContinuousClock.now - paused < pauseLength {
-            for (name, ready) in await fleet.readiness() where !ready && noticed[name] == nil {
-                noticed[name] = (ContinuousClock.now - paused).seconds
+            try await services("pause-rabbitmq")
+            let paused = ContinuousClock.now
+            var noticed: [String: Double] = [:]
+            while ContinuousClock.now - paused < pause {
+                for (name, ready) in await fleet.readiness() where !ready && noticed[name] == nil {
+                    noticed[name] = (ContinuousClock.now - paused).seconds
+                }
+                try await Task.sleep(for: .milliseconds(100))
             }
-            try await Task.sleep(for: .milliseconds(100))
+            try await services("resume-rabbitmq")
+            let resumed = ContinuousClock.now
+            try await fleet.waitUntilReady(timeout: .seconds(60))
+            let slowest = noticed.values.max() ?? .infinity
+            let limit = Double(2 * options.heartbeatSeconds) + 1
+            result.notes.append(String(format: "paused: %d of %d workers noticed, the last after %.1f s (two heartbeats: %d s); ready again %.1f s after SIGCONT",
+                                       noticed.count, fleet.names.count, slowest, 2 * options.heartbeatSeconds, (ContinuousClock.now - resumed).seconds))
+            result.require(noticed.count == fleet.names.count, "workers that never noticed the paused broker: \(Set(fleet.names).subtracting(noticed.keys).sorted())")
+            result.require(slowest <= limit, String(format: "a worker took %.1f s to notice the paused broker (limit %.0f s)", slowest, limit))
         }
-        try await services("resume-rabbitmq")
-        let resumed = ContinuousClock.now
-        result.notes.append("\(await unfinished()) jobs unfinished when the broker resumed")
-        try await fleet.waitUntilReady(timeout: .seconds(60))
-        let slowest = noticed.values.max() ?? .infinity
-        let limit = Double(2 * options.heartbeatSeconds) + 1
-        result.notes.append(String(format: "paused: %d of %d workers noticed, the last after %.1f s (two heartbeats: %d s); ready again %.1f s after SIGCONT",
-                                   noticed.count, fleet.names.count, slowest, 2 * options.heartbeatSeconds, (ContinuousClock.now - resumed).seconds))
-        result.require(noticed.count == fleet.names.count, "workers that never noticed the paused broker: \(Set(fleet.names).subtracting(noticed.keys).sorted())")
-        result.require(slowest <= limit, String(format: "a worker took %.1f s to notice the paused broker (limit %.0f s)", slowest, limit))
-        let ids = await publishing.value
-        try await settle(&result, ids: ids, recoveryFrom: resumed)
-        result.seconds = (ContinuousClock.now - start).seconds
         return result
     }
 
@@ -75,18 +86,11 @@ extension Chaos {
     /// dead-lettered because of it; the backlog drains after.
     func databaseScenario() async throws -> ScenarioResult {
         var result = ScenarioResult(name: "PostgreSQL stopped (immediate) for \(options.databaseOutage)")
-        let start = ContinuousClock.now
-        let span = options.databaseOutage + .seconds(6)
-        let publishing = Task { await load.publish(options.jobs / 2, perSecond: Double(options.jobs / 2) / span.seconds) }
-        try await Task.sleep(for: .seconds(2))
-        try await services("stop-postgres", "immediate")
-        try await Task.sleep(for: options.databaseOutage)
-        try await services("start-postgres")
-        let back = ContinuousClock.now
-        result.notes.append("\(await unfinished()) jobs unfinished when PostgreSQL came back")
-        let ids = await publishing.value
-        try await settle(&result, ids: ids, recoveryFrom: back)
-        result.seconds = (ContinuousClock.now - start).seconds
+        try await underLoad(&result, count: options.jobs / 2, span: options.databaseOutage + .seconds(6), over: "PostgreSQL came back") { _ in
+            try await services("stop-postgres", "immediate")
+            try await Task.sleep(for: options.databaseOutage)
+            try await services("start-postgres")
+        }
         return result
     }
 
@@ -95,23 +99,18 @@ extension Chaos {
     /// once it recovers.
     func providerScenario() async throws -> ScenarioResult {
         var result = ScenarioResult(name: "SMS provider 503, then hanging, for \(options.providerOutage)")
-        let start = ContinuousClock.now
         let count = max(100, options.jobs / 4)
+        var (outageStart, outageEnd) = (Date(), Date())
         // Paced over the outage and a little after, so jobs arrive before, during and after it.
-        let span = options.providerOutage + .seconds(4)
-        let publishing = Task { await load.publish(count, perSecond: Double(count) / span.seconds, kind: { _ in .sms }) }
-        try await Task.sleep(for: .seconds(1))
-        let outageStart = Date()
-        gateway.set(.failing)
-        try await Task.sleep(for: options.providerOutage / 2)
-        gateway.set(.hanging)
-        try await Task.sleep(for: options.providerOutage / 2)
-        gateway.set(.normal)
-        let outageEnd = Date()
-        let recovered = ContinuousClock.now
-        result.notes.append("\(await unfinished()) jobs unfinished when the provider recovered")
-        let ids = await publishing.value
-        try await settle(&result, ids: ids, recoveryFrom: recovered)
+        let ids = try await underLoad(&result, count: count, span: options.providerOutage + .seconds(4), lead: .seconds(1), kind: { _ in .sms }, over: "the provider recovered") { _ in
+            outageStart = Date()
+            gateway.set(.failing)
+            try await Task.sleep(for: options.providerOutage / 2)
+            gateway.set(.hanging)
+            try await Task.sleep(for: options.providerOutage / 2)
+            gateway.set(.normal)
+            outageEnd = Date()
+        }
         let rate = gateway.requestRate(from: outageStart, to: outageEnd)
         let requests = gateway.requests
         let attempts = ids.compactMap { requests[$0] }
@@ -120,26 +119,20 @@ extension Chaos {
                                    rate.mean, rate.peak, maxAttempts, Double(attempts.reduce(0, +)) / Double(max(attempts.count, 1))))
         result.require(maxAttempts <= configuration.runner.maxAttempts, "a job reached the provider \(maxAttempts) times (runner.max_attempts \(configuration.runner.maxAttempts)): a retry storm")
         result.require(result.duplicateSends == 0, "\(result.duplicateSends) duplicated SMS")
-        result.seconds = (ContinuousClock.now - start).seconds
         return result
     }
 
     /// Every worker gets SIGTERM while busy and is started again: nothing lost, nothing sent twice.
     func rolloutScenario() async throws -> ScenarioResult {
         var result = ScenarioResult(name: "rollout: SIGTERM every worker while busy, start again")
-        let start = ContinuousClock.now
-        let publishing = Task { await load.publish(options.jobs / 2, perSecond: Double(options.jobs / 2) / 10) }
-        try await Task.sleep(for: .seconds(3))
-        let statuses = try await fleet.rollout()
-        let restarted = ContinuousClock.now
-        result.notes.append("\(await unfinished()) jobs unfinished when the workers started again")
-        result.require(statuses.allSatisfy { $0 == 0 }, "workers did not drain and exit 0 on SIGTERM: \(statuses)")
-        try await fleet.waitUntilReady(timeout: .seconds(60))
-        result.notes.append(String(format: "%d workers drained and exited 0; all ready again in %.1f s", statuses.filter { $0 == 0 }.count, (ContinuousClock.now - restarted).seconds))
-        let ids = await publishing.value
-        try await settle(&result, ids: ids, recoveryFrom: restarted)
+        try await underLoad(&result, count: options.jobs / 2, span: .seconds(10), lead: .seconds(3), over: "the workers started again") { result in
+            let statuses = try await fleet.rollout()
+            let restarted = ContinuousClock.now
+            result.require(statuses.allSatisfy { $0 == 0 }, "workers did not drain and exit 0 on SIGTERM: \(statuses)")
+            try await fleet.waitUntilReady(timeout: .seconds(60))
+            result.notes.append(String(format: "%d workers drained and exited 0; all ready again in %.1f s", statuses.filter { $0 == 0 }.count, (ContinuousClock.now - restarted).seconds))
+        }
         result.require(result.duplicateSends == 0, "\(result.duplicateSends) duplicated SMS")
-        result.seconds = (ContinuousClock.now - start).seconds
         return result
     }
 }
