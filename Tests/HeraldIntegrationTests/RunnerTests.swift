@@ -119,6 +119,18 @@ import Testing
         await harness.close()
     }
 
+    @Test func aHandlerRunThatNeverAnswersIsAbandonedAndRunAgain() async throws {
+        let harness = try await Harness()
+        let handler = HangsOnceHandler()
+        let worker = try await harness.startRunner(.sms, handler) { $0.runner.handlerTimeoutSeconds = 1 }
+        let id = try await harness.enqueue(harness.sms(8))
+        try await eventually("completed by a second run") { try await harness.ledger(id)?.0 == "completed" }
+        #expect(handler.runs == 2, "the hung run was abandoned after the timeout and the handler ran again")
+        #expect(try await harness.ledger(id)?.1 == 1, "the same claim: not a retry through the delay queues")
+        try await worker.stop()
+        await harness.close()
+    }
+
     @Test func outcomesEmitEventsThroughTheOutbox() async throws {
         let harness = try await Harness()
         let events = "\(harness.namespace).test-events"
@@ -160,4 +172,18 @@ func runHeraldctl(_ arguments: [String], namespace: String) async throws -> Stri
     environment["HERALD_AMQP_NAMESPACE"] = namespace
     environment["HERALD_DATABASE_TLS"] = "disable"
     return try await ChildProcess.run(TestEnvironment.binDir + "/heraldctl", arguments, environment: environment)
+}
+
+/// Its first run never answers and ignores cancellation, like a query on a connection that
+/// died without failing its promise; later runs complete.
+final class HangsOnceHandler: JobHandler, @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var runs: Int { lock.withLock { count } }
+
+    func handle(_ job: SMSVerificationJob, context: JobContext) async throws -> JobOutcome {
+        let run = lock.withLock { count += 1; return count }
+        if run == 1 { await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in } }
+        return .completed()
+    }
 }

@@ -12,6 +12,9 @@ import Logging
 /// - shutdown mid-run: a transient failure, so the job comes back (to this or another
 ///   worker) and the run goes on; a SIGKILL is the runner's usual takeover.
 public struct CleanupHandler: JobHandler {
+    /// A run deletes every eligible account, batch after batch: minutes, by design.
+    public static var runsLong: Bool { true }
+
     public let configuration: CleanupConfiguration
     public let eventsExchange: String
     let metrics = CleanupMetrics()

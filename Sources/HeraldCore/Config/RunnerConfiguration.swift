@@ -10,6 +10,9 @@ public struct RunnerConfiguration: Sendable {
     public var leaseSeconds: Int = 300
     /// SIGTERM: in-flight jobs get this long to finish; the rest are requeued.
     public var drainTimeoutSeconds: Int = 25
+    /// One run of a handler that takes longer is taken for hung (a database call that never
+    /// answers) and run again; 0: no limit. Handlers that run long by design (cleanup) have none.
+    public var handlerTimeoutSeconds: Int = 120
     /// Claims grouped into one statement, and finished jobs into one transaction, at most.
     public var outcomeBatchSize: Int = 128
 
@@ -24,6 +27,7 @@ public struct RunnerConfiguration: Sendable {
         }
         self.leaseSeconds = try source.int("runner.lease_seconds", default: leaseSeconds, range: 1...86_400)
         self.drainTimeoutSeconds = try source.int("runner.drain_timeout_seconds", default: drainTimeoutSeconds, range: 0...3_600)
+        self.handlerTimeoutSeconds = try source.int("runner.handler_timeout_seconds", default: handlerTimeoutSeconds, range: 0...86_400)
         self.outcomeBatchSize = try source.int("runner.outcome_batch_size", default: outcomeBatchSize, range: 1...10_000)
     }
 }

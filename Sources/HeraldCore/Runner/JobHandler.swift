@@ -6,6 +6,13 @@ import PostgresNIO
 public protocol JobHandler: Sendable {
     associatedtype Job: HeraldJob
     func handle(_ job: Job, context: JobContext) async throws -> JobOutcome
+    /// True for a handler whose runs take long by design (a cleanup run): the runner does not
+    /// hold it to `runner.handler_timeout_seconds`.
+    static var runsLong: Bool { get }
+}
+
+extension JobHandler {
+    public static var runsLong: Bool { false }
 }
 
 /// What a handler knows about the delivery it is handling.

@@ -221,14 +221,22 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
     /// job is held until the database answers again and the handler runs again, so an
     /// outage never turns into a retry that counts or a dead letter. A handler's database
     /// steps are idempotent for this reason. Three holds in a row that find the database
-    /// reachable at once mean the error is the handler's own: it is thrown.
+    /// reachable at once mean the error is the handler's own: it is thrown. A run longer than
+    /// `runner.handler_timeout_seconds` counts as a lost database (unless `Handler.runsLong`).
     private func handleHoldingForDatabase(_ job: Handler.Job, context: JobContext, logger: Logger) async throws -> JobOutcome {
         var spurious = 0
+        let handler = self.handler
+        let limit = Handler.runsLong || configuration.handlerTimeoutSeconds == 0 ? nil : Duration.seconds(configuration.handlerTimeoutSeconds)
         while true {
             do {
-                return try await handler.handle(job, context: context)
+                // A handler's database call that never answers (seen after a PostgreSQL
+                // restart) would hold its job, and its prefetch slot, for ever: past the limit
+                // the run is abandoned and, like a lost database, run again.
+                guard let limit else { return try await handler.handle(job, context: context) }
+                return try await withDeadline(limit) { try await handler.handle(job, context: context) }
             } catch where !(error is JobFailure) && DatabaseAvailability.isUnavailable(error) && !(error is CancellationError) && !Task.isCancelled && spurious < 3 {
-                logger.warning("the handler lost the database; holding the job until it returns", metadata: ["error": "\(Self.describe(error))"])
+                let what = error is DeadlineExceeded ? "the handler did not answer within runner.handler_timeout_seconds; running it again" : "the handler lost the database; holding the job until it returns"
+                logger.warning("\(what)", metadata: ["error": "\(Self.describe(error))"])
                 let started = ContinuousClock.now
                 let database = deps.database
                 try await untilDatabase(logger) { try await database.query("SELECT 1", logger: logger); return true }
