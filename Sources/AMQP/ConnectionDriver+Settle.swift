@@ -45,12 +45,16 @@ extension ConnectionDriver {
             while prefix < outstandingDeliveries.count && tags.contains(outstandingDeliveries[prefix]) {
                 prefix += 1
             }
+            // The list is updated before the send: a send that fails tears the connection
+            // down, which empties it (make chaos crashed a worker on a broker restart when the
+            // removal came after the send).
             if prefix > 1 {
-                sendSettle(Self.consumeChannel, .ack, tag: outstandingDeliveries[prefix - 1], multiple: true)
+                let last = outstandingDeliveries[prefix - 1]
                 outstandingDeliveries.removeFirst(prefix)
+                sendSettle(Self.consumeChannel, .ack, tag: last, multiple: true)
             } else if prefix == 1 {
-                sendSettle(Self.consumeChannel, .ack, tag: outstandingDeliveries[0], multiple: false)
-                outstandingDeliveries.removeFirst()
+                let first = outstandingDeliveries.removeFirst()
+                sendSettle(Self.consumeChannel, .ack, tag: first, multiple: false)
             }
             // The rest (acked out of order) one by one; tags no longer outstanding were
             // covered by the multiple ack or settled before.

@@ -59,6 +59,19 @@ let databaseTask = Task { await database.run() }
 let runDirectory = options.reportDirectory + "/" + namespace
 let fleet = try Fleet(counts: [(.sms, 2), (.email, 2), (.push, 1), (.cleanup, 1)], binDir: binDir, logDir: runDirectory + "/logs",
                       environment: workerEnvironment, basePort: Int(environment["HERALD_CHAOS_BASE_PORT"] ?? "") ?? 19_200)
+// Stopped from outside (SIGTERM, SIGINT): the workers go with the harness, or they would
+// outlive it and hold their ports for the next run.
+signal(SIGTERM, SIG_IGN)
+signal(SIGINT, SIG_IGN)
+let stopSignals = [SIGTERM, SIGINT].map { number in
+    let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+    source.setEventHandler {
+        for pid in fleet.pids { kill(pid, SIGKILL) }
+        exit(128 + number)
+    }
+    source.resume()
+    return source
+}
 let chaos = Chaos(options: options, configuration: configuration, fleet: fleet, gateway: gateway, load: Load(client: client),
                   tally: Tally(database: database, logger: logger), logger: logger, servicesScript: servicesScript)
 var results: [ScenarioResult] = []
