@@ -9,6 +9,9 @@ cd "$(dirname "$0")/.."
 eval "$(scripts/services.sh env)"
 export HERALD_DATABASE_URL="${HERALD_DATABASE_URL%/*}/herald_chaos"
 export HERALD_SERVICES_SCRIPT="$PWD/scripts/services.sh"
+# The workers' operations ports, next to the broker's, so runs on other servers' ports
+# (HERALD_AMQP_PORT) do not collide.
+export HERALD_CHAOS_BASE_PORT="${HERALD_CHAOS_BASE_PORT:-$(( ${HERALD_AMQP_PORT:-55672} - 36400 ))}"
 swift build --product herald-chaos
 for product in herald-sms herald-email herald-push herald-cleanup heraldctl; do swift build --product "$product"; done
 # A fresh schema each run: the figures and the secrecy dump are this run's alone.
