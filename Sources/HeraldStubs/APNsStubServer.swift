@@ -88,6 +88,7 @@ public final class APNsStubServer: Sendable {
     public init(tls: TestTLS, credentials: Credentials, maxConcurrentStreams: Int = 1000, record: Bool = true,
                 responder: @escaping Responder = { _ in .ok }) async throws {
         var configuration = TLSConfiguration.makeServerConfiguration(
+            // NIOSSL reads a key file by its extension (.key is DER): the key is server-key.pem.
             certificateChain: try NIOSSLCertificate.fromPEMFile(tls.certificateFile).map { .certificate($0) },
             privateKey: .file(tls.keyFile))
         configuration.applicationProtocols = ["h2"]

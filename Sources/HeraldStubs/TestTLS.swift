@@ -6,7 +6,7 @@ public struct TestTLS: Sendable {
     public let directory: String
     public var caFile: String { directory + "/ca.pem" }
     public var certificateFile: String { directory + "/server.pem" }
-    public var keyFile: String { directory + "/server.key" }
+    public var keyFile: String { directory + "/server-key.pem" }
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -25,7 +25,7 @@ public struct TestTLS: Sendable {
                 -addext 'basicConstraints=critical,CA:TRUE' -addext 'keyUsage=critical,keyCertSign,cRLSign' \\
                 -keyout ca.key -out ca.pem 2>/dev/null
             openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj '/CN=localhost' \\
-                -keyout server.key -out server.csr 2>/dev/null
+                -keyout server-key.pem -out server.csr 2>/dev/null
             openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile ext.cnf -out server.pem 2>/dev/null
             """
         let status = try run(["/bin/sh", "-c", script])

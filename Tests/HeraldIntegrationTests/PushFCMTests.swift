@@ -35,6 +35,9 @@ import Testing
     @Test func theAccessTokenIsCachedUntilNearItsExpiry() async throws {
         let harness = try await Harness()
         let push = try await PushFixture(harness)
+        // The provider's clock starts in the past, so that moving it to near the token's expiry
+        // still gives assertions the token endpoint accepts (it checks iat and exp against its own clock).
+        push.clock.advance(-3400)
         let (worker, handler) = try await push.startWithHandler()
         var ids: [String] = []
         for n in 0..<20 { ids.append(try await harness.enqueue(push.job(n, platform: .fcm))) }
@@ -45,7 +48,7 @@ import Testing
         #expect(await cache.fetches == 1)
 
         // Five minutes before its expiry (3600 s), the token is fetched again.
-        push.clock.advance(3600 - 299)
+        push.clock.advance(3600 - 299)   // now 299 s before the expiry
         let later = try await harness.enqueue(push.job(50, platform: .fcm))
         try await eventually("delivered") { try await harness.ledger(later)?.0 == "completed" }
         #expect(push.fcm.tokenRequests == 2)

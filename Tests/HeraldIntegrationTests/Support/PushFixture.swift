@@ -19,7 +19,7 @@ final class TestClock: @unchecked Sendable {
 /// `herald-push` in-process on a test's namespace, pushing to two local APNs servers
 /// (production and sandbox hosts) with a `.p8` key and TLS material made for the test, and to
 /// a local FCM v1 + OAuth2 server with a service account made for the test.
-final class PushFixture: Sendable {
+final class PushFixture: @unchecked Sendable {
     let harness: Harness
     let tls: TestTLS
     let apnsKey = P256.Signing.PrivateKey()
