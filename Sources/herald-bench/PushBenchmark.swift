@@ -72,12 +72,17 @@ struct PushBenchmark {
             apns.sandboxHost = server.baseURL
             apns.caFile = tls.caFile
             apns.connections = connections
+            // Spread the load: each connection takes its share of the requests in flight.
+            apns.streamsPerConnection = max(1, min(1000, concurrency / connections))
             let cache = try APNsTokenCache(pem: key.pemRepresentation, keyID: "BENCHKEY01", teamID: "BENCHTEAM1", refreshInterval: 3000)
             let provider = try APNsProvider(configuration: apns, tokens: cache)
             let database = PostgresClient(configuration: .init(host: "127.0.0.1", username: "unused", password: nil, database: nil, tls: .disable))
             let token = String(repeating: "ab", count: 32)
+            // The secrets are made up front: this measures the provider client (the handler makes
+            // each secret before its database round trip, outside the provider call).
+            let secrets = (0..<max(count, 1)).map { _ in SecretGenerator.token(bytes: 32) }
             let bench = try await measure("herald APNsProvider, \(connections) connection\(connections == 1 ? "" : "s")") { n in
-                let message = PushMessage(receipt: "bench-receipt-\(n)", secret: SecretGenerator.token(bytes: 32), deviceToken: token,
+                let message = PushMessage(receipt: "bench-receipt-\(n)", secret: secrets[max(n, 0) % secrets.count], deviceToken: token,
                                           platform: .apns, environment: .production, appID: "com.example.bench",
                                           expiresAt: Date().addingTimeInterval(300), messageID: "bench-\(n)")
                 let response = await provider.send(message, logger: logger, database: database)

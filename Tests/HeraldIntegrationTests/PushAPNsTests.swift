@@ -42,7 +42,11 @@ import Testing
         let health = try #require(try await push.health(job.deviceToken))
         #expect(health.status == "valid")
         #expect(health.pushes == 1)
-        let events = try await push.events()
+        var events: [(String, [String: Any])] = []
+        try await eventually("event") {
+            events += try await push.events()
+            return !events.isEmpty
+        }
         #expect(events.map(\.0) == ["push.sent"])
         #expect(events.first?.1["provider_message_id"] as? String == apnsID)
         #expect(events.first?.1["receipt"] as? String == job.receipt)
@@ -249,6 +253,30 @@ import Testing
         #expect(last.jwt != requests[0].jwt)
         #expect(last.issuedAt >= requests[0].issuedAt + harness.configuration.push.apns.jwtRefreshSeconds)
         #expect(tokens.signatureCount == 2)
+        try await worker.stop()
+        await push.close()
+        await harness.close()
+    }
+
+    @Test func aSecondConnectionOpensOnlyWhenTheFirstOnesStreamsAreBusy() async throws {
+        let harness = try await Harness()
+        let push = try await PushFixture(harness) { _ in .init(delay: .milliseconds(300)) }
+        let worker = try await push.start {
+            $0.amqp.prefetch = 16
+            $0.push.apns.connections = 2
+            $0.push.apns.streamsPerConnection = 4
+        }
+        // One at a time: one connection.
+        let first = try await harness.enqueue(push.job(0))
+        try await eventually("delivered") { try await harness.ledger(first)?.0 == "completed" }
+        #expect(push.production.connectionCount == 1)
+        // Sixteen at once: four streams on the first, the rest on the second.
+        var ids: [String] = []
+        for n in 1...16 { ids.append(try await harness.enqueue(push.job(n))) }
+        try await eventually("16 delivered") { try await harness.statuses(ids).values.filter { $0 == "completed" }.count == 16 }
+        #expect(push.production.connectionCount == 2)
+        #expect(push.production.peakConcurrentStreams > 1, "several streams in flight on one connection")
+        #expect(Set(push.production.requests.map(\.connection)).count == 2)
         try await worker.stop()
         await push.close()
         await harness.close()

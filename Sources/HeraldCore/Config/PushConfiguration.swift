@@ -24,8 +24,10 @@ public struct PushConfiguration: Sendable {
         /// The provider JWT is signed again after this long (Apple: not more often than every
         /// 20 minutes, not older than 60).
         public var jwtRefreshSeconds = 3000
-        /// HTTP/2 connections per host; requests are spread over them.
+        /// HTTP/2 connections per host at most; the next is used when the others are busy.
         public var connections = 2
+        /// Requests in flight (streams) on one connection before the next connection is used.
+        public var streamsPerConnection = 500
         /// CA bundle that signs the APNs server certificate; empty: the system's (tests: the test CA).
         public var caFile = ""
         public var timeoutMilliseconds = 10_000
@@ -77,6 +79,7 @@ public struct PushConfiguration: Sendable {
         apns.expirationSeconds = try source.int("push.apns.expiration_seconds", default: apns.expirationSeconds, range: 0...2_592_000)
         apns.jwtRefreshSeconds = try source.int("push.apns.jwt_refresh_seconds", default: apns.jwtRefreshSeconds, range: 1200...3300)
         apns.connections = try source.int("push.apns.connections", default: apns.connections, range: 1...64)
+        apns.streamsPerConnection = try source.int("push.apns.streams_per_connection", default: apns.streamsPerConnection, range: 1...1000)
         apns.caFile = try source.string("push.apns.ca_file", default: "")
         apns.timeoutMilliseconds = try source.int("push.apns.timeout_ms", default: apns.timeoutMilliseconds, range: 100...120_000)
         fcm.projectID = try source.string("push.fcm.project_id", default: "")
@@ -113,7 +116,8 @@ public struct PushConfiguration: Sendable {
             "push.apns.key": mask(apns.key), "push.apns.key_id": apns.keyID,
             "push.apns.team_id": apns.teamID, "push.apns.topic": apns.topic, "push.apns.payload_key": apns.payloadKey,
             "push.apns.expiration_seconds": apns.expirationSeconds, "push.apns.jwt_refresh_seconds": apns.jwtRefreshSeconds,
-            "push.apns.connections": apns.connections, "push.apns.ca_file": apns.caFile, "push.apns.timeout_ms": apns.timeoutMilliseconds,
+            "push.apns.connections": apns.connections, "push.apns.streams_per_connection": apns.streamsPerConnection,
+            "push.apns.ca_file": apns.caFile, "push.apns.timeout_ms": apns.timeoutMilliseconds,
             "push.fcm.project_id": fcm.projectID, "push.fcm.service_account": mask(fcm.serviceAccount),
             "push.fcm.token_endpoint": fcm.tokenEndpoint,
             "push.fcm.send_endpoint": fcm.sendEndpoint, "push.fcm.timeout_ms": fcm.timeoutMilliseconds,

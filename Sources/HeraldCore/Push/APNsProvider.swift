@@ -23,7 +23,8 @@ public struct APNsProvider: PushProvider {
     public init(configuration: PushConfiguration.APNs, tokens: APNsTokenCache?, metrics: PushMetrics = PushMetrics()) throws {
         self.configuration = configuration
         self.tokens = tokens
-        self.connections = try APNsConnections.shared(caFile: configuration.caFile, count: configuration.connections)
+        self.connections = try APNsConnections.shared(caFile: configuration.caFile, count: configuration.connections,
+                                                      streamsPerConnection: configuration.streamsPerConnection)
         self.metrics = metrics
     }
 
@@ -75,8 +76,10 @@ public struct APNsProvider: PushProvider {
         request.headers.add(name: "apns-id", value: apnsID)
         request.headers.add(name: "content-type", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: body))
+        let (client, lease) = connections.lease()
+        defer { connections.release(lease) }
         do {
-            let response = try await connections.next().execute(request, timeout: .milliseconds(Int64(configuration.timeoutMilliseconds)), logger: logger)
+            let response = try await client.execute(request, timeout: .milliseconds(Int64(configuration.timeoutMilliseconds)), logger: logger)
             let data = try await response.body.collect(upTo: 64 * 1024)
             let json = data.readableBytes > 0 ? (try? JSONSerialization.jsonObject(with: Data(buffer: data))) as? [String: Any] : nil
             let timestamp = (json?["timestamp"] as? NSNumber)?.int64Value
@@ -91,31 +94,46 @@ public struct APNsProvider: PushProvider {
     }
 }
 
-/// The HTTP/2 clients of APNs, one connection pool each, kept for the life of the process
-/// (per CA file and count) and used round robin.
+/// The HTTP/2 clients of APNs, one connection each (AsyncHTTPClient keeps one HTTP/2
+/// connection per host and queues requests when its streams are used up, so more connections
+/// mean more clients). A request goes to the first connection with fewer than
+/// `streamsPerConnection` requests in flight, else to the least busy: under light load one
+/// connection carries everything, and the others are opened only when needed. Kept for the
+/// life of the process, per CA file and limits.
 final class APNsConnections: @unchecked Sendable {
     let clients: [HTTPClient]
+    let streamsPerConnection: Int
     private let lock = NSLock()
-    private var index = 0
+    private var inFlight: [Int]
 
-    private init(clients: [HTTPClient]) { self.clients = clients }
+    private init(clients: [HTTPClient], streamsPerConnection: Int) {
+        self.clients = clients
+        self.streamsPerConnection = streamsPerConnection
+        self.inFlight = Array(repeating: 0, count: clients.count)
+    }
 
-    func next() -> HTTPClient {
+    func lease() -> (HTTPClient, Int) {
         lock.withLock {
-            index = (index + 1) % clients.count
-            return clients[index]
+            let index = inFlight.firstIndex { $0 < streamsPerConnection }
+                ?? inFlight.indices.min { inFlight[$0] < inFlight[$1] }!
+            inFlight[index] += 1
+            return (clients[index], index)
         }
+    }
+
+    func release(_ index: Int) {
+        lock.withLock { inFlight[index] -= 1 }
     }
 
     private static let lock = NSLock()
     nonisolated(unsafe) private static var cache: [String: APNsConnections] = [:]
 
-    static func shared(caFile: String, count: Int) throws -> APNsConnections {
+    static func shared(caFile: String, count: Int, streamsPerConnection: Int) throws -> APNsConnections {
         try lock.withLock {
-            let key = "\(count)|\(caFile)"
+            let key = "\(count)|\(streamsPerConnection)|\(caFile)"
             if let found = cache[key] { return found }
             let clients = try (0..<count).map { _ in try makeClient(caFile: caFile) }
-            let made = APNsConnections(clients: clients)
+            let made = APNsConnections(clients: clients, streamsPerConnection: streamsPerConnection)
             cache[key] = made
             return made
         }
