@@ -154,6 +154,30 @@ import Testing
         await harness.close()
     }
 
+    @Test func aBadDeviceTokenIsRefusedInItsEnvironmentButPushedInTheOther() async throws {
+        let harness = try await Harness()
+        let push = try await PushFixture(harness)
+        push.sandbox.respond { _ in .init(status: 400, reason: "BadDeviceToken") }
+        let worker = try await push.start()
+        // A production build's token sent as sandbox: invalid there.
+        let first = try await harness.enqueue(push.job(1, environment: .sandbox))
+        try await eventually("rejected") { try await harness.ledger(first)?.0 == "rejected" }
+        let again = try await harness.enqueue(push.job(1, environment: .sandbox))
+        try await eventually("refused") { try await harness.ledger(again)?.0 == "rejected" }
+        #expect(push.sandbox.requestCount == 1, "no second push to the environment that refused it")
+        // The front API fixes the environment: pushed, and the token is valid again.
+        let fixed = push.job(1, environment: .production)
+        let fixedID = try await harness.enqueue(fixed)
+        try await eventually("delivered") { try await harness.ledger(fixedID)?.0 == "completed" }
+        let health = try #require(try await push.health(fixed.deviceToken))
+        #expect(health.status == "valid")
+        #expect(health.environment == "production")
+        #expect(health.reason == nil)
+        try await worker.stop()
+        await push.close()
+        await harness.close()
+    }
+
     @Test func anExpiredProviderTokenIsSignedAgainOnceAndThePushRetried() async throws {
         let harness = try await Harness()
         let first = LockedBox<String?>(nil)

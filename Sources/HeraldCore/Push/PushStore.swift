@@ -57,7 +57,7 @@ public enum PushStore {
         throw PushStoreError("herald.push_prepare gave no decision")
     }
 
-    /// The provider accepted: the receipt is `sent`, the token healthy.
+    /// The provider accepted: the receipt is `sent`, the token healthy (valid again if it was not).
     public static func sent(_ receipt: String, tokenHash: String, provider: String, providerMessageID: String?, httpStatus: Int?, client: PostgresClient, logger: Logger) async throws {
         try await client.query("""
             WITH v AS (
@@ -65,7 +65,9 @@ public enum PushStore {
                    SET state = 'sent', provider = \(provider), provider_message_id = \(providerMessageID), http_status = \(httpStatus),
                        reason = NULL, updated_at = now()
                  WHERE receipt = \(receipt) AND state = 'sending' RETURNING receipt)
-            UPDATE herald.device_tokens SET pushes = pushes + 1, last_success_at = now(), updated_at = now()
+            UPDATE herald.device_tokens
+               SET status = 'valid', reason = NULL, detail = NULL, invalid_since = NULL,
+                   pushes = pushes + 1, last_success_at = now(), updated_at = now()
              WHERE token_hash = \(tokenHash) AND EXISTS (SELECT 1 FROM v)
             """, logger: logger)
     }

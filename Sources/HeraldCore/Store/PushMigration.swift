@@ -92,10 +92,13 @@ extension Migrations {
 
             INSERT INTO herald.device_tokens (token_hash, platform, token_hint, app_id, environment)
             VALUES (p_token_hash, p_platform, p_token_hint, p_app_id, p_environment)
-            ON CONFLICT (token_hash) DO UPDATE SET app_id = EXCLUDED.app_id, environment = EXCLUDED.environment, updated_at = now();
+            ON CONFLICT (token_hash) DO UPDATE SET updated_at = now();
             SELECT * INTO tok FROM herald.device_tokens WHERE token_hash = p_token_hash FOR UPDATE;
 
-            IF tok.status = 'invalid' THEN
+            -- A dead token costs no push. BadDeviceToken is the exception when this job names the
+            -- other environment: a sandbox token sent to production (or the reverse) is the usual
+            -- cause, so the token gets its push in the environment the job now names.
+            IF tok.status = 'invalid' AND (tok.reason IS DISTINCT FROM 'bad_device_token' OR tok.environment = p_environment) THEN
                 refusal := 'token_invalid';
             ELSIF is_new AND p_rate_max > 0 THEN
                 IF tok.window_start IS NULL OR tok.window_start + make_interval(secs => p_rate_window_seconds) <= now() THEN
@@ -108,6 +111,9 @@ extension Migrations {
                     UPDATE herald.device_tokens SET window_start = tok.window_start, window_count = tok.window_count + 1
                      WHERE token_hash = p_token_hash;
                 END IF;
+            END IF;
+            IF refusal IS NULL THEN
+                UPDATE herald.device_tokens SET app_id = p_app_id, environment = p_environment WHERE token_hash = p_token_hash;
             END IF;
 
             IF refusal IS NOT NULL THEN
