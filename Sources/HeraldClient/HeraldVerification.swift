@@ -1,3 +1,4 @@
+import Foundation
 import HeraldCore
 import Logging
 import PostgresNIO
@@ -26,5 +27,13 @@ public struct HeraldVerification: Sendable {
     /// verified (app id, platform) once; mismatch; expired; already used; not found.
     public func confirmAppVerification(receipt: String, secret: String, logger: Logger) async throws -> PushVerifier.Result {
         try await push.confirm(receipt: receipt, secret: secret, logger: logger)
+    }
+
+    /// The app presented `token` after registering it with APNs or FCM at `registeredAt`: a
+    /// token marked invalid before that moment is valid again (APNs's 410 timestamp says a
+    /// token is invalid unless registered after it). Returns whether it changed.
+    @discardableResult
+    public func deviceTokenRegistered(platform: PushVerificationJob.Platform, token: String, at registeredAt: Date, logger: Logger) async throws -> Bool {
+        try await PushTokens.registered(platform: platform, token: token, at: registeredAt, client: push.client, logger: logger)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldClient
 import HeraldStubs
 import Testing
 @testable import HeraldCore
@@ -106,10 +107,13 @@ import Testing
         #expect(push.production.requestCount == 1)
         #expect(try await push.verification(again.receipt)?.reason == "token_invalid")
 
-        // Registered again after APNs's timestamp: valid, pushed again.
-        let registered = try await PushTokens.registered(platform: .apns, token: job.deviceToken,
-                                                         at: Date(timeIntervalSince1970: TimeInterval(since) / 1000 + 60),
-                                                         client: harness.database, logger: harness.logger)
+        // A registration older than APNs's timestamp changes nothing; one after it makes the token valid.
+        let verification = try HeraldVerification(database: harness.database, secrets: harness.configuration.secrets)
+        #expect(try await !verification.deviceTokenRegistered(platform: .apns, token: job.deviceToken,
+                                                               at: Date(timeIntervalSince1970: TimeInterval(since) / 1000 - 60), logger: harness.logger))
+        let registered = try await HeraldVerification(database: harness.database, secrets: harness.configuration.secrets)
+            .deviceTokenRegistered(platform: .apns, token: job.deviceToken, at: Date(timeIntervalSince1970: TimeInterval(since) / 1000 + 60),
+                                   logger: harness.logger)
         #expect(registered)
         push.production.respond { _ in .ok }
         let third = push.job(1)
