@@ -8,12 +8,8 @@ public struct TestTLS: Sendable {
     public var certificateFile: String { directory + "/server.pem" }
     public var keyFile: String { directory + "/server-key.pem" }
 
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
-    }
-
     /// Makes the files under a new temporary directory.
-    public static func make() throws -> TestTLS {
+    public static func make() async throws -> TestTLS {
         let directory = NSTemporaryDirectory() + "herald-tls-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let script = """
@@ -28,24 +24,11 @@ public struct TestTLS: Sendable {
                 -keyout server-key.pem -out server.csr 2>/dev/null
             openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 -extfile ext.cnf -out server.pem 2>/dev/null
             """
-        let status = try run(["/bin/sh", "-c", script])
-        guard status == 0 else { throw Failure(description: "openssl exited \(status) making test TLS material") }
+        _ = try await ChildProcess.run("/bin/sh", ["-c", script], timeout: .seconds(60))
         return TestTLS(directory: directory)
     }
 
     public func remove() {
         try? FileManager.default.removeItem(atPath: directory)
-    }
-
-    /// posix_spawn and waitpid (Foundation's Process can hang on Linux).
-    static func run(_ arguments: [String]) throws -> Int32 {
-        var pid: pid_t = 0
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        let result = posix_spawn(&pid, arguments[0], nil, nil, argv, environ)
-        guard result == 0 else { throw Failure(description: "posix_spawn failed: \(result)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        return (status >> 8) & 0xFF
     }
 }

@@ -26,7 +26,7 @@ struct PushBenchmark {
     }
 
     func run() async throws -> [Result] {
-        let tls = try TestTLS.make()
+        let tls = try await TestTLS.make()
         defer { tls.remove() }
         let key = P256.Signing.PrivateKey()
         let credentials = APNsStubServer.Credentials(publicKey: key.publicKey, keyID: "BENCHKEY01", teamID: "BENCHTEAM1")

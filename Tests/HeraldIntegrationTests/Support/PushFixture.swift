@@ -36,7 +36,7 @@ final class PushFixture: @unchecked Sendable {
     init(_ harness: Harness, apns responder: @escaping APNsStubServer.Responder = { _ in .ok },
          fcm fcmResponder: @escaping FCMStubServer.Responder = { _ in .ok }, fcmExpiresIn: Int = 3600) async throws {
         self.harness = harness
-        tls = try TestTLS.make()
+        tls = try await TestTLS.make()
         let credentials = APNsStubServer.Credentials(publicKey: apnsKey.publicKey, keyID: keyID, teamID: teamID)
         production = try await APNsStubServer(tls: tls, credentials: credentials, responder: responder)
         sandbox = try await APNsStubServer(tls: tls, credentials: credentials, responder: responder)
