@@ -29,6 +29,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         .systemLibrary(
@@ -52,6 +54,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -68,6 +72,10 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
             swiftSettings: strict
         ),
@@ -88,7 +96,15 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .executableTarget(name: "herald-bench", dependencies: ["HeraldCore", "HeraldClient", "HeraldStubs", "AMQP"], swiftSettings: strict),
+        .executableTarget(
+            name: "herald-bench",
+            dependencies: [
+                "HeraldCore", "HeraldClient", "HeraldStubs", "AMQP",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict),
         .executableTarget(
             name: "herald-chaos",
             dependencies: ["HeraldCore", "HeraldClient", "HeraldStubs", "AMQP", .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -98,12 +114,21 @@ let package = Package(
         .testTarget(name: "AMQPTests", dependencies: ["AMQP"], swiftSettings: strict),
         .testTarget(
             name: "HeraldCoreTests",
-            dependencies: ["HeraldCore", "HeraldClient", "AMQP"],
+            dependencies: [
+                "HeraldCore", "HeraldClient", "AMQP",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "HeraldIntegrationTests",
-            dependencies: ["HeraldCore", "HeraldClient", "HeraldStubs", "AMQP"],
+            dependencies: [
+                "HeraldCore", "HeraldClient", "HeraldStubs", "AMQP",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             swiftSettings: strict
         ),
     ]

@@ -61,6 +61,20 @@ $BIN/heraldctl verify sms "$verification" - <<<"000000" || true
 $BIN/heraldctl verify sms "$verification" - <<<"$code"
 $BIN/heraldctl verify show-sms "$verification"
 
+# App verification to its end: receipt and secret as the device got them (the push spool, the
+# stand-in device), confirmed through the confirm API: a wrong secret, the right one, then again.
+receipt=$(sed -n 's/^push receipt: //p' <<<"$demo")
+echo; echo "== push app verification for receipt $receipt"
+pushspool="${HERALD_OUTBOX_DIRECTORY:-.run/outbox}/push.jsonl"
+for _ in $(seq 1 50); do grep -q "\"$receipt\"" "$pushspool" 2>/dev/null && break; sleep 0.2; done
+payload=$(grep "\"receipt\": *\"$receipt\"" "$pushspool" | tail -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["payload"])')
+echo "the device got the silent push: $(python3 -c 'import json,sys; p=json.loads(sys.argv[1]); p["herald"]["secret"]="<secret>"; print(json.dumps(p))' "$payload")"
+secret=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["herald"]["secret"])' "$payload")
+$BIN/heraldctl verify push "$receipt" - <<<"not-the-secret" || true
+$BIN/heraldctl verify push "$receipt" - <<<"$secret"
+$BIN/heraldctl verify push "$receipt" - <<<"$secret" || true
+$BIN/heraldctl verify show-push "$receipt"
+
 echo; echo "== cleanup (the demo's dry run)"
 $BIN/heraldctl cleanup status --limit 3
 echo; echo "== stats"

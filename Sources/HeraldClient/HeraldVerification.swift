@@ -1,3 +1,4 @@
+import Foundation
 import HeraldCore
 import Logging
 import PostgresNIO
@@ -7,9 +8,12 @@ import PostgresNIO
 /// with the same HMAC keys (`secrets.hmac_keys`).
 public struct HeraldVerification: Sendable {
     let phone: PhoneVerifier
+    let push: PushVerifier
 
     public init(database: PostgresClient, secrets: SecretsConfiguration) throws {
-        phone = PhoneVerifier(client: database, hasher: SecretHasher(keyRing: try secrets.keyRing()))
+        let hasher = SecretHasher(keyRing: try secrets.keyRing())
+        phone = PhoneVerifier(client: database, hasher: hasher)
+        push = PushVerifier(client: database, hasher: hasher)
     }
 
     /// Checks `code` against the SMS sent for `verificationID` (see ``PhoneVerifier``):
@@ -17,5 +21,19 @@ public struct HeraldVerification: Sendable {
     /// attempts; already used; not found.
     public func verifyPhone(verificationID: String, code: String, logger: Logger) async throws -> PhoneVerifier.Result {
         try await phone.verify(verificationID: verificationID, code: code, logger: logger)
+    }
+
+    /// Checks the secret the app received by silent push for `receipt` (see ``PushVerifier``):
+    /// verified (app id, platform) once; mismatch; expired; already used; not found.
+    public func confirmAppVerification(receipt: String, secret: String, logger: Logger) async throws -> PushVerifier.Result {
+        try await push.confirm(receipt: receipt, secret: secret, logger: logger)
+    }
+
+    /// The app presented `token` after registering it with APNs or FCM at `registeredAt`: a
+    /// token marked invalid before that moment is valid again (APNs's 410 timestamp says a
+    /// token is invalid unless registered after it). Returns whether it changed.
+    @discardableResult
+    public func deviceTokenRegistered(platform: PushVerificationJob.Platform, token: String, at registeredAt: Date, logger: Logger) async throws -> Bool {
+        try await PushTokens.registered(platform: platform, token: token, at: registeredAt, client: push.client, logger: logger)
     }
 }

@@ -8,8 +8,11 @@ import Logging
 //   processes  herald-sms as 1, 2 and 4 real processes on one queue
 //   cleanup    BENCH_CLEANUP_ACCOUNTS accounts (default 1,000,000; 0 skips) cleaned, with
 //              sign-in latency during the run next to sign-in latency without it
-// BENCH_ONLY=runner|sms|processes|cleanup runs one part; the broker baseline runs with each
-// of the first three.
+//   push       APNs over HTTP/2 to the local APNs server: Herald's provider client next to a
+//              bare AsyncHTTPClient doing the same requests (BENCH_PUSH_COUNT, default 20,000;
+//              BENCH_PUSH_CONCURRENCY, default 256; push.apns.connections)
+// BENCH_ONLY=runner|sms|processes|cleanup|push runs one part; the broker baseline runs with
+// each of the first three.
 let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 20_000
 let environment = ProcessInfo.processInfo.environment
 let only = environment["BENCH_ONLY"]
@@ -63,5 +66,19 @@ if runs("cleanup") && cleanupAccounts > 0 {
         print(pad(name, 28) + pad(String(latencies.count), 9) + pad(String(format: "%.2f", latencies.p50), 9)
               + pad(String(format: "%.2f", latencies.p99), 9) + pad(String(format: "%.1f", latencies.max), 9)
               + String(format: "%.2f", latencies.p99 / max(result.baseline.p99, 0.001)))
+    }
+}
+
+if runs("push") {
+    let pushes = environment["BENCH_PUSH_COUNT"].flatMap(Int.init) ?? 20_000
+    let concurrency = environment["BENCH_PUSH_CONCURRENCY"].flatMap(Int.init) ?? 256
+    let results = try await PushBenchmark(count: pushes, concurrency: concurrency, connections: configuration.push.apns.connections, logger: logger).run()
+    print("\nherald-bench push: \(pushes) pushes each over HTTP/2 + TLS to the local APNs server, \(concurrency) in flight, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+    print(pad("run", 52) + pad("pushes/s", 10) + pad("p50 ms", 9) + pad("p99 ms", 9) + pad("conns", 7) + pad("peak streams/conn", 19) + "vs baseline")
+    let base = results[0].bench.rate
+    for result in results {
+        print(pad(result.bench.name, 52) + pad(String(format: "%.0f", result.bench.rate), 10) + pad(String(format: "%.1f", result.bench.p50), 9)
+              + pad(String(format: "%.1f", result.bench.p99), 9) + pad(String(result.connections), 7) + pad(String(result.peakStreams), 19)
+              + String(format: "%.2f", result.bench.rate / max(base, 1)))
     }
 }

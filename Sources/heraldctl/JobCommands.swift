@@ -93,12 +93,16 @@ struct Demo: AsyncParsableCommand {
                 try await client.enqueue(SMSVerificationJob(verificationID: "demo-\(run)", phoneNumber: "+4915112\(Int.random(in: 100_000...999_999))", locale: "de", purpose: .signIn)),
                 try await client.enqueue(EmailActionJob(requestID: "demo-\(run)", email: "alice@example.com", mode: .signIn, locale: "en",
                                                         actionCodeSettings: .init(url: "https://app.example.com/finish?cart=42", handleCodeInApp: true))),
-                try await client.enqueue(PushVerificationJob(receipt: "demo-\(run)", deviceToken: String(repeating: "ab", count: 32), platform: .apns, environment: .sandbox, appID: "com.example.app")),
+                // A device token of its own each run, so the per-device push limit never holds the demo back.
+                try await client.enqueue(PushVerificationJob(receipt: "demo-\(run)", deviceToken: (0..<32).map { _ in String(format: "%02x", Int.random(in: 0...255)) }.joined(),
+                                                             platform: .apns, environment: .sandbox, appID: "com.example.app")),
                 try await client.enqueue(CleanupRunJob(runID: "demo-\(run)", dryRun: true)),
             ]
         }
         for id in ids { print("enqueued \(id)") }
         // make run checks this verification's code, as a front API would.
         print("sms verification_id: demo-\(run)")
+        // ... and this receipt's push secret.
+        print("push receipt: demo-\(run)")
     }
 }

@@ -93,10 +93,13 @@ struct ConfigCommand: AsyncParsableCommand {
                 "outbox.directory": c.outbox.directory,
             ].merging(Self.smsValues(c)) { a, _ in a }
             values.merge(c.cleanup.effectiveValues) { current, _ in current }
+            values.merge(c.push.effectiveValues) { current, _ in current }
             // What herald-sms would refuse to start with.
             do {
                 _ = try c.secrets.keyRing()
                 _ = try SMSTemplates.load(directory: c.sms.templatesDirectory, appName: c.sms.appName, webOTPOrigin: c.sms.webOTPOrigin)
+                // What herald-push would refuse to start with: keys that do not parse.
+                try c.push.checkCredentials()
             } catch {
                 throw CLIExit.fail("\(error)", code: .configuration)
             }

@@ -7,8 +7,8 @@ import PostgresNIO
 /// `heraldctl verify`: check a code by hand, or look at a verification, for support.
 struct Verify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check a code by hand, or show what happened to a verification (support).",
-        subcommands: [VerifySMS.self, ShowSMS.self]
+        abstract: "Check a code or push secret by hand, or show what happened to a verification (support).",
+        subcommands: [VerifySMS.self, ShowSMS.self, VerifyPush.self, ShowPush.self, ShowToken.self]
     )
 }
 

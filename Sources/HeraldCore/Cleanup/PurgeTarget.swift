@@ -48,6 +48,10 @@ public struct PurgeTarget: Sendable, Equatable {
                         retentionDays: configuration.purge.smsDays),
             PurgeTarget("sms_rate_counters", table: "herald.sms_rate_counters", timeColumn: "expires_at",
                         retentionDays: configuration.purge.smsRateCountersDays),
+            PurgeTarget("push_verifications", table: "herald.push_verifications", timeColumn: "expires_at",
+                        retentionDays: configuration.purge.pushDays),
+            PurgeTarget("device_tokens", table: "herald.device_tokens", timeColumn: "updated_at",
+                        retentionDays: configuration.purge.pushDays),
         ]
     }
 }
