@@ -48,6 +48,11 @@ public struct PurgeTarget: Sendable, Equatable {
                         retentionDays: configuration.purge.smsDays),
             PurgeTarget("sms_rate_counters", table: "herald.sms_rate_counters", timeColumn: "expires_at",
                         retentionDays: configuration.purge.smsRateCountersDays),
+            // Codes first (they reference their request), then the requests.
+            PurgeTarget("email_codes", table: "herald.email_codes", timeColumn: "expires_at",
+                        retentionDays: configuration.purge.emailDays),
+            PurgeTarget("email_requests", table: "herald.email_requests", timeColumn: "created_at",
+                        retentionDays: configuration.purge.emailDays),
         ]
     }
 }

@@ -35,6 +35,8 @@ public struct CleanupConfiguration: Sendable {
         public var smsDays: Int = 30
         /// SMS rate-limit windows past their end.
         public var smsRateCountersDays: Int = 1
+        /// Email requests and link codes (`herald.email_requests`, `herald.email_codes`: codes past their expiry).
+        public var emailDays: Int = 30
 
         public init() {}
     }
@@ -51,6 +53,7 @@ public struct CleanupConfiguration: Sendable {
             "cleanup.purge.job_runs_days": purge.jobRunsDays, "cleanup.purge.dev_outbox_days": purge.devOutboxDays,
             "cleanup.purge.event_outbox_days": purge.eventOutboxDays, "cleanup.purge.cleanup_runs_days": purge.cleanupRunsDays,
             "cleanup.purge.sms_days": purge.smsDays, "cleanup.purge.sms_rate_counters_days": purge.smsRateCountersDays,
+            "cleanup.purge.email_days": purge.emailDays,
         ]
     }
 
@@ -68,5 +71,6 @@ public struct CleanupConfiguration: Sendable {
         self.purge.cleanupRunsDays = try source.int("cleanup.purge.cleanup_runs_days", default: purge.cleanupRunsDays, range: 0...36_500)
         self.purge.smsDays = try source.int("cleanup.purge.sms_days", default: purge.smsDays, range: 0...36_500)
         self.purge.smsRateCountersDays = try source.int("cleanup.purge.sms_rate_counters_days", default: purge.smsRateCountersDays, range: 0...36_500)
+        self.purge.emailDays = try source.int("cleanup.purge.email_days", default: purge.emailDays, range: 0...36_500)
     }
 }

@@ -11,6 +11,7 @@ public struct HeraldConfiguration: Sendable {
     public var outbox: OutboxConfiguration
     public var secrets: SecretsConfiguration
     public var sms: SMSConfiguration
+    public var email: EmailConfiguration
     public var cleanup: CleanupConfiguration
 
     public init(
@@ -22,6 +23,7 @@ public struct HeraldConfiguration: Sendable {
         outbox: OutboxConfiguration = .init(),
         secrets: SecretsConfiguration = .init(),
         sms: SMSConfiguration = .init(),
+        email: EmailConfiguration = .init(),
         cleanup: CleanupConfiguration = .init()
     ) {
         self.amqp = amqp
@@ -32,6 +34,7 @@ public struct HeraldConfiguration: Sendable {
         self.outbox = outbox
         self.secrets = secrets
         self.sms = sms
+        self.email = email
         self.cleanup = cleanup
     }
 
@@ -46,6 +49,7 @@ public struct HeraldConfiguration: Sendable {
         self.outbox = try OutboxConfiguration(source: source)
         self.secrets = try SecretsConfiguration(source: source)
         self.sms = try SMSConfiguration(source: source)
+        self.email = try EmailConfiguration(source: source)
         self.cleanup = try CleanupConfiguration(source: source)
     }
 

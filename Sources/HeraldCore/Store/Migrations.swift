@@ -149,5 +149,6 @@ public enum Migrations {
             -- off by default, and an index there would cost every account.deleted insert.)
             CREATE INDEX dev_outbox_created_idx ON herald.dev_outbox (created_at);
             """),
+        Migrations.email,
     ]
 }
