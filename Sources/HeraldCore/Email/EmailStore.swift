@@ -50,7 +50,12 @@ public enum EmailStore {
             var uncertain = false
             if !inserted {
                 let rows = try await connection.query("""
-                    SELECT state, owner_key, owner_key IS NULL OR owner_key = \(r.ownerKey) OR pg_try_advisory_xact_lock_shared(owner_key)
+                    SELECT state, owner_key,
+                           -- No live sender: no owner, this very job again (the runner never runs a
+                           -- message id twice at once; a re-run after a database outage), or an
+                           -- owner whose presence lock is gone (the worker died).
+                           owner_key IS NULL OR (owner_key = \(r.ownerKey) AND message_id = \(r.messageID))
+                             OR pg_try_advisory_xact_lock_shared(owner_key)
                       FROM herald.email_requests WHERE request_id = \(r.requestID) FOR UPDATE
                     """, logger: logger)
                 var found: (String, Int64?, Bool)?
