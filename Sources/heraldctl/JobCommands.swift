@@ -92,7 +92,7 @@ struct Demo: AsyncParsableCommand {
                 // A number of its own each run, so re-entrancy and the per-number limit never hold the demo back.
                 try await client.enqueue(SMSVerificationJob(verificationID: "demo-\(run)", phoneNumber: "+4915112\(Int.random(in: 100_000...999_999))", locale: "de", purpose: .signIn)),
                 try await client.enqueue(EmailActionJob(requestID: "demo-\(run)", email: "alice@example.com", mode: .signIn, locale: "en",
-                                                        actionCodeSettings: .init(url: "https://app.example.com/finish?cart=42", handleCodeInApp: true))),
+                                                        actionCodeSettings: .init(url: "http://localhost:8080/finish?cart=42", handleCodeInApp: true))),
                 try await client.enqueue(PushVerificationJob(receipt: "demo-\(run)", deviceToken: String(repeating: "ab", count: 32), platform: .apns, environment: .sandbox, appID: "com.example.app")),
                 try await client.enqueue(CleanupRunJob(runID: "demo-\(run)", dryRun: true)),
             ]
@@ -100,5 +100,7 @@ struct Demo: AsyncParsableCommand {
         for id in ids { print("enqueued \(id)") }
         // make run checks this verification's code, as a front API would.
         print("sms verification_id: demo-\(run)")
+        // …and this email link, followed and consumed.
+        print("email request_id: demo-\(run)")
     }
 }
