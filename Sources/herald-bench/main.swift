@@ -8,7 +8,9 @@ import Logging
 //   processes  herald-sms as 1, 2 and 4 real processes on one queue
 //   cleanup    BENCH_CLEANUP_ACCOUNTS accounts (default 1,000,000; 0 skips) cleaned, with
 //              sign-in latency during the run next to sign-in latency without it
-// BENCH_ONLY=runner|sms|processes|cleanup runs one part; the broker baseline runs with each
+//   email      herald's SMTP client (connections reused) to the local SMTP server, next to a
+//              plain socket sender (a connection per message); BENCH_EMAIL_COUNT (default 2,000)
+// BENCH_ONLY=runner|sms|processes|cleanup|email runs one part; the broker baseline runs with each
 // of the first three.
 let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 20_000
 let environment = ProcessInfo.processInfo.environment
@@ -49,6 +51,19 @@ if runs("runner") || runs("sms") || runs("processes") {
         let ratio = result.rate / max(baseline.rate, 1)
         print(pad(result.name, 46) + pad(String(format: "%.0f", result.rate), 10) + pad(String(format: "%.1f", result.p50), 9)
               + pad(String(format: "%.1f", result.p99), 9) + String(format: "%.2f", ratio))
+    }
+}
+
+if runs("email") {
+    let emails = environment["BENCH_EMAIL_COUNT"].flatMap(Int.init) ?? 2_000
+    let concurrency = environment["BENCH_EMAIL_CONCURRENCY"].flatMap(Int.init) ?? 4
+    let results = try await emailBenchmarks(count: emails, concurrency: concurrency, logger: logger)
+    let baseline = results[0]
+    print("\nherald-bench email: \(emails) messages each to the local SMTP server (aiosmtpd), \(concurrency) senders at once, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+    print(pad("run", 50) + pad("msg/s", 10) + pad("p50 ms", 9) + pad("p99 ms", 9) + "vs baseline")
+    for result in results {
+        print(pad(result.name, 50) + pad(String(format: "%.0f", result.rate), 10) + pad(String(format: "%.2f", result.p50), 9)
+              + pad(String(format: "%.2f", result.p99), 9) + String(format: "%.2f", result.rate / max(baseline.rate, 1)))
     }
 }
 

@@ -80,6 +80,7 @@ import Testing
         #expect(mime.contains("Message-ID: <"))
         #expect(message.messageID.hasSuffix("@example.com>"))
         #expect(mime.contains("Date: "))
+        #expect(EmailMessage.rfc5322Date(Date(timeIntervalSince1970: 1_795_000_000)) == "Wed, 18 Nov 2026 11:06:40 +0000")
         #expect(!mime.split(separator: "\r\n", omittingEmptySubsequences: false).contains { $0.utf8.count > 998 })
         // Every subject word decodes back to the subject.
         let words = mime.components(separatedBy: "\r\n").drop { !$0.hasPrefix("Subject: ") }.prefix { $0.hasPrefix("Subject: ") || $0.hasPrefix(" ") }

@@ -42,12 +42,16 @@ public struct EmailConfiguration: Sendable {
         public var idleTimeoutSeconds = 60
         /// Messages sent on one connection before it is renewed.
         public var maxMessagesPerConnection = 1000
+
+        public init() {}
     }
 
     public struct HTTPMail: Sendable {
         /// The endpoint a JSON message is POSTed to (with `Authorization: Bearer`).
         public var url = ""
         public var token = ""
+
+        public init() {}
     }
 
     /// The sender (`From`): its domain must be registered with Apple's private email relay

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One email to hand to a provider: addresses, subject and both bodies. ``mime()`` makes
 /// the RFC 5322 message: multipart/alternative (plain text, then HTML), UTF-8, base64
@@ -118,10 +121,12 @@ public struct EmailMessage: Sendable {
     }
 
     static func rfc5322Date(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss '+0000'"
-        return formatter.string(from: date)
+        var seconds = time_t(date.timeIntervalSince1970)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        return String(format: "%@, %02d %@ %04d %02d:%02d:%02d +0000", days[Int(parts.tm_wday)], parts.tm_mday,
+                      months[Int(parts.tm_mon)], Int(parts.tm_year) + 1900, parts.tm_hour, parts.tm_min, parts.tm_sec)
     }
 }
