@@ -119,7 +119,7 @@ import Testing
         #expect(failed.0 == "failed")
         #expect(failed.1 == "provider_rejected:smtp:smtp-550-5.1.1")
         #expect(try await email.codes(rejected.requestID) == ["failed"])
-        let events = try await email.events()
+        let events = try await email.events(atLeast: 3)
         #expect(events.filter { $0.0 == "email.sent" }.count == 2)
         let failure = try #require(events.first { $0.0 == "email.failed" })
         #expect(failure.1["request_id"] as? String == rejected.requestID)

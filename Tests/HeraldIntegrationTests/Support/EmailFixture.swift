@@ -184,6 +184,17 @@ final class EmailFixture: Sendable {
         return out
     }
 
+    /// Events, waiting until at least `count` have arrived (the relay publishes them after
+    /// the outcome commits, so they can trail the ledger).
+    func events(atLeast count: Int) async throws -> [(String, [String: Any])] {
+        let collected = EventBox()
+        try? await eventually(timeout: .seconds(10), "\(count) events") {
+            collected.append(try await self.events())
+            return collected.count >= count
+        }
+        return collected.all
+    }
+
     /// (state, reason, provider, uncertain sends) of a request.
     func request(_ id: String) async throws -> (String, String?, String?, Int)? {
         let rows = try await harness.database.query("""
@@ -205,4 +216,13 @@ final class EmailFixture: Sendable {
         try? await harness.connection.deleteQueue(eventsQueue)
         try? FileManager.default.removeItem(atPath: spool)
     }
+}
+
+/// Events collected across polls.
+final class EventBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [(String, [String: Any])] = []
+    func append(_ more: [(String, [String: Any])]) { lock.withLock { events += more } }
+    var count: Int { lock.withLock { events.count } }
+    var all: [(String, [String: Any])] { lock.withLock { events } }
 }
