@@ -2,6 +2,8 @@
 #   make run    local RabbitMQ + PostgreSQL, migrate, declare, all workers, a demo of each flow
 #   make test   the same set-up, then unit and integration tests against the real servers
 #   make bench  benchmarks (ratios against a baseline run in the same invocation)
+#   make fuzz   the libFuzzer targets, 300 s each (FUZZ_SECONDS)
+#   make chaos  the fleet under faults and load (docs/reliability.md), then make fuzz
 
 SHELL := /bin/bash
 SWIFT ?= swift
@@ -9,7 +11,7 @@ CONFIG ?= Config/herald.yaml
 BIN = .build/debug
 export HERALD_CONFIG := $(CURDIR)/$(CONFIG)
 
-.PHONY: deps services stop build run test bench clean
+.PHONY: deps services stop build run test bench fuzz chaos clean
 
 deps:
 	@scripts/services.sh install
@@ -32,5 +34,12 @@ test: services build
 bench: services
 	@scripts/bench.sh
 
+fuzz:
+	@scripts/fuzz.sh $${FUZZ_SECONDS:-300}
+
+chaos: services
+	@scripts/chaos.sh
+	@scripts/fuzz.sh $${FUZZ_SECONDS:-300}
+
 clean: stop
-	rm -rf .build .run
+	rm -rf .build .build-fuzz .run

@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "herald-cleanup", targets: ["herald-cleanup"]),
         .executable(name: "heraldctl", targets: ["heraldctl"]),
         .executable(name: "herald-bench", targets: ["herald-bench"]),
+        .executable(name: "herald-chaos", targets: ["herald-chaos"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -92,6 +93,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(name: "herald-bench", dependencies: ["HeraldCore", "HeraldClient", "HeraldStubs", "AMQP"], swiftSettings: strict),
+        .executableTarget(
+            name: "herald-chaos",
+            dependencies: ["HeraldCore", "HeraldClient", "HeraldStubs", "AMQP", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "PostgresNIO", package: "postgres-nio")],
+            swiftSettings: strict
+        ),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP"], swiftSettings: strict),
         .testTarget(
             name: "HeraldCoreTests",

@@ -8,6 +8,7 @@
 #   scripts/services.sh start-kannel|stop-kannel
 #   scripts/services.sh start-smtp|stop-smtp
 #   scripts/services.sh start-rabbitmq|stop-rabbitmq|restart-rabbitmq
+#   scripts/services.sh pause-rabbitmq|resume-rabbitmq   SIGSTOP/SIGCONT the broker (make chaos)
 #   scripts/services.sh start-postgres|stop-postgres [immediate]
 #   scripts/services.sh env                print the HERALD_* variables for these servers
 set -euo pipefail
@@ -87,9 +88,9 @@ CONF
     log "starting PostgreSQL on 127.0.0.1:$PG_PORT"
     ( close_inherited_fds; as_pg "$bin/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 start ) >/dev/null
   fi
-  # herald for make run, herald_test for make test, herald_bench for make bench.
+  # herald for make run, herald_test for make test, herald_bench for make bench, herald_chaos for make chaos.
   local db
-  for db in herald herald_test herald_bench; do
+  for db in herald herald_test herald_bench herald_chaos; do
     as_pg "$bin/psql" -h 127.0.0.1 -p "$PG_PORT" -U herald -d postgres -tAc \
       "SELECT 1 FROM pg_database WHERE datname='$db'" | grep -q 1 \
       || as_pg "$bin/createdb" -h 127.0.0.1 -p "$PG_PORT" -U herald "$db"
@@ -361,7 +362,9 @@ case "$cmd" in
   stop-smtp) stop_smtp ;;
   stop-rabbitmq) stop_rabbitmq ;;
   restart-rabbitmq) stop_rabbitmq; start_rabbitmq ;;
+  pause-rabbitmq) kill -STOP "$(cat "$RUN_DIR/rabbitmq/rabbit.pid")" ;;
+  resume-rabbitmq) kill -CONT "$(cat "$RUN_DIR/rabbitmq/rabbit.pid")" ;;
   rabbitmqctl) rabbit_env; rabbitmqctl_ "$@" ;;
   env) print_env ;;
-  *) echo "usage: $0 install|start|stop|status|start-postgres|stop-postgres [immediate]|start-rabbitmq|stop-rabbitmq|restart-rabbitmq|start-kannel|stop-kannel|start-smtp|stop-smtp|rabbitmqctl ARGS|env" >&2; exit 2 ;;
+  *) echo "usage: $0 install|start|stop|status|start-postgres|stop-postgres [immediate]|start-rabbitmq|stop-rabbitmq|restart-rabbitmq|pause-rabbitmq|resume-rabbitmq|start-kannel|stop-kannel|start-smtp|stop-smtp|rabbitmqctl ARGS|env" >&2; exit 2 ;;
 esac

@@ -14,8 +14,12 @@ swift build --build-tests
 .build/debug/heraldctl migrate
 python3 scripts/check-schemas.py 2>/dev/null || /usr/bin/python3 scripts/check-schemas.py
 scripts/check-deploy.sh --broker
+# The libFuzzer targets (fuzz/targets), briefly: `make fuzz` runs them longer.
+scripts/fuzz.sh "${HERALD_FUZZ_SECONDS:-10}"
 
 status=0
 swift test --skip-build --skip 'Disruptive' || status=$?
 swift test --skip-build --filter 'Disruptive' --no-parallel || status=$?
+# The fault and load harness, short: every scenario with small counts (make chaos: full size).
+scripts/chaos.sh --short || status=$?
 exit $status

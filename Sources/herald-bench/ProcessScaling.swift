@@ -37,11 +37,11 @@ func smsProcesses(count: Int, processes: Int, configuration: HeraldConfiguration
     environment["HERALD_SMS_WEBHOOK_SECRET"] = "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
     for scope in ["phone", "prefix", "global"] { environment["HERALD_SMS_LIMITS_\(scope.uppercased())_MAX"] = "100000000" }
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("herald-sms").path
-    var pids: [pid_t] = []
-    for _ in 0..<processes { pids.append(try spawn(executable, environment: environment)) }
+    var workers: [ChildProcess] = []
+    for _ in 0..<processes { workers.append(try ChildProcess(executable, [], environment: environment, outputPath: "/dev/null")) }
     defer {
-        for pid in pids { kill(pid, SIGTERM) }
-        for pid in pids { var status: Int32 = 0; waitpid(pid, &status, 0) }
+        for worker in workers { worker.signal(SIGTERM) }
+        for worker in workers { while worker.isRunning { usleep(10_000) } }
     }
     let queue = topology.workQueue(.sms)
     let ready = ContinuousClock.now + .seconds(30)
@@ -67,22 +67,4 @@ func smsProcesses(count: Int, processes: Int, configuration: HeraldConfiguration
     await client.close()
     await provider.close()
     return watch.result("herald-sms, \(processes) process\(processes == 1 ? "" : "es") (webhook provider)")
-}
-
-/// Starts `executable` with `environment`, its output discarded.
-private func spawn(_ executable: String, environment: [String: String]) throws -> pid_t {
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    posix_spawn_file_actions_adddup2(&actions, 1, 2)
-    let argv = [strdup(executable), nil]
-    defer { argv.forEach { free($0) } }
-    let env = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-    defer { env.forEach { free($0) } }
-    var pid: pid_t = 0
-    let result = posix_spawn(&pid, executable, &actions, nil, argv, env)
-    guard result == 0 else { throw BenchFailure("cannot start \(executable): error \(result)") }
-    return pid
 }

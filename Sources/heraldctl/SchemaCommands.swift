@@ -48,7 +48,13 @@ struct Topology: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
 
         func run() async throws {
-            let topology = try CLIContext.load(options).topology.all
+            let context = try CLIContext.load(options)
+            if options.output == .json {
+                let amqp = context.configuration.amqp
+                printJSON(Export.definitions(context.topology, namespace: amqp.namespace, deliveryLimit: amqp.deliveryLimit, vhost: "/"))
+                return
+            }
+            let topology = context.topology.all
             for exchange in topology.exchanges { print("exchange \(exchange.name) (\(exchange.type))") }
             for queue in topology.queues {
                 print("queue \(queue.name) \(queue.arguments.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")

@@ -39,20 +39,6 @@ extension Topology {
             return ["exchanges": exchanges, "queues": queues, "bindings": bindings, "policies": policies]
         }
 
-        private static func json(_ table: AMQPTable) -> [String: Any] { table.mapValues { json($0) } }
-
-        private static func json(_ value: AMQPFieldValue) -> Any {
-            switch value {
-            case .bool(let b): return b
-            case .int(let i): return i
-            case .double(let d): return d
-            case .string(let s): return s
-            case .bytes(let bytes): return Data(bytes).base64EncodedString()
-            case .timestamp(let date): return Int64(date.timeIntervalSince1970)
-            case .array(let values): return values.map { json($0) }
-            case .table(let table): return json(table)
-            case .void: return NSNull()
-            }
-        }
+        private static func json(_ table: AMQPTable) -> [String: Any] { table.mapValues(\.jsonValue) }
     }
 }

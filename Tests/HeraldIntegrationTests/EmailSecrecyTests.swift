@@ -1,5 +1,6 @@
 import Foundation
 import HeraldClient
+import HeraldStubs
 import Testing
 @testable import HeraldCore
 

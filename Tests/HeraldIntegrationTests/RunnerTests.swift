@@ -1,5 +1,6 @@
 import AMQP
 import Foundation
+import HeraldStubs
 import Testing
 @testable import HeraldCore
 @testable import HeraldClient

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldStubs
 import Testing
 @testable import HeraldCore
 

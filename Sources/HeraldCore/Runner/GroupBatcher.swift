@@ -1,6 +1,9 @@
 /// Groups concurrent requests: while one batch is being processed, requests that arrive
 /// queue up and go together in the next (group commit, no timers, so a lone request
 /// waits for nothing). `process` answers each input in order, or throws for them all.
+/// A batch gets `timeout` (``withDeadline``): one database call that never answers (seen
+/// after a PostgreSQL restart) fails its batch instead of holding every later one; before
+/// this, `make chaos` found workers whose batches waited forever after a 30 s outage.
 actor GroupBatcher<Input: Sendable, Output: Sendable> {
     typealias Process = @Sendable ([Input]) async throws -> [Result<Output, any Error>]
 
@@ -10,13 +13,15 @@ actor GroupBatcher<Input: Sendable, Output: Sendable> {
     }
 
     private let maxBatch: Int
+    private let timeout: Duration
     private let process: Process
     private let onBatch: @Sendable (Int) -> Void
     private var pending: [Waiter] = []
     private var running = false
 
-    init(maxBatch: Int, onBatch: @escaping @Sendable (Int) -> Void = { _ in }, process: @escaping Process) {
+    init(maxBatch: Int, timeout: Duration, onBatch: @escaping @Sendable (Int) -> Void = { _ in }, process: @escaping Process) {
         self.maxBatch = maxBatch
+        self.timeout = timeout
         self.process = process
         self.onBatch = onBatch
     }
@@ -35,8 +40,9 @@ actor GroupBatcher<Input: Sendable, Output: Sendable> {
         while !pending.isEmpty {
             let batch = Array(pending.prefix(maxBatch))
             pending.removeFirst(batch.count)
+            let (process, inputs) = (self.process, batch.map(\.input))
             do {
-                let results = try await process(batch.map(\.input))
+                let results = try await withDeadline(timeout) { try await process(inputs) }
                 onBatch(batch.count)
                 for (waiter, result) in zip(batch, results) { waiter.continuation.resume(with: result) }
                 for waiter in batch.dropFirst(results.count) {

@@ -64,10 +64,11 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
         self.decoder = JobDecoder(maxBytes: configuration.maxMessageBytes)
         self.ledger = JobLedger(client: dependencies.database, logger: logger)
         let (ledger, queue, ownerKey, lease) = (self.ledger, kind.rawValue, dependencies.ownerKey, configuration.leaseSeconds)
-        self.claims = GroupBatcher(maxBatch: configuration.outcomeBatchSize) { requests in
+        self.claims = GroupBatcher(maxBatch: configuration.outcomeBatchSize, timeout: operationTimeout) { requests in
             try await ledger.claim(requests, queue: queue, ownerKey: ownerKey, leaseSeconds: lease).map { .success($0) }
         }
-        self.committer = OutcomeCommitter(client: dependencies.database, eventsExchange: topology.eventsExchange, maxBatch: configuration.outcomeBatchSize, metrics: metrics, logger: logger)
+        self.committer = OutcomeCommitter(client: dependencies.database, eventsExchange: topology.eventsExchange, maxBatch: configuration.outcomeBatchSize,
+                                          timeout: operationTimeout, metrics: metrics, logger: logger)
     }
 
     public func run() async throws {

@@ -16,7 +16,7 @@ struct OutcomeCommitter: Sendable {
 
     private let batcher: GroupBatcher<Item, Void>
 
-    init(client: PostgresClient, eventsExchange: String, maxBatch: Int, metrics: RunnerMetrics, logger: Logger) {
+    init(client: PostgresClient, eventsExchange: String, maxBatch: Int, timeout: Duration, metrics: RunnerMetrics, logger: Logger) {
         @Sendable func store(_ batch: [Item]) async throws {
             let writes = batch.compactMap(\.write)
             let finished = batch.map(\.finished)
@@ -27,7 +27,7 @@ struct OutcomeCommitter: Sendable {
                 try await EventOutbox.insert(events, exchange: eventsExchange, on: connection, logger: logger)
             }
         }
-        batcher = GroupBatcher(maxBatch: maxBatch, onBatch: { metrics.batch(size: $0) }) { batch in
+        batcher = GroupBatcher(maxBatch: maxBatch, timeout: timeout, onBatch: { metrics.batch(size: $0) }) { batch in
             do {
                 try await store(batch)
                 return batch.map { _ in .success(()) }

@@ -12,9 +12,14 @@ struct ProviderHTTP: Sendable {
 
     /// The providers' client, for the life of the process. It never follows a redirect: one
     /// would replay our credentials and the message (Kannel's are in the query) to another host.
+    /// Up to 256 connections per provider host (AsyncHTTPClient's default is 8): every job in
+    /// flight (`amqp.prefetch`, 64 by default) gets its own, instead of queueing for one of
+    /// eight, where a slow provider's queue ran into `sms.provider_timeout_ms` (found by
+    /// `make chaos`: SMS sent twice because the call timed out while the provider sent it).
     static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 256)
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 

@@ -1,5 +1,6 @@
 import AMQP
 import Foundation
+import HeraldStubs
 import HeraldClient
 import Logging
 import PostgresNIO

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldStubs
 
 /// A built worker executable (`herald-sms`, …) started as a real process against a test
 /// namespace, so tests can SIGKILL and SIGTERM it.

@@ -5,20 +5,22 @@ import Glibc
 
 /// A child process started with `posix_spawn` and reaped with `waitpid(WNOHANG)` polling:
 /// Foundation's `Process.waitUntilExit` has been seen to hang on Linux when the child
-/// leaves daemons behind (pg_ctl, rabbitmq-server). Output goes to a file.
-final class ChildProcess: @unchecked Sendable {
-    let pid: pid_t
-    let outputPath: String
+/// leaves daemons behind (pg_ctl, rabbitmq-server). Standard output and error go to one file
+/// (a new temporary file unless `outputPath` is given). Used by the tests, herald-bench and
+/// herald-chaos to run Herald's executables and the servers' scripts.
+public final class ChildProcess: @unchecked Sendable {
+    public let pid: pid_t
+    public let outputPath: String
     private let lock = NSLock()
     private var status: Int32?
 
-    init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws {
-        outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("herald-child-\(UUID().uuidString.prefix(8)).log").path
+    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, outputPath: String? = nil) throws {
+        self.outputPath = outputPath ?? FileManager.default.temporaryDirectory.appendingPathComponent("herald-child-\(UUID().uuidString.prefix(8)).log").path
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 1, self.outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
@@ -26,14 +28,14 @@ final class ChildProcess: @unchecked Sendable {
         defer { env.forEach { free($0) } }
         var pid: pid_t = 0
         let result = posix_spawn(&pid, executable, &actions, nil, argv, env)
-        guard result == 0 else { throw TestFailure("posix_spawn \(executable) failed: \(result)") }
+        guard result == 0 else { throw ChildProcessError("posix_spawn \(executable) failed: \(result)") }
         self.pid = pid
     }
 
-    func signal(_ signal: Int32) { kill(pid, signal) }
+    public func signal(_ signal: Int32) { kill(pid, signal) }
 
     /// The exit status (128 + signal when killed), nil while running.
-    var exitStatus: Int32? {
+    public var exitStatus: Int32? {
         lock.withLock {
             if let status { return status }
             var raw: Int32 = 0
@@ -44,9 +46,9 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    var isRunning: Bool { exitStatus == nil }
+    public var isRunning: Bool { exitStatus == nil }
 
-    func waitForExit(timeout: Duration) async -> Int32? {
+    public func waitForExit(timeout: Duration) async -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let status = exitStatus { return status }
@@ -55,18 +57,24 @@ final class ChildProcess: @unchecked Sendable {
         return exitStatus
     }
 
-    var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+    public var output: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
 
     /// Runs to completion; throws with the output when it exits non-zero.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeout: Duration = .seconds(120)) async throws -> String {
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeout: Duration = .seconds(120)) async throws -> String {
         let child = try ChildProcess(executable, arguments, environment: environment)
         guard let status = await child.waitForExit(timeout: timeout) else {
             child.signal(SIGKILL)
-            throw TestFailure("\(executable) \(arguments) timed out")
+            throw ChildProcessError("\(executable) \(arguments) timed out")
         }
-        guard status == 0 else { throw TestFailure("\(executable) \(arguments) exited \(status): \(child.output.suffix(1000))") }
+        guard status == 0 else { throw ChildProcessError("\(executable) \(arguments) exited \(status): \(child.output.suffix(1000))") }
         return child.output
     }
 
     deinit { if exitStatus == nil { kill(pid, SIGKILL); _ = exitStatus } }
+}
+
+/// A child process that could not start, timed out, or exited non-zero (with its output's tail).
+public struct ChildProcessError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }

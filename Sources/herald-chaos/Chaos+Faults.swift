@@ -1,0 +1,138 @@
+import Foundation
+import HeraldCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Chaos {
+    /// Mixed jobs while a random worker gets SIGKILL every few seconds and is started again.
+    /// Lost must be 0; duplicated SMS at most one per kill.
+    func killScenario() async throws -> ScenarioResult {
+        var result = ScenarioResult(name: "kill -9 a random worker every \(options.killInterval)")
+        let start = ContinuousClock.now
+        // One kill per 200 jobs (at least 3); the jobs are paced to span all the kills.
+        let kills = max(3, options.jobs / 200)
+        let span = options.killInterval * (kills + 1)
+        let publishing = Task { await load.publish(options.jobs, perSecond: Double(options.jobs) / span.seconds) }
+        var lastKill = start
+        var killed: [String: Int] = [:]
+        for _ in 0..<kills {
+            try await Task.sleep(for: options.killInterval)
+            killed[try fleet.killRandomAndRestart(), default: 0] += 1
+            result.kills += 1
+            lastKill = .now
+        }
+        let ids = await publishing.value
+        result.notes.append("killed: " + killed.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
+        try await settle(&result, ids: ids, recoveryFrom: lastKill)
+        result.require(result.duplicateSends <= result.kills, "\(result.duplicateSends) duplicated SMS for \(result.kills) kills")
+        result.seconds = (ContinuousClock.now - start).seconds
+        return result
+    }
+
+    /// The shape of the fault scenarios: `count` jobs paced over `span`, the fault started
+    /// `lead` into it. `fault` returns when the fault is over: recovery is measured from
+    /// there, and every job must then finish.
+    @discardableResult
+    private func underLoad(_ result: inout ScenarioResult, count: Int, span: Duration, lead: Duration = .seconds(2), kind: @escaping @Sendable (Int) -> JobKind = Load.mixed,
+                           over: String, fault: (inout ScenarioResult) async throws -> Void) async throws -> [String] {
+        let start = ContinuousClock.now
+        let publishing = Task { await load.publish(count, perSecond: Double(count) / span.seconds, kind: kind) }
+        try await Task.sleep(for: lead)
+        try await fault(&result)
+        let recovered = ContinuousClock.now
+        result.notes.append("\(await unfinished()) jobs unfinished when \(over)")
+        let ids = await publishing.value
+        try await settle(&result, ids: ids, recoveryFrom: recovered)
+        result.seconds = (ContinuousClock.now - start).seconds
+        return ids
+    }
+
+    /// RabbitMQ restarted mid-run, then paused (SIGSTOP) for three heartbeats: every worker
+    /// must notice within two heartbeats and reconnect by itself; confirmed jobs are not lost.
+    func brokerScenario() async throws -> ScenarioResult {
+        let pause = Duration.seconds(3 * options.heartbeatSeconds + 2)
+        var result = ScenarioResult(name: "RabbitMQ restarted, then paused \(pause)")
+        // Paced over the restart (about 10 s) and the pause; failed publishes are tried again.
+        try await underLoad(&result, count: options.jobs / 2, span: .seconds(16) + pause, over: "the broker resumed") { result in
+            try await services("restart-rabbitmq")
+            let restarted = ContinuousClock.now
+            try await fleet.waitUntilReady(timeout: .seconds(60))
+            result.notes.append(String(format: "after the restart, all workers ready again in %.1f s", (ContinuousClock.now - restarted).seconds))
+
+            try await services("pause-rabbitmq")
+            let paused = ContinuousClock.now
+            var noticed: [String: Double] = [:]
+            while ContinuousClock.now - paused < pause {
+                for (name, ready) in await fleet.readiness() where !ready && noticed[name] == nil {
+                    noticed[name] = (ContinuousClock.now - paused).seconds
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            try await services("resume-rabbitmq")
+            let resumed = ContinuousClock.now
+            try await fleet.waitUntilReady(timeout: .seconds(60))
+            let slowest = noticed.values.max() ?? .infinity
+            let limit = Double(2 * options.heartbeatSeconds) + 1
+            result.notes.append(String(format: "paused: %d of %d workers noticed, the last after %.1f s (two heartbeats: %d s); ready again %.1f s after SIGCONT",
+                                       noticed.count, fleet.names.count, slowest, 2 * options.heartbeatSeconds, (ContinuousClock.now - resumed).seconds))
+            result.require(noticed.count == fleet.names.count, "workers that never noticed the paused broker: \(Set(fleet.names).subtracting(noticed.keys).sorted())")
+            result.require(slowest <= limit, String(format: "a worker took %.1f s to notice the paused broker (limit %.0f s)", slowest, limit))
+        }
+        return result
+    }
+
+    /// PostgreSQL stopped (`immediate`) mid-run and started again: no job acked or
+    /// dead-lettered because of it; the backlog drains after.
+    func databaseScenario() async throws -> ScenarioResult {
+        var result = ScenarioResult(name: "PostgreSQL stopped (immediate) for \(options.databaseOutage)")
+        try await underLoad(&result, count: options.jobs / 2, span: options.databaseOutage + .seconds(6), over: "PostgreSQL came back") { _ in
+            try await services("stop-postgres", "immediate")
+            try await Task.sleep(for: options.databaseOutage)
+            try await services("start-postgres")
+        }
+        return result
+    }
+
+    /// The SMS gateway answers 503 for half the outage and hangs for the other half: retries
+    /// back off (attempts per job stay within the runner's limit), and every job completes
+    /// once it recovers.
+    func providerScenario() async throws -> ScenarioResult {
+        var result = ScenarioResult(name: "SMS provider 503, then hanging, for \(options.providerOutage)")
+        let count = max(100, options.jobs / 4)
+        var (outageStart, outageEnd) = (Date(), Date())
+        // Paced over the outage and a little after, so jobs arrive before, during and after it.
+        let ids = try await underLoad(&result, count: count, span: options.providerOutage + .seconds(4), lead: .seconds(1), kind: { _ in .sms }, over: "the provider recovered") { _ in
+            outageStart = Date()
+            gateway.set(.failing)
+            try await Task.sleep(for: options.providerOutage / 2)
+            gateway.set(.hanging)
+            try await Task.sleep(for: options.providerOutage / 2)
+            gateway.set(.normal)
+            outageEnd = Date()
+        }
+        let rate = gateway.requestRate(from: outageStart, to: outageEnd)
+        let requests = gateway.requests
+        let attempts = ids.compactMap { requests[$0] }
+        let maxAttempts = attempts.max() ?? 0
+        result.notes.append(String(format: "during the outage: %.0f requests/s on average, %d at peak; attempts per job: at most %d, %.1f on average",
+                                   rate.mean, rate.peak, maxAttempts, Double(attempts.reduce(0, +)) / Double(max(attempts.count, 1))))
+        result.require(maxAttempts <= configuration.runner.maxAttempts, "a job reached the provider \(maxAttempts) times (runner.max_attempts \(configuration.runner.maxAttempts)): a retry storm")
+        result.require(result.duplicateSends == 0, "\(result.duplicateSends) duplicated SMS")
+        return result
+    }
+
+    /// Every worker gets SIGTERM while busy and is started again: nothing lost, nothing sent twice.
+    func rolloutScenario() async throws -> ScenarioResult {
+        var result = ScenarioResult(name: "rollout: SIGTERM every worker while busy, start again")
+        try await underLoad(&result, count: options.jobs / 2, span: .seconds(10), lead: .seconds(3), over: "the workers started again") { result in
+            let statuses = try await fleet.rollout()
+            let restarted = ContinuousClock.now
+            result.require(statuses.allSatisfy { $0 == 0 }, "workers did not drain and exit 0 on SIGTERM: \(statuses)")
+            try await fleet.waitUntilReady(timeout: .seconds(60))
+            result.notes.append(String(format: "%d workers drained and exited 0; all ready again in %.1f s", statuses.filter { $0 == 0 }.count, (ContinuousClock.now - restarted).seconds))
+        }
+        result.require(result.duplicateSends == 0, "\(result.duplicateSends) duplicated SMS")
+        return result
+    }
+}

@@ -1,0 +1,108 @@
+import AMQP
+import Foundation
+import HeraldClient
+import HeraldCore
+import HeraldStubs
+import Logging
+import PostgresNIO
+
+/// How big and how long: `make chaos` runs the full sizes, `make test` the short ones.
+struct ChaosOptions: Sendable {
+    var short = false
+    var jobs = 10_000
+    var poison = 10_000
+    var scenarios = Scenario.allCases
+    var heartbeatSeconds = 2
+    var providerOutage: Duration = .seconds(60)
+    var databaseOutage: Duration = .seconds(30)
+    var drainTimeout: Duration = .seconds(600)
+    var killInterval: Duration = .seconds(3)
+    var reportDirectory = ".run/chaos"
+
+    static func parse(_ arguments: [String]) throws -> ChaosOptions {
+        var options = ChaosOptions()
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--short":
+                options.short = true
+                options.jobs = 600
+                options.poison = 400
+                options.providerOutage = .seconds(8)
+                options.databaseOutage = .seconds(8)
+                options.drainTimeout = .seconds(240)
+                options.killInterval = .seconds(2)
+            case "--jobs": options.jobs = try Int(rest.popFirst() ?? "").orThrow("--jobs N")
+            case "--poison": options.poison = try Int(rest.popFirst() ?? "").orThrow("--poison N")
+            case "--scenarios":
+                options.scenarios = try (rest.popFirst() ?? "").split(separator: ",").map { try Scenario(rawValue: String($0)).orThrow("unknown scenario \($0); known: \(Scenario.allCases.map(\.rawValue))") }
+            case "--report-dir": options.reportDirectory = try (rest.popFirst()).orThrow("--report-dir PATH")
+            default: throw ChaosFailure("unknown argument \(argument)")
+            }
+        }
+        return options
+    }
+}
+
+enum Scenario: String, CaseIterable, Sendable {
+    case kill, broker, database, provider, poison, slow, rollout, security
+}
+
+extension Optional {
+    func orThrow(_ message: String) throws -> Wrapped {
+        guard let self else { throw ChaosFailure(message) }
+        return self
+    }
+}
+
+/// Everything a scenario works with: the fleet, the SMS gateway, the publisher, the ledger,
+/// and the local servers' script (to restart, stop and pause them).
+final class Chaos: Sendable {
+    let options: ChaosOptions
+    let configuration: HeraldConfiguration
+    let topology: HeraldTopology
+    let fleet: Fleet
+    let gateway: SMSGateway
+    let load: Load
+    let tally: Tally
+    let logger: Logger
+    let servicesScript: String
+
+    init(options: ChaosOptions, configuration: HeraldConfiguration, fleet: Fleet, gateway: SMSGateway, load: Load, tally: Tally, logger: Logger, servicesScript: String) {
+        self.options = options
+        self.configuration = configuration
+        topology = HeraldTopology(configuration.amqp, configuration.runner)
+        self.fleet = fleet
+        self.gateway = gateway
+        self.load = load
+        self.tally = tally
+        self.logger = logger
+        self.servicesScript = servicesScript
+    }
+
+    var connection: AMQPConnection { load.client.connection }
+
+    /// `scripts/services.sh ARGS` (restart, stop, pause the servers).
+    func services(_ arguments: String...) async throws {
+        _ = try await ChildProcess.run(servicesScript, arguments, timeout: .seconds(180))
+    }
+
+    /// Confirmed jobs not finished yet (of every scenario so far): how much work a fault held up.
+    func unfinished() async -> Int {
+        let ids = Array(load.published.keys)
+        let statuses = (try? await tally.statuses(ids)) ?? [:]
+        return ids.filter { statuses[$0].map(Tally.final.contains) != true }.count
+    }
+
+    /// The common end of a load scenario: wait until every job is final, then count.
+    func settle(_ result: inout ScenarioResult, ids: [String], recoveryFrom: ContinuousClock.Instant? = nil) async throws {
+        let (statuses, _) = try await tally.waitUntilFinal(ids, timeout: options.drainTimeout)
+        if let recoveryFrom { result.recoverySeconds = (ContinuousClock.now - recoveryFrom).seconds }
+        tally.account(&result, ids: ids, kinds: load.published, statuses: statuses, smsAccepted: gateway.accepted)
+        result.require(result.lost == 0, "\(result.lost) confirmed job(s) not finished within \(options.drainTimeout): lost")
+        result.require(result.failed == 0, "\(result.failed) valid job(s) dead-lettered or recorded as failed")
+        result.require(result.missingSends == 0, "\(result.missingSends) SMS job(s) completed without their SMS reaching the gateway")
+        let crashes = fleet.unexpectedExits()
+        result.require(crashes.isEmpty, "workers exited on their own: \(crashes)")
+    }
+}

@@ -1,0 +1,100 @@
+import AMQP
+import Foundation
+import HeraldClient
+import HeraldCore
+import NIOConcurrencyHelpers
+
+/// Publishes jobs as a front API does (HeraldClient, publisher confirms, `mandatory`) and
+/// remembers every job the broker confirmed: those are the jobs that must not be lost. A
+/// publish that fails (the broker is down) is tried again with the same message id until
+/// it is confirmed, as a front API's outbox would.
+final class Load: Sendable {
+    let client: HeraldClient
+    let run: String
+    private let confirmed = NIOLockedValueBox<[String: JobKind]>([:])
+    private let counter = NIOLockedValueBox(0)
+
+    init(client: HeraldClient) {
+        self.client = client
+        run = String(UUID().uuidString.prefix(6).lowercased())
+    }
+
+    var published: [String: JobKind] { confirmed.withLockedValue { $0 } }
+
+    /// The mix of a mixed load: half SMS, a quarter email, a fifth push, and a cleanup run
+    /// (dry run) every thousandth job.
+    static func mixed(_ n: Int) -> JobKind {
+        if n % 1000 == 999 { return .cleanup }
+        switch n % 20 { case 0..<10: return .sms; case 10..<15: return .email; case 15..<19: return .push; default: return .sms }
+    }
+
+    /// Publishes `count` valid jobs from `lanes` concurrent publishers, at most `perSecond`
+    /// of them per second when given (so a load spans the faults); returns their ids.
+    @discardableResult
+    func publish(_ count: Int, perSecond: Double? = nil, lanes: Int = 16, kind: @escaping @Sendable (Int) -> JobKind = Load.mixed) async -> [String] {
+        let start = ContinuousClock.now
+        let base = counter.withLockedValue { c in
+            defer { c += count }
+            return c
+        }
+        let next = NIOLockedValueBox(0)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<min(lanes, count) {
+                group.addTask {
+                    while let i = next.withLockedValue({ v -> Int? in
+                        guard v < count else { return nil }
+                        v += 1
+                        return v - 1
+                    }) {
+                        let n = base + i
+                        if let perSecond { try? await Task.sleep(until: start + .seconds(Double(i) / perSecond)) }
+                        await self.publishUntilConfirmed(id: "c\(self.run)-\(n)", n: n, kind: kind(n))
+                    }
+                }
+            }
+        }
+        return (0..<count).map { "c\(run)-\(base + $0)" }
+    }
+
+    private func publishUntilConfirmed(id: String, n: Int, kind: JobKind) async {
+        while true {
+            do {
+                switch kind {
+                case .sms:
+                    // A number of its own per job (re-entrancy and the per-number limits never join two jobs).
+                    let number = "+4917" + String(format: "%09d", (n * 2_654_435_761 + Int(run, radix: 16)!) % 1_000_000_000)
+                    try await client.enqueue(SMSVerificationJob(verificationID: id, phoneNumber: number, locale: ["en", "de", "fr", "pt-BR"][n % 4]), messageID: id)
+                case .email:
+                    try await client.enqueue(EmailActionJob(requestID: id, email: "user\(n)-\(run)@example.com", mode: .signIn, locale: "en",
+                                                            actionCodeSettings: .init(url: "https://app.example.com/finish?n=\(n)", handleCodeInApp: true)), messageID: id)
+                case .push:
+                    let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+                    try await client.enqueue(PushVerificationJob(receipt: id, deviceToken: token, platform: .apns, environment: .sandbox, appID: "com.example.app"), messageID: id)
+                case .cleanup:
+                    try await client.enqueue(CleanupRunJob(runID: id, dryRun: true), messageID: id)
+                }
+                confirmed.withLockedValue { $0[id] = kind }
+                return
+            } catch {
+                try? await Task.sleep(for: .milliseconds(250))
+            }
+        }
+    }
+
+    /// Publishes `count` malformed messages of every sort (see `Poison`) across the kinds'
+    /// routing keys; returns their message ids (`nil` ids are counted, not named).
+    func publishPoison(_ count: Int, maxBytes: Int) async throws -> Int {
+        for n in 0..<count {
+            let (body, properties, routingKey) = Poison.message(n, run: run, maxBytes: maxBytes)
+            while true {
+                do {
+                    try await client.publishRaw(body: body, routingKey: routingKey, properties: properties)
+                    break
+                } catch {
+                    try await Task.sleep(for: .milliseconds(250))
+                }
+            }
+        }
+        return count
+    }
+}

@@ -1,0 +1,108 @@
+import AMQP
+import Foundation
+import HeraldCore
+import Logging
+import PostgresNIO
+
+/// One scenario's figures, as the report shows them.
+struct ScenarioResult: Sendable {
+    var name: String
+    var published = 0
+    var completed = 0
+    var lost = 0
+    /// Valid jobs dead-lettered or recorded as failed: none is expected in any scenario.
+    var failed = 0
+    var deadLettered = 0
+    var deadLetterReasons: [String: Int] = [:]
+    var duplicateSends = 0
+    var missingSends = 0
+    var kills = 0
+    var recoverySeconds: Double?
+    var seconds: Double = 0
+    var notes: [String] = []
+    var failures: [String] = []
+    var passed: Bool { failures.isEmpty }
+
+    mutating func require(_ condition: Bool, _ failure: String) {
+        if !condition { failures.append(failure) }
+    }
+}
+
+/// Reads the outcome of published jobs: the ledger (`herald.job_runs`) for what the workers
+/// finished, the SMS gateway for what reached a phone, the dead-letter queues for the rest.
+struct Tally: Sendable {
+    let database: PostgresClient
+    let logger: Logger
+
+    /// message_id → ledger status, for the ids given.
+    func statuses(_ ids: [String]) async throws -> [String: String] {
+        var out: [String: String] = [:]
+        for chunk in stride(from: 0, to: ids.count, by: 5000).map({ Array(ids[$0..<min($0 + 5000, ids.count)]) }) {
+            let rows = try await database.query("SELECT message_id, status FROM herald.job_runs WHERE message_id = ANY(\(chunk)::text[])", logger: logger)
+            for try await (id, status) in rows.decode((String, String).self) { out[id] = status }
+        }
+        return out
+    }
+
+    static let final: Set<String> = ["completed", "rejected", "dead"]
+
+    /// Waits until every id has a final status (or the timeout); returns the statuses and
+    /// when the last one became final (seconds since the call).
+    func waitUntilFinal(_ ids: [String], timeout: Duration) async throws -> ([String: String], Double) {
+        let start = ContinuousClock.now
+        var latest: [String: String] = [:]
+        while ContinuousClock.now - start < timeout {
+            latest = (try? await statuses(ids)) ?? latest
+            if ids.allSatisfy({ latest[$0].map(Self.final.contains) == true }) { break }
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        return (latest, (ContinuousClock.now - start).seconds)
+    }
+
+    /// Fills in a result from the final statuses of `ids` (valid jobs) and the gateway's count
+    /// of accepted SMS per verification id (= message id in this harness).
+    func account(_ result: inout ScenarioResult, ids: [String], kinds: [String: JobKind], statuses: [String: String], smsAccepted: [String: Int]) {
+        result.published = ids.count
+        for id in ids {
+            switch statuses[id] {
+            case "completed":
+                result.completed += 1
+                if kinds[id] == .sms, (smsAccepted[id] ?? 0) == 0 { result.missingSends += 1 }
+            case "rejected", "dead": result.failed += 1
+            default: result.lost += 1
+            }
+            if kinds[id] == .sms { result.duplicateSends += max(0, (smsAccepted[id] ?? 0) - 1) }
+        }
+    }
+
+    /// Takes every dead letter of the namespace (they belong to the scenario); returns how
+    /// many, by reason category and sort, and how many had no reason.
+    func drainDeadLetters(_ connection: AMQPConnection, topology: HeraldTopology) async throws -> (count: Int, reasons: [String: Int], withoutReason: Int) {
+        var (count, reasons, withoutReason) = (0, [String: Int](), 0)
+        for kind in JobKind.allCases {
+            while let letter = try await connection.get(queue: topology.deadLetterQueue(kind)) {
+                count += 1
+                if case .string(let reason)? = letter.properties.headers["x-herald-reason"], !reason.isEmpty {
+                    reasons[Self.reasonClass(reason), default: 0] += 1
+                } else if case .string(let reason)? = letter.properties.headers["x-first-death-reason"] {
+                    reasons["broker: \(reason)", default: 0] += 1
+                } else {
+                    withoutReason += 1
+                }
+                try await letter.ack()
+            }
+        }
+        return (count, reasons, withoutReason)
+    }
+
+    /// A reason without its specifics (`field 'x' …` → a short class), for the report.
+    static func reasonClass(_ reason: String) -> String {
+        let classes = ["UTF-8", "JSON object", "not valid JSON", "over the limit", "unknown job type", "message_id", "wrong type",
+                       "missing required field", "version", "E.164", "email", "device_token", "platform", "run_id"]
+        return classes.first { reason.localizedCaseInsensitiveContains($0) } ?? String(reason.prefix(40))
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

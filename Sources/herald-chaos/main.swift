@@ -1,0 +1,108 @@
+import AMQP
+import Foundation
+import HeraldClient
+import HeraldCore
+import HeraldStubs
+import Logging
+import PostgresNIO
+
+// herald-chaos [--short] [--jobs N] [--poison N] [--scenarios kill,broker,...] [--report-dir DIR]
+// The whole fleet (the built worker executables next to this one, several per kind) on the
+// local RabbitMQ and PostgreSQL, an SMS gateway on loopback, under faults and load. Prints a
+// report per scenario and exits 1 when anything was lost or any check failed.
+// scripts/chaos.sh sets the environment (the servers' addresses, database herald_chaos).
+
+let options: ChaosOptions
+do { options = try ChaosOptions.parse(Array(CommandLine.arguments.dropFirst())) } catch {
+    FileHandle.standardError.write(Data("herald-chaos: \(error)\n".utf8))
+    exit(64)
+}
+var logger = Logger(label: "herald-chaos")
+logger.logLevel = .info
+let environment = ProcessInfo.processInfo.environment
+let binDir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path
+let servicesScript = environment["HERALD_SERVICES_SCRIPT"] ?? "scripts/services.sh"
+
+// The fleet's configuration: the shipped one with the servers' addresses from the environment,
+// a namespace of its own, short heartbeats, retry tiers that outlast the provider outage, an
+// SMS gateway that takes everything, and ten-digit codes (searchable in a dump).
+var (configuration, _) = try HeraldConfiguration.load(path: nil)
+let namespace = "chaos\(UUID().uuidString.prefix(6).lowercased())"
+configuration.amqp.namespace = namespace
+configuration.amqp.heartbeatSeconds = options.heartbeatSeconds
+configuration.runner.retryDelaysMilliseconds = [1000, 2000, 5000, 10000]
+configuration.runner.maxAttempts = 12
+let codeLength = 10
+let gateway = try await SMSGateway(codeLength: codeLength)
+var workerEnvironment = environment
+for (key, value) in [
+    "HERALD_AMQP_NAMESPACE": namespace,
+    "HERALD_AMQP_HEARTBEAT_SECONDS": String(options.heartbeatSeconds),
+    "HERALD_RUNNER_RETRY_DELAYS_MS": configuration.runner.retryDelaysMilliseconds.map(String.init).joined(separator: ","),
+    "HERALD_RUNNER_MAX_ATTEMPTS": String(configuration.runner.maxAttempts),
+    "HERALD_LOG_LEVEL": "info",
+    "HERALD_SMS_PROVIDERS": "webhook",
+    "HERALD_SMS_WEBHOOK_URL": gateway.url,
+    "HERALD_SMS_WEBHOOK_SECRET": "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(),
+    "HERALD_SMS_CODE_LENGTH": String(codeLength),
+    "HERALD_SMS_LIMITS_PHONE_MAX": "100000000", "HERALD_SMS_LIMITS_PREFIX_MAX": "100000000", "HERALD_SMS_LIMITS_GLOBAL_MAX": "100000000",
+    // herald-email refuses continue URLs outside its authorized domains (default: localhost);
+    // the load's email jobs continue to app.example.com.
+    "HERALD_EMAIL_AUTHORIZED_DOMAINS": "app.example.com",
+] { workerEnvironment[key] = value }
+configuration.sms.codeLength = codeLength
+
+let client = try HeraldClient(configuration: configuration.amqp, logger: logger)
+try await client.connection.waitUntilConnected(timeout: .seconds(10))
+let topology = HeraldTopology(configuration.amqp, configuration.runner)
+try await client.connection.declare(topology.all)
+let database = try Database.makeClient(configuration.database, logger: logger)
+let databaseTask = Task { await database.run() }
+
+let runDirectory = options.reportDirectory + "/" + namespace
+let fleet = try Fleet(counts: [(.sms, 2), (.email, 2), (.push, 1), (.cleanup, 1)], binDir: binDir, logDir: runDirectory + "/logs",
+                      environment: workerEnvironment, basePort: Int(environment["HERALD_CHAOS_BASE_PORT"] ?? "") ?? 19_200)
+let chaos = Chaos(options: options, configuration: configuration, fleet: fleet, gateway: gateway, load: Load(client: client),
+                  tally: Tally(database: database, logger: logger), logger: logger, servicesScript: servicesScript)
+var results: [ScenarioResult] = []
+do {
+    try await fleet.waitUntilReady(timeout: .seconds(60))
+    for scenario in options.scenarios {
+        print("[chaos] \(scenario.rawValue) …")
+        let result: ScenarioResult
+        do {
+            switch scenario {
+            case .kill: result = try await chaos.killScenario()
+            case .broker: result = try await chaos.brokerScenario()
+            case .database: result = try await chaos.databaseScenario()
+            case .provider: result = try await chaos.providerScenario()
+            case .poison: result = try await chaos.poisonScenario()
+            case .slow: result = try await chaos.slowScenario()
+            case .rollout: result = try await chaos.rolloutScenario()
+            case .security: result = try await chaos.securityScenario()
+            }
+        } catch {
+            var failed = ScenarioResult(name: scenario.rawValue)
+            failed.failures.append("the harness failed: \(error)")
+            result = failed
+        }
+        print("[chaos] \(scenario.rawValue): \(result.passed ? "pass" : "FAIL \(result.failures)")")
+        results.append(result)
+    }
+} catch {
+    var failed = ScenarioResult(name: "start-up")
+    failed.failures.append("\(error)")
+    results.append(failed)
+}
+await fleet.stop()
+await gateway.close()
+for queue in topology.all.queues { try? await client.connection.deleteQueue(queue.name) }
+for exchange in topology.all.exchanges { try? await client.connection.deleteExchange(exchange.name) }
+await client.close()
+databaseTask.cancel()
+
+let report = Report(results: results, options: options, workers: fleet.names)
+try report.write(to: runDirectory)
+print("\n" + report.markdown)
+print("\nreport: \(runDirectory)/report.md, \(runDirectory)/report.json; worker logs: \(runDirectory)/logs")
+exit(report.passed ? 0 : 1)

@@ -1,0 +1,68 @@
+import AMQP
+import Foundation
+import HeraldCore
+
+/// A dead-lettered message as the CLI shows it.
+struct DeadLetter {
+    var messageID: String
+    var type: String
+    var reason: String
+    var category: String
+    var attempts: Int64
+    var originalRoutingKey: String?
+    var publishedAt: Date?
+    var deadLetteredAt: Date?
+    var bytes: Int
+
+    init(_ delivery: AMQPDelivery) {
+        let headers = delivery.properties.headers
+        func string(_ key: String) -> String? { if case .string(let s)? = headers[key] { return s }; return nil }
+        messageID = delivery.properties.messageID ?? "-"
+        type = delivery.properties.type ?? "-"
+        // Broker-side dead-lettering (delivery limit) carries x-first-death-reason instead.
+        reason = string("x-herald-reason") ?? string("x-first-death-reason").map { "broker: \($0)" } ?? "unknown"
+        category = string("x-herald-category") ?? "broker"
+        if case .int(let n)? = headers["x-herald-attempts"] { attempts = n } else { attempts = 0 }
+        publishedAt = delivery.properties.timestamp
+        originalRoutingKey = string("x-herald-routing-key")
+        var firstDeath: [String: AMQPFieldValue]?
+        if case .array(let deaths)? = headers["x-death"], case .table(let first)? = deaths.first { firstDeath = first }
+        if originalRoutingKey == nil, case .array(let keys)? = firstDeath?["routing-keys"], case .string(let key)? = keys.first {
+            originalRoutingKey = key
+        }
+        if case .timestamp(let date)? = headers["x-herald-dead-lettered-at"] {
+            deadLetteredAt = date
+        } else if case .timestamp(let date)? = firstDeath?["time"] {
+            deadLetteredAt = date
+        }
+        bytes = delivery.body.count
+    }
+
+    func routingKey(default kind: JobKind) -> String {
+        originalRoutingKey ?? kind.jobTypes.first!.name
+    }
+
+    /// The job name without its version suffix: `sms.verification.v1` → `sms.verification`.
+    var jobName: String {
+        guard let dot = type.lastIndex(of: "."), type[type.index(after: dot)...].hasPrefix("v"),
+              Int(type[type.index(dot, offsetBy: 2)...]) != nil else { return type }
+        return String(type[..<dot])
+    }
+
+    /// Seconds since the message was dead-lettered (or published, if that is all it says).
+    func age(now: Date) -> TimeInterval? {
+        (deadLetteredAt ?? publishedAt).map { now.timeIntervalSince($0) }
+    }
+
+    var json: [String: Any] {
+        ["message_id": messageID, "type": type, "reason": reason, "category": category, "attempts": attempts,
+         "routing_key": originalRoutingKey ?? "", "bytes": bytes,
+         "published_at": publishedAt.map { $0.iso8601 } ?? "",
+         "dead_lettered_at": deadLetteredAt.map { $0.iso8601 } ?? ""]
+    }
+
+    func line(now: Date) -> String {
+        let age = age(now: now).map { formatAge($0) + " ago" } ?? "age unknown"
+        return "\(messageID)  \(type)  [\(category), \(attempts) attempts, \(age)]  \(reason)"
+    }
+}

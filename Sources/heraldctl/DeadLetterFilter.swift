@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import HeraldCore
+
+/// Which dead letters a `dlq` subcommand works on. Every given filter must match.
+struct DeadLetterFilter: ParsableArguments {
+    @Option(help: "Worker kind: sms, email, push or cleanup.") var kind: JobKindArgument
+    @Option(help: "Only this job type (sms.verification, or with its version: sms.verification.v1).") var type: String?
+    @Option(help: "Only messages whose reason contains this text (case-insensitive).") var reason: String?
+    @Option(help: "Only this category: invalid (bad input), exhausted (out of retries) or broker (delivery limit).") var category: String?
+    @Option(help: "Only messages dead-lettered at least this long ago.") var olderThan: AgeArgument?
+    @Option(help: "Only messages dead-lettered at most this long ago.") var newerThan: AgeArgument?
+    @Option(help: "Stop after this many matching messages.") var limit = 100
+    @Option(help: "Look at no more than this many messages (default: the queue's depth when the command starts).") var scan: Int?
+
+    func validate() throws {
+        guard limit > 0 else { throw ValidationError("--limit must be positive") }
+        if let scan, scan <= 0 { throw ValidationError("--scan must be positive") }
+    }
+
+    func matches(_ letter: DeadLetter, now: Date) -> Bool {
+        if let type, letter.type != type, letter.jobName != type { return false }
+        if let reason, !letter.reason.localizedCaseInsensitiveContains(reason) { return false }
+        if let category, letter.category != category { return false }
+        if olderThan != nil || newerThan != nil {
+            guard let age = letter.age(now: now) else { return false }
+            if let olderThan, age < olderThan.seconds { return false }
+            if let newerThan, age > newerThan.seconds { return false }
+        }
+        return true
+    }
+}
+
+/// `--kind sms`
+struct JobKindArgument: ExpressibleByArgument, Sendable {
+    let kind: JobKind
+    init?(argument: String) {
+        guard let kind = JobKind(rawValue: argument) else { return nil }
+        self.kind = kind
+    }
+}
