@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make bench`: release build, then herald-bench against the local servers. Every figure
 # comes with a baseline measured in the same invocation; read the ratios.
+# BENCH_ONLY=email measures herald-email's SMTP client against the local SMTP server (HERALD_SMTP_* of services.sh env).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(scripts/services.sh env)"

@@ -61,6 +61,21 @@ $BIN/heraldctl verify sms "$verification" - <<<"000000" || true
 $BIN/heraldctl verify sms "$verification" - <<<"$code"
 $BIN/heraldctl verify show-sms "$verification"
 
+# The email flow to its end: the message as the mailbox got it (the dev outbox's spool), its
+# link followed: the oobCode consumed for the right address once; a wrong address and a second
+# use fail.
+request=$(sed -n 's/^email request_id: //p' <<<"$demo")
+echo; echo "== email link for $request"
+mailbox="${HERALD_OUTBOX_DIRECTORY:-.run/outbox}/email.jsonl"
+for _ in $(seq 1 50); do grep -q "\"$request\"" "$mailbox" 2>/dev/null && break; sleep 0.2; done
+message=$(grep "\"$request\"" "$mailbox" | tail -1)
+python3 -c 'import json,sys; m=json.loads(sys.argv[1]); print("to: %s\nsubject: %s\n\n%s" % (m["to"], m["subject"], m["text"]))' "$message"
+link=$(python3 -c 'import json,re,sys; print(re.search(r"https?://\S+", json.loads(sys.argv[1])["text"]).group(0))' "$message")
+$BIN/heraldctl verify email-link bob@example.com - <<<"$link" || true
+$BIN/heraldctl verify email-link alice@example.com - <<<"$link"
+$BIN/heraldctl verify email-link alice@example.com - <<<"$link" || true
+$BIN/heraldctl verify show-email "$request"
+
 # App verification to its end: receipt and secret as the device got them (the push spool, the
 # stand-in device), confirmed through the confirm API: a wrong secret, the right one, then again.
 receipt=$(sed -n 's/^push receipt: //p' <<<"$demo")

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Starts, stops and inspects the local servers Herald needs (RabbitMQ, PostgreSQL, Kannel),
+# Starts, stops and inspects the local servers Herald needs (RabbitMQ, PostgreSQL, Kannel, SMTP),
 # as plain processes with their data under $HERALD_RUN_DIR (default: ./.run), on
 # loopback only. Used by `make run`, `make test` and the disruptive integration tests.
 #
 #   scripts/services.sh install            apt-get what is missing (Debian)
-#   scripts/services.sh start|stop|status  all servers (PostgreSQL, RabbitMQ, Kannel)
+#   scripts/services.sh start|stop|status  all servers (PostgreSQL, RabbitMQ, Kannel, SMTP)
 #   scripts/services.sh start-kannel|stop-kannel
+#   scripts/services.sh start-smtp|stop-smtp
 #   scripts/services.sh start-rabbitmq|stop-rabbitmq|restart-rabbitmq
 #   scripts/services.sh pause-rabbitmq|resume-rabbitmq   SIGSTOP/SIGCONT the broker (make chaos)
 #   scripts/services.sh start-postgres|stop-postgres [immediate]
@@ -21,6 +22,9 @@ DIST_PORT="${HERALD_AMQP_DIST_PORT:-55673}"
 RABBIT_NODE="${HERALD_RABBIT_NODE:-herald-$AMQP_PORT@localhost}"
 # Kannel: smsbox's sendsms on KANNEL_PORT; bearerbox admin +1, smsbox link +2, fake SMSC +3.
 KANNEL_PORT="${HERALD_KANNEL_PORT:-$((AMQP_PORT + 10))}"
+# SMTP test server (scripts/smtp-server.py): plain/STARTTLS on SMTP_PORT, implicit TLS +1.
+SMTP_PORT="${HERALD_SMTP_PORT:-$((AMQP_PORT + 20))}"
+SMTP_TLS_PORT="${HERALD_SMTP_TLS_PORT:-$((SMTP_PORT + 1))}"
 
 # systemd (systemd-analyze), prometheus (promtool) and python3-venv: scripts/check-deploy.sh.
 APT_PACKAGES=(rabbitmq-server librabbitmq-dev postgresql postgresql-client kannel kannel-extras python3-aiosmtpd python3-jsonschema openssl curl pkg-config systemd prometheus python3-venv)
@@ -271,6 +275,53 @@ stop_kannel() {
   done
 }
 
+# A real SMTP server (Debian's python3-aiosmtpd, scripts/smtp-server.py) for the email
+# worker: STARTTLS and implicit TLS with a self-signed certificate made once, AUTH PLAIN/LOGIN
+# with a generated password, messages stored in $RUN_DIR/smtp/maildir; recipients' local
+# parts pick 421/451/550 answers (see the script).
+smtp_dir() { echo "$RUN_DIR/smtp"; }
+smtp_running() { (exec 3<>"/dev/tcp/127.0.0.1/$SMTP_PORT") 2>/dev/null; }
+smtp_files() {
+  local dir; dir="$(smtp_dir)"
+  mkdir -p "$dir/tls" "$dir/maildir"
+  if [ ! -s "$dir/password" ]; then
+    (umask 077; openssl rand -hex 16 >"$dir/password")
+  fi
+  if [ ! -f "$dir/tls/server.pem" ]; then
+    log "generating a self-signed certificate for the SMTP server in $dir/tls"
+    openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=localhost" \
+      -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" -addext "basicConstraints=critical,CA:TRUE" \
+      -keyout "$dir/tls/server.key" -out "$dir/tls/server.pem" >/dev/null 2>&1
+    chmod 600 "$dir/tls/server.key"
+  fi
+}
+start_smtp() {
+  local dir; dir="$(smtp_dir)"
+  if smtp_running; then return 0; fi
+  smtp_files
+  log "starting the SMTP server (plain/STARTTLS on 127.0.0.1:$SMTP_PORT, implicit TLS on $SMTP_TLS_PORT)"
+  ( close_inherited_fds; exec /usr/bin/python3 "$ROOT/scripts/smtp-server.py" --port "$SMTP_PORT" --tls-port "$SMTP_TLS_PORT" \
+      --cert "$dir/tls/server.pem" --key "$dir/tls/server.key" --password-file "$dir/password" --maildir "$dir/maildir" \
+  ) >"$dir/server.log" 2>&1 </dev/null &
+  echo $! >"$dir/server.pid"
+  local i
+  for i in $(seq 1 60); do
+    if smtp_running; then return 0; fi
+    sleep 0.25
+  done
+  log "the SMTP server did not start; see $dir/server.log"; tail -n 20 "$dir/server.log" >&2 || true
+  exit 1
+}
+stop_smtp() {
+  local dir pid; dir="$(smtp_dir)"
+  [ -f "$dir/server.pid" ] || return 0
+  pid=$(cat "$dir/server.pid")
+  kill "$pid" 2>/dev/null || true
+  for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -9 "$pid" 2>/dev/null || true
+  rm -f "$dir/server.pid"
+}
+
 print_env() {
   dev_secrets
   cat <<ENV
@@ -282,28 +333,38 @@ export HERALD_AMQP_URL=amqp://guest:guest@127.0.0.1:$AMQP_PORT/%2f
 export HERALD_AMQP_TLS_URL=amqps://guest:guest@localhost:$AMQP_TLS_PORT/%2f
 export HERALD_AMQP_TLS_CA=$RUN_DIR/rabbitmq/tls/ca.pem
 export HERALD_DATABASE_URL=postgres://herald@127.0.0.1:$PG_PORT/herald
+export HERALD_SMTP_HOST=127.0.0.1
+export HERALD_SMTP_PORT=$SMTP_PORT
+export HERALD_SMTP_TLS_PORT=$SMTP_TLS_PORT
+export HERALD_SMTP_USERNAME=herald
+export HERALD_SMTP_PASSWORD_FILE=$RUN_DIR/smtp/password
+export HERALD_SMTP_CA=$RUN_DIR/smtp/tls/server.pem
+export HERALD_SMTP_MAILDIR=$RUN_DIR/smtp/maildir
 ENV
 }
 
 cmd="${1:-status}"; shift || true
 case "$cmd" in
   install) install ;;
-  start) start_postgres; start_rabbitmq; start_kannel ;;
-  stop) stop_kannel; stop_rabbitmq; stop_postgres ;;
+  start) start_postgres; start_rabbitmq; start_kannel; start_smtp ;;
+  stop) stop_smtp; stop_kannel; stop_rabbitmq; stop_postgres ;;
   status)
     if as_pg "$(pg_bin)/pg_ctl" -D "$RUN_DIR/postgres" status >/dev/null 2>&1; then echo "postgres: running on $PG_PORT"; else echo "postgres: stopped"; fi
     if rabbit_running; then echo "rabbitmq: running on $AMQP_PORT"; else echo "rabbitmq: stopped"; fi
-    if kannel_running; then echo "kannel: sendsms on $KANNEL_PORT"; else echo "kannel: stopped"; fi ;;
+    if kannel_running; then echo "kannel: sendsms on $KANNEL_PORT"; else echo "kannel: stopped"; fi
+    if smtp_running; then echo "smtp: on $SMTP_PORT (implicit TLS $SMTP_TLS_PORT)"; else echo "smtp: stopped"; fi ;;
   start-postgres) start_postgres ;;
   stop-postgres) stop_postgres "${1:-fast}" ;;
   start-rabbitmq) start_rabbitmq ;;
   start-kannel) start_kannel ;;
   stop-kannel) stop_kannel ;;
+  start-smtp) start_smtp ;;
+  stop-smtp) stop_smtp ;;
   stop-rabbitmq) stop_rabbitmq ;;
   restart-rabbitmq) stop_rabbitmq; start_rabbitmq ;;
   pause-rabbitmq) kill -STOP "$(cat "$RUN_DIR/rabbitmq/rabbit.pid")" ;;
   resume-rabbitmq) kill -CONT "$(cat "$RUN_DIR/rabbitmq/rabbit.pid")" ;;
   rabbitmqctl) rabbit_env; rabbitmqctl_ "$@" ;;
   env) print_env ;;
-  *) echo "usage: $0 install|start|stop|status|start-postgres|stop-postgres [immediate]|start-rabbitmq|stop-rabbitmq|restart-rabbitmq|pause-rabbitmq|resume-rabbitmq|rabbitmqctl ARGS|env" >&2; exit 2 ;;
+  *) echo "usage: $0 install|start|stop|status|start-postgres|stop-postgres [immediate]|start-rabbitmq|stop-rabbitmq|restart-rabbitmq|pause-rabbitmq|resume-rabbitmq|start-kannel|stop-kannel|start-smtp|stop-smtp|rabbitmqctl ARGS|env" >&2; exit 2 ;;
 esac

@@ -9,11 +9,13 @@ import PostgresNIO
 public struct HeraldVerification: Sendable {
     let phone: PhoneVerifier
     let push: PushVerifier
+    let email: EmailLinkVerifier
 
     public init(database: PostgresClient, secrets: SecretsConfiguration) throws {
         let hasher = SecretHasher(keyRing: try secrets.keyRing())
         phone = PhoneVerifier(client: database, hasher: hasher)
         push = PushVerifier(client: database, hasher: hasher)
+        email = EmailLinkVerifier(client: database, hasher: hasher)
     }
 
     /// Checks `code` against the SMS sent for `verificationID` (see ``PhoneVerifier``):
@@ -35,5 +37,19 @@ public struct HeraldVerification: Sendable {
     @discardableResult
     public func deviceTokenRegistered(platform: PushVerificationJob.Platform, token: String, at registeredAt: Date, logger: Logger) async throws -> Bool {
         try await PushTokens.registered(platform: platform, token: token, at: registeredAt, client: push.client, logger: logger)
+    }
+
+    /// Completes an email-link sign-in (Firebase's `signInWithEmailLink`): consumes the
+    /// `oobCode` of a `sign_in` link if it was sent to `email` (see ``EmailLinkVerifier``):
+    /// success (continue URL and settings) once; email mismatch; expired; already used; not found.
+    public func consumeEmailLink(email: String, oobCode: String, logger: Logger) async throws -> EmailLinkVerifier.Result {
+        try await self.email.consume(email: email, oobCode: oobCode, mode: .signIn, logger: logger)
+    }
+
+    /// The same for the other email actions: `verify_email` (Firebase's `applyActionCode`),
+    /// `reset_password` (`confirmPasswordReset`, before the front API sets the new password),
+    /// `verify_and_change_email`. A code of another mode is not found.
+    public func consumeEmailAction(_ mode: EmailActionJob.Mode, email: String, oobCode: String, logger: Logger) async throws -> EmailLinkVerifier.Result {
+        try await self.email.consume(email: email, oobCode: oobCode, mode: mode, logger: logger)
     }
 }

@@ -11,8 +11,10 @@ import Logging
 //   push       APNs over HTTP/2 to the local APNs server: Herald's provider client next to a
 //              bare AsyncHTTPClient doing the same requests (BENCH_PUSH_COUNT, default 20,000;
 //              BENCH_PUSH_CONCURRENCY, default 256; push.apns.connections)
-// BENCH_ONLY=runner|sms|processes|cleanup|push runs one part; the broker baseline runs with
-// each of the first three.
+//   email      herald's SMTP client (connections reused) to the local SMTP server, next to a
+//              plain socket sender (a connection per message); BENCH_EMAIL_COUNT (default 2,000)
+// BENCH_ONLY=runner|sms|processes|cleanup|push|email runs one part; the broker baseline runs
+// with each of the first three.
 let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 20_000
 let environment = ProcessInfo.processInfo.environment
 let only = environment["BENCH_ONLY"]
@@ -52,6 +54,19 @@ if runs("runner") || runs("sms") || runs("processes") {
         let ratio = result.rate / max(baseline.rate, 1)
         print(pad(result.name, 46) + pad(String(format: "%.0f", result.rate), 10) + pad(String(format: "%.1f", result.p50), 9)
               + pad(String(format: "%.1f", result.p99), 9) + String(format: "%.2f", ratio))
+    }
+}
+
+if runs("email") {
+    let emails = environment["BENCH_EMAIL_COUNT"].flatMap(Int.init) ?? 2_000
+    let concurrency = environment["BENCH_EMAIL_CONCURRENCY"].flatMap(Int.init) ?? 4
+    let results = try await emailBenchmarks(count: emails, concurrency: concurrency, logger: logger)
+    let baseline = results[0]
+    print("\nherald-bench email: \(emails) messages each to the local SMTP server (aiosmtpd), \(concurrency) senders at once, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+    print(pad("run", 50) + pad("msg/s", 10) + pad("p50 ms", 9) + pad("p99 ms", 9) + "vs baseline")
+    for result in results {
+        print(pad(result.name, 50) + pad(String(format: "%.0f", result.rate), 10) + pad(String(format: "%.2f", result.p50), 9)
+              + pad(String(format: "%.2f", result.p99), 9) + String(format: "%.2f", result.rate / max(baseline.rate, 1)))
     }
 }
 

@@ -3,6 +3,6 @@ import HeraldCore
 
 // herald-email [--config PATH]: consumes the email queue until SIGTERM/SIGINT.
 let code = await WorkerApp.main(kind: .email, configPath: WorkerArguments.configPath()) { configuration, _ in
-    DevOutboxHandler<EmailActionJob>(configuration: configuration.outbox)
+    try EmailHandler(configuration: configuration)
 }
 exit(code.rawValue)

@@ -92,7 +92,7 @@ struct Demo: AsyncParsableCommand {
                 // A number of its own each run, so re-entrancy and the per-number limit never hold the demo back.
                 try await client.enqueue(SMSVerificationJob(verificationID: "demo-\(run)", phoneNumber: "+4915112\(Int.random(in: 100_000...999_999))", locale: "de", purpose: .signIn)),
                 try await client.enqueue(EmailActionJob(requestID: "demo-\(run)", email: "alice@example.com", mode: .signIn, locale: "en",
-                                                        actionCodeSettings: .init(url: "https://app.example.com/finish?cart=42", handleCodeInApp: true))),
+                                                        actionCodeSettings: .init(url: "http://localhost:8080/finish?cart=42", handleCodeInApp: true))),
                 // A device token of its own each run, so the per-device push limit never holds the demo back.
                 try await client.enqueue(PushVerificationJob(receipt: "demo-\(run)", deviceToken: (0..<32).map { _ in String(format: "%02x", Int.random(in: 0...255)) }.joined(),
                                                              platform: .apns, environment: .sandbox, appID: "com.example.app")),
@@ -104,5 +104,7 @@ struct Demo: AsyncParsableCommand {
         print("sms verification_id: demo-\(run)")
         // ... and this receipt's push secret.
         print("push receipt: demo-\(run)")
+        // …and this email link, followed and consumed.
+        print("email request_id: demo-\(run)")
     }
 }

@@ -94,12 +94,15 @@ struct ConfigCommand: AsyncParsableCommand {
             ].merging(Self.smsValues(c)) { a, _ in a }
             values.merge(c.cleanup.effectiveValues) { current, _ in current }
             values.merge(c.push.effectiveValues) { current, _ in current }
+            values.merge(c.email.effectiveValues) { current, _ in current }
             // What herald-sms would refuse to start with.
             do {
                 _ = try c.secrets.keyRing()
                 _ = try SMSTemplates.load(directory: c.sms.templatesDirectory, appName: c.sms.appName, webOTPOrigin: c.sms.webOTPOrigin)
                 // What herald-push would refuse to start with: keys that do not parse.
                 try c.push.checkCredentials()
+                // And what herald-email would refuse to start with.
+                _ = try EmailTemplates.load(directory: c.email.templatesDirectory, appName: c.email.appName)
             } catch {
                 throw CLIExit.fail("\(error)", code: .configuration)
             }

@@ -7,8 +7,8 @@ import PostgresNIO
 /// `heraldctl verify`: check a code by hand, or look at a verification, for support.
 struct Verify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Check a code or push secret by hand, or show what happened to a verification (support).",
-        subcommands: [VerifySMS.self, ShowSMS.self, VerifyPush.self, ShowPush.self, ShowToken.self]
+        abstract: "Check a code, email link or push secret by hand, or show what happened to a verification (support).",
+        subcommands: [VerifySMS.self, ShowSMS.self, VerifyEmailLink.self, ShowEmail.self, VerifyPush.self, ShowPush.self, ShowToken.self]
     )
 }
 
@@ -110,6 +110,112 @@ struct ShowSMS: AsyncParsableCommand {
             for key in found.keys.sorted() where key != "provider_calls" { print("\(key): \(found[key]!)") }
             for call in found["provider_calls"] as? [[String: Any]] ?? [] {
                 print("call: " + call.keys.sorted().map { "\($0)=\(call[$0]!)" }.joined(separator: " "))
+            }
+        }
+    }
+}
+
+/// `heraldctl verify email-link EMAIL [OOBCODE|-] [--mode MODE]`: the consume API, as a
+/// front API calls it (a success uses the code up).
+struct VerifyEmailLink: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "email-link",
+        abstract: "Consume an email link's oobCode for an address (uses it up). Exit 0 only on success.",
+        discussion: "Pass the code as '-' (or leave it out) to read it from standard input, keeping it out of the shell history. A whole link is accepted too: its oobCode is taken.")
+    @OptionGroup var options: GlobalOptions
+    @Argument(help: "The email address the link was sent to.") var email: String
+    @Argument(help: "The oobCode (or the link), or '-' for standard input.") var code: String = "-"
+    @Option(help: "sign_in, verify_email, reset_password or verify_and_change_email.") var mode: String = "sign_in"
+
+    func run() async throws {
+        let context = try CLIContext.load(options)
+        guard let mode = EmailActionJob.Mode(rawValue: mode) else {
+            throw CLIExit.fail("--mode must be one of \(EmailActionJob.Mode.allCases.map(\.rawValue).joined(separator: ", "))", code: .usage)
+        }
+        var code = self.code == "-" ? (readLine(strippingNewline: true) ?? "") : self.code
+        if code.contains("oobCode="), let value = URLComponents(string: code)?.queryItems?.first(where: { $0.name == "oobCode" })?.value {
+            code = value
+        }
+        do {
+            _ = try context.configuration.secrets.keyRing()
+        } catch {
+            throw CLIExit.fail("\(error)", code: .configuration)
+        }
+        let (email, oobCode, logger) = (self.email, code, context.logger)
+        let result = try await context.withDatabase { client in
+            try await HeraldVerification(database: client, secrets: context.configuration.secrets)
+                .consumeEmailAction(mode, email: email, oobCode: oobCode, logger: logger)
+        }
+        let (name, fields) = Self.describe(result)
+        if options.output == .json {
+            printJSON(["email": Redact.email(email), "result": name].merging(fields) { a, _ in a })
+        } else {
+            print(([name] + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }).joined(separator: " "))
+        }
+        if case .success = result { return }
+        throw ExitCode(HeraldCore.ExitCode.failure.rawValue)
+    }
+
+    static func describe(_ result: EmailLinkVerifier.Result) -> (String, [String: Any]) {
+        switch result {
+        case .success(let email, let mode, let url, let settings):
+            ("success", ["email": Redact.email(email), "mode": mode.rawValue, "continue_url": url, "link_domain": settings.linkDomain])
+        case .emailMismatch: ("email_mismatch", [:])
+        case .expired: ("expired", [:])
+        case .alreadyUsed: ("already_used", [:])
+        case .notFound: ("not_found", [:])
+        }
+    }
+}
+
+/// `heraldctl verify show-email REQUEST_ID`: state, provider and codes of one email request; never a code.
+struct ShowEmail: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show-email", abstract: "Show an email request: state, provider, its link codes' status.")
+    @OptionGroup var options: GlobalOptions
+    @Argument(help: "The request id.") var requestID: String
+
+    func run() async throws {
+        let context = try CLIContext.load(options)
+        let (id, logger) = (requestID, context.logger)
+        let json: Data? = try await context.withDatabase { client in
+            let rows = try await client.query("""
+                SELECT state, reason, email, mode, provider, provider_message_id, uncertain_sends,
+                       to_char(created_at, 'YYYY-MM-DD"T"HH24:MI:SSOF'), to_char(updated_at, 'YYYY-MM-DD"T"HH24:MI:SSOF')
+                  FROM herald.email_requests WHERE request_id = \(id)
+                """, logger: logger)
+            for try await row in rows.decode((String, String?, String, String, String?, String?, Int, String, String).self) {
+                var out: [String: Any] = [
+                    "request_id": id, "state": row.0, "email": Redact.email(row.2), "mode": row.3,
+                    "uncertain_sends": row.6, "created_at": row.7, "updated_at": row.8,
+                ]
+                out["reason"] = row.1
+                out["provider"] = row.4
+                out["provider_message_id"] = row.5
+                let codes = try await client.query("""
+                    SELECT status, key_id, settings->>'url', to_char(expires_at, 'YYYY-MM-DD"T"HH24:MI:SSOF'), to_char(used_at, 'YYYY-MM-DD"T"HH24:MI:SSOF')
+                      FROM herald.email_codes WHERE request_id = \(id) ORDER BY id
+                    """, logger: logger)
+                var list: [[String: Any]] = []
+                for try await (status, keyID, url, expires, used) in codes.decode((String, String, String?, String, String?).self) {
+                    var code: [String: Any] = ["status": status, "key_id": keyID, "expires_at": expires]
+                    code["continue_url"] = url
+                    code["used_at"] = used
+                    list.append(code)
+                }
+                out["codes"] = list
+                return try JSONSerialization.data(withJSONObject: out)
+            }
+            return nil
+        }
+        guard let json, let found = try JSONSerialization.jsonObject(with: json) as? [String: Any] else {
+            throw CLIExit.fail("no email request \(requestID)")
+        }
+        if options.output == .json {
+            printJSON(found)
+        } else {
+            for key in found.keys.sorted() where key != "codes" { print("\(key): \(found[key]!)") }
+            for code in found["codes"] as? [[String: Any]] ?? [] {
+                print("code: " + code.keys.sorted().map { "\($0)=\(code[$0]!)" }.joined(separator: " "))
             }
         }
     }

@@ -52,6 +52,11 @@ public struct PurgeTarget: Sendable, Equatable {
                         retentionDays: configuration.purge.pushDays),
             PurgeTarget("device_tokens", table: "herald.device_tokens", timeColumn: "updated_at",
                         retentionDays: configuration.purge.pushDays),
+            // Codes first (they reference their request), then the requests.
+            PurgeTarget("email_codes", table: "herald.email_codes", timeColumn: "expires_at",
+                        retentionDays: configuration.purge.emailDays),
+            PurgeTarget("email_requests", table: "herald.email_requests", timeColumn: "created_at",
+                        retentionDays: configuration.purge.emailDays),
         ]
     }
 }

@@ -37,6 +37,8 @@ public struct CleanupConfiguration: Sendable {
         public var smsRateCountersDays: Int = 1
         /// Push verifications (by expiry) and device tokens not seen for this long.
         public var pushDays: Int = 30
+        /// Email requests and link codes (`herald.email_requests`, `herald.email_codes`: codes past their expiry).
+        public var emailDays: Int = 30
 
         public init() {}
     }
@@ -54,6 +56,7 @@ public struct CleanupConfiguration: Sendable {
             "cleanup.purge.event_outbox_days": purge.eventOutboxDays, "cleanup.purge.cleanup_runs_days": purge.cleanupRunsDays,
             "cleanup.purge.sms_days": purge.smsDays, "cleanup.purge.sms_rate_counters_days": purge.smsRateCountersDays,
             "cleanup.purge.push_days": purge.pushDays,
+            "cleanup.purge.email_days": purge.emailDays,
         ]
     }
 
@@ -72,5 +75,6 @@ public struct CleanupConfiguration: Sendable {
         self.purge.smsDays = try source.int("cleanup.purge.sms_days", default: purge.smsDays, range: 0...36_500)
         self.purge.smsRateCountersDays = try source.int("cleanup.purge.sms_rate_counters_days", default: purge.smsRateCountersDays, range: 0...36_500)
         self.purge.pushDays = try source.int("cleanup.purge.push_days", default: purge.pushDays, range: 0...36_500)
+        self.purge.emailDays = try source.int("cleanup.purge.email_days", default: purge.emailDays, range: 0...36_500)
     }
 }

@@ -12,6 +12,7 @@ public struct HeraldConfiguration: Sendable {
     public var secrets: SecretsConfiguration
     public var sms: SMSConfiguration
     public var push: PushConfiguration
+    public var email: EmailConfiguration
     public var cleanup: CleanupConfiguration
 
     public init(
@@ -24,6 +25,7 @@ public struct HeraldConfiguration: Sendable {
         secrets: SecretsConfiguration = .init(),
         sms: SMSConfiguration = .init(),
         push: PushConfiguration = .init(),
+        email: EmailConfiguration = .init(),
         cleanup: CleanupConfiguration = .init()
     ) {
         self.amqp = amqp
@@ -35,6 +37,7 @@ public struct HeraldConfiguration: Sendable {
         self.secrets = secrets
         self.sms = sms
         self.push = push
+        self.email = email
         self.cleanup = cleanup
     }
 
@@ -50,6 +53,7 @@ public struct HeraldConfiguration: Sendable {
         self.secrets = try SecretsConfiguration(source: source)
         self.sms = try SMSConfiguration(source: source)
         self.push = try PushConfiguration(source: source)
+        self.email = try EmailConfiguration(source: source)
         self.cleanup = try CleanupConfiguration(source: source)
     }
 

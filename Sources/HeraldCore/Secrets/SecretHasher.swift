@@ -26,6 +26,15 @@ public struct SecretHasher: Sendable {
         return StoredSecretHash(keyID: keyRing.activeKeyID, digest: Array(HMAC<SHA256>.authenticationCode(for: Self.message(secret, context), using: key)))
     }
 
+    /// The secret's hash under every key of the ring, the active key's first: how a record
+    /// found by its secret alone (an email link code) is looked up while keys rotate.
+    public func hashesUnderEveryKey(_ secret: Secret, context: String) -> [StoredSecretHash] {
+        let ids = [keyRing.activeKeyID] + keyRing.keys.keys.filter { $0 != keyRing.activeKeyID }.sorted()
+        return ids.map { id in
+            StoredSecretHash(keyID: id, digest: Array(HMAC<SHA256>.authenticationCode(for: Self.message(secret, context), using: SymmetricKey(data: keyRing.keys[id]!))))
+        }
+    }
+
     /// Constant time in the secret. False when the hash's key is no longer in the ring.
     public func verify(_ secret: Secret, context: String, against stored: StoredSecretHash) -> Bool {
         guard let bytes = keyRing.keys[stored.keyID] else { return false }

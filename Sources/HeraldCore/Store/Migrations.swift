@@ -149,6 +149,7 @@ public enum Migrations {
             -- off by default, and an index there would cost every account.deleted insert.)
             CREATE INDEX dev_outbox_created_idx ON herald.dev_outbox (created_at);
             """),
+        Migrations.email,
         Migrations.push,
     ]
 }

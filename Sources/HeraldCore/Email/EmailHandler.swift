@@ -1,0 +1,165 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// `herald-email`: for each `email.action` job, checks the action code settings
+/// (``EmailLinkPolicy``), decides whether anything is sent (enumeration protection), mints a
+/// one-time code (stored only as its keyed hash, with the address, mode and settings), builds
+/// the link on the configured link domain, renders the localised message and delivers it
+/// through the providers in order.
+///
+/// The request is recorded `sending` before the provider call and `sent` right after, so a
+/// redelivery sends nothing again; the only window for a second email is a crash between
+/// the provider's acceptance and that record (counted in `uncertain_sends`).
+public struct EmailHandler: JobHandler {
+    public let configuration: EmailConfiguration
+    let policy: EmailLinkPolicy
+    let hasher: SecretHasher
+    let templates: EmailTemplates
+    let dispatcher: EmailDispatcher
+    let metrics = EmailMetrics()
+
+    public init(configuration: EmailConfiguration, hasher: SecretHasher, templates: EmailTemplates, providers: [any EmailProvider]) {
+        self.configuration = configuration
+        self.policy = EmailLinkPolicy(configuration: configuration)
+        self.hasher = hasher
+        self.templates = templates
+        self.dispatcher = EmailDispatcher(providers: providers)
+    }
+
+    /// The handler a `herald-email` process runs, from its configuration.
+    public init(configuration: HeraldConfiguration) throws {
+        let email = configuration.email
+        let http = ProviderHTTP(timeoutMilliseconds: email.providerTimeoutMilliseconds)
+        var providers: [any EmailProvider] = []
+        for kind in email.providers {
+            switch kind {
+            case .smtp: providers.append(SMTPProvider(client: try SMTPClient(configuration: email.smtp)))
+            case .httpMail: providers.append(HTTPMailProvider(configuration: email.httpMail, http: http))
+            case .outbox: providers.append(OutboxEmailProvider(spool: OutboxSpool(directory: configuration.outbox.directory),
+                                                               delay: .milliseconds(configuration.outbox.delayMilliseconds)))
+            }
+        }
+        self.init(configuration: email, hasher: SecretHasher(keyRing: try configuration.secrets.keyRing()),
+                  templates: try EmailTemplates.load(directory: email.templatesDirectory, appName: email.appName), providers: providers)
+    }
+
+    /// Modes whose link only makes sense for an existing account: for an address without
+    /// one, nothing (or the no-account note) is sent. sign_in creates the account;
+    /// verify_and_change_email goes to the new address, which has no account yet.
+    static func needsAccount(_ mode: EmailActionJob.Mode) -> Bool {
+        mode == .resetPassword || mode == .verifyEmail
+    }
+
+    public func handle(_ job: EmailActionJob, context: JobContext) async throws -> JobOutcome {
+        let email = EmailAddress.normalize(job.email)
+        var logger = context.logger
+        logger[metadataKey: "request_id"] = "\(job.requestID)"
+        logger[metadataKey: "email"] = "\(Redact.email(email))"
+        logger[metadataKey: "mode"] = "\(job.mode.rawValue)"
+
+        let approved: EmailLinkPolicy.Approved
+        do {
+            approved = try policy.approve(job.actionCodeSettings)
+        } catch {
+            metrics.decision("refused")
+            logger.notice("email action refused", metadata: ["reason": "\(error.reason)"])
+            throw JobFailure.invalid("action_code_settings: \(error.reason)")
+        }
+        if job.actionCodeSettings.dynamicLinkDomain != nil {
+            logger.warning("dynamic_link_domain is deprecated and ignored; use link_domain")
+        }
+
+        var kind = job.mode.rawValue
+        var code: Secret? = SecretGenerator.token(bytes: 32)
+        var finalState: String?
+        if Self.needsAccount(job.mode), !(try await EmailStore.hasAccount(email, client: context.database, logger: logger)) {
+            code = nil
+            switch configuration.unknownAddress {
+            case .silent: finalState = "no_account"
+            case .notify: kind = EmailTemplates.noAccount
+            }
+        }
+        let stored = code.map {
+            EmailStore.Code(hash: hasher.hash($0, context: EmailLink.hashContext),
+                            settings: EmailLink.settingsJSON(job.actionCodeSettings, approved: approved),
+                            expiresSeconds: configuration.expiry(job.mode))
+        }
+        let request = EmailStore.Request(requestID: job.requestID, messageID: context.envelope.messageID, email: email,
+                                         mode: job.mode.rawValue, code: stored, ownerKey: context.ownerKey, finalState: finalState)
+        switch try await EmailStore.prepare(request, client: context.database, logger: logger) {
+        case .busy:
+            metrics.decision("busy")
+            throw JobFailure.transient("email_in_progress")
+        case .done(let state):
+            metrics.decision("duplicate")
+            logger.info("email request already decided", metadata: ["state": "\(state)"])
+            switch state {
+            case "failed": return .rejected("already failed")
+            default: return .completed(events: [sentEvent(job, email: email)])
+            }
+        case .send(let uncertain):
+            if finalState == "no_account" {
+                // Looks exactly like a send from outside: the same outcome and the same event.
+                metrics.decision("no_account")
+                logger.info("no account for this address; nothing sent (enumeration protection)")
+                return .completed(events: [sentEvent(job, email: email)])
+            }
+            if uncertain { logger.warning("an earlier try of this request may have reached a provider; sending a fresh link") }
+            return try await send(job, email: email, kind: kind, code: code, approved: approved, uncertain: uncertain, context: context, logger: logger)
+        }
+    }
+
+    private func send(_ job: EmailActionJob, email: String, kind: String, code: Secret?, approved: EmailLinkPolicy.Approved,
+                      uncertain: Bool, context: JobContext, logger: Logger) async throws -> JobOutcome {
+        let link = code.map { EmailLink.build(approved: approved, path: configuration.linkPath, mode: job.mode, code: $0, locale: job.locale) }
+        let rendered = templates.render(kind, locale: job.locale, email: email, link: link, continueHost: approved.continueHost,
+                                        expiresSeconds: configuration.expiry(job.mode))
+        let message = EmailMessage(from: configuration.sender, replyTo: configuration.replyTo.isEmpty ? nil : configuration.replyTo,
+                                   to: email, subject: rendered.subject, text: rendered.text, html: rendered.html,
+                                   requestID: job.requestID, jobMessageID: context.envelope.messageID, kind: kind)
+        switch await dispatcher.send(message, context: EmailSendContext(logger: logger, database: context.database), metrics: metrics) {
+        case .accepted(let provider, let providerMessageID, let timedOut):
+            metrics.decision(code == nil ? "noted" : "sent")
+            try await SMSHandler.holdingForDatabase(logger) {
+                try await EmailStore.sent(job.requestID, state: code == nil ? "noted" : "sent", provider: provider,
+                                          providerMessageID: providerMessageID, uncertain: timedOut, client: context.database, logger: logger)
+            }
+            return .completed(events: [sentEvent(job, email: email)])
+        case .rejected(let provider, let errorCode):
+            metrics.decision("failed")
+            let reason = "provider_rejected:\(provider):\(errorCode)"
+            try await SMSHandler.holdingForDatabase(logger) {
+                try await EmailStore.failed(job.requestID, reason: reason, client: context.database, logger: logger)
+            }
+            let event = OutgoingEvent(name: "email.failed", payload: EmailEvent(
+                requestID: job.requestID, email: Redact.email(email), mode: job.mode.rawValue, reason: reason))
+            return .rejected(reason, events: [event])
+        case .failed(let reason, let timedOut):
+            metrics.decision("retrying")
+            try await SMSHandler.holdingForDatabase(logger) {
+                try await EmailStore.retrying(job.requestID, reason: reason, uncertain: timedOut, client: context.database, logger: logger)
+            }
+            throw JobFailure.transient(reason)
+        }
+    }
+
+    /// `email.sent`: the same for a delivered link, a no-account note and silence, so events
+    /// never tell an address with an account from one without.
+    private func sentEvent(_ job: EmailActionJob, email: String) -> OutgoingEvent {
+        OutgoingEvent(name: "email.sent", payload: EmailEvent(requestID: job.requestID, email: Redact.email(email), mode: job.mode.rawValue))
+    }
+}
+
+/// Payload of `email.sent` and `email.failed` (the address masked).
+struct EmailEvent: Encodable {
+    var requestID: String
+    var email: String
+    var mode: String
+    var reason: String?
+
+    enum CodingKeys: String, CodingKey {
+        case email, mode, reason
+        case requestID = "request_id"
+    }
+}
