@@ -6,7 +6,8 @@
 #   scripts/fuzz.sh [SECONDS] [TARGET ...]     default: 60 s each, every target
 #
 # The code under test is compiled from the project's own sources, not copied: the wire
-# layer (Sources/HeraldCore/Wire, without the broker topology), the masking used in logs, and
+# layer (Sources/HeraldCore/Wire, without the broker topology), the masking used in logs, the
+# email address helpers and the continue-URL policy of email links, and
 # the two pure-Swift files of the AMQP library it needs (properties and field values), built
 # as a small module named AMQP so the sources compile unchanged.
 set -euo pipefail
@@ -30,7 +31,7 @@ UNDER_TEST=()
 for f in Sources/HeraldCore/Wire/*.swift; do
   case "$(basename "$f")" in HeraldTopology.swift) ;; *) UNDER_TEST+=("$f") ;; esac
 done
-UNDER_TEST+=(Sources/HeraldCore/Logging/Redact.swift)
+UNDER_TEST+=(Sources/HeraldCore/Logging/Redact.swift Sources/HeraldCore/Email/EmailAddress.swift Sources/HeraldCore/Email/EmailLinkPolicy.swift)
 
 log "building the AMQP properties module"
 # -sanitize=fuzzer on a library adds only the coverage instrumentation; libFuzzer's main is

@@ -17,11 +17,6 @@ public struct EmailLinkPolicy: Sendable {
         self.defaultLinkDomain = defaultLinkDomain.lowercased()
     }
 
-    public init(configuration: EmailConfiguration) {
-        self.init(authorizedDomains: configuration.authorizedDomains, linkDomains: configuration.linkDomains,
-                  defaultLinkDomain: configuration.defaultLinkDomain)
-    }
-
     /// Why a setting is refused; the reason names the rule, never echoes the input.
     public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
         public var reason: String

@@ -20,7 +20,10 @@ enum WireRules {
     /// One `@`, a non-empty local part of at most 64 bytes, a dotted domain; at most 254 bytes.
     static func email(_ value: String, field: String) throws(JobValidationError) {
         let parts = value.split(separator: "@", omittingEmptySubsequences: false)
-        guard value.utf8.count <= 254, parts.count == 2,
+        // No control characters (NUL, C0, DEL, C1) and no U+FFFD (bytes that were not UTF-8):
+        // they would reach SMTP commands and headers (found by the email fuzzer).
+        let control = value.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) || $0 == "\u{FFFD}" }
+        guard !control, value.utf8.count <= 254, parts.count == 2,
               (1...64).contains(parts[0].utf8.count),
               parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix("."),
               !value.contains(where: { $0.isWhitespace || $0.isNewline || "<>()[],;:\\\"".contains($0) })
