@@ -62,7 +62,6 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Mustache", package: "swift-mustache"),
             ],
             swiftSettings: strict
