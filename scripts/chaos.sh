@@ -15,6 +15,6 @@ export HERALD_CHAOS_BASE_PORT="${HERALD_CHAOS_BASE_PORT:-$(( ${HERALD_AMQP_PORT:
 swift build --product herald-chaos
 for product in herald-sms herald-email herald-push herald-cleanup heraldctl; do swift build --product "$product"; done
 # A fresh schema each run: the figures and the secrecy dump are this run's alone.
-psql "$HERALD_DATABASE_URL" -qc "DROP SCHEMA IF EXISTS herald CASCADE; DROP TABLE IF EXISTS public.herald_schema_migrations;" >/dev/null
+PGOPTIONS="-c client_min_messages=warning" psql "$HERALD_DATABASE_URL" -qc "DROP SCHEMA IF EXISTS herald CASCADE; DROP TABLE IF EXISTS public.herald_schema_migrations;" >/dev/null
 .build/debug/heraldctl migrate >/dev/null
 exec .build/debug/herald-chaos "$@"
