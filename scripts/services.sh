@@ -55,6 +55,8 @@ install() {
   $sudo env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
   # Debian starts a system PostgreSQL/RabbitMQ where it can; we run our own.
   $sudo service rabbitmq-server stop >/dev/null 2>&1 || true
+  # Its port mapper stays behind, listening on every interface; ours starts on loopback.
+  epmd -kill >/dev/null 2>&1 || true
   $sudo service prometheus stop >/dev/null 2>&1 || true
 }
 
@@ -118,7 +120,9 @@ rabbit_env() {
   export RABBITMQ_CONFIG_FILE="$base/rabbitmq"
   export RABBITMQ_ENABLED_PLUGINS_FILE="$base/enabled_plugins"
   export RABBITMQ_ADVANCED_CONFIG_FILE="$base/advanced.config"
+  # Loopback only: the port mapper (epmd) and the node's distribution port too.
   export ERL_EPMD_ADDRESS=127.0.0.1
+  export RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-kernel inet_dist_use_interface {127,0,0,1}"
   export RABBITMQ_CTL_DIST_PORT_MIN=$((DIST_PORT + 10)) RABBITMQ_CTL_DIST_PORT_MAX=$((DIST_PORT + 30))
   mkdir -p "$HOME" "$RABBITMQ_MNESIA_BASE" "$RABBITMQ_LOG_BASE"
   [ -f "$RABBITMQ_ENABLED_PLUGINS_FILE" ] || echo '[].' >"$RABBITMQ_ENABLED_PLUGINS_FILE"
