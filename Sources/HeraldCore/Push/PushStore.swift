@@ -28,14 +28,7 @@ public enum PushStore {
     }
 
     public static func prepare(_ r: Request, client: PostgresClient, logger: Logger) async throws -> Decision {
-        for attempt in 1... {
-            do {
-                return try await prepareOnce(r, client: client, logger: logger)
-            } catch let error as PSQLError where attempt < 5 && ["40001", "40P01", "23505"].contains(error.serverInfo?[.sqlState] ?? "") {
-                continue
-            }
-        }
-        fatalError("unreachable")
+        try await Database.retryingConflicts { try await prepareOnce(r, client: client, logger: logger) }
     }
 
     private static func prepareOnce(_ r: Request, client: PostgresClient, logger: Logger) async throws -> Decision {

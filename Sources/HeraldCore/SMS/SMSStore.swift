@@ -55,14 +55,7 @@ public enum SMSStore {
 
     public static func prepare(_ request: Request, client: PostgresClient, logger: Logger) async throws -> Decision {
         // A concurrent first request for the same number, or a deadlock victim: decide again.
-        for attempt in 1... {
-            do {
-                return try await prepareOnce(request, client: client, logger: logger)
-            } catch let error as PSQLError where attempt < 5 && ["40001", "40P01", "23505"].contains(error.serverInfo?[.sqlState] ?? "") {
-                continue
-            }
-        }
-        fatalError("unreachable")
+        try await Database.retryingConflicts { try await prepareOnce(request, client: client, logger: logger) }
     }
 
     private static func prepareOnce(_ r: Request, client: PostgresClient, logger: Logger) async throws -> Decision {
