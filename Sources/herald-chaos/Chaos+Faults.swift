@@ -6,7 +6,7 @@ import Glibc
 
 extension Chaos {
     /// Mixed jobs while a random worker gets SIGKILL every few seconds and is started again.
-    /// Lost must be 0; duplicated SMS at most one per kill.
+    /// Lost must be 0; duplicated sends (SMS, pushes) at most one per kill.
     func killScenario() async throws -> ScenarioResult {
         var result = ScenarioResult(name: "kill -9 a random worker every \(options.killInterval)")
         let start = ContinuousClock.now
@@ -25,7 +25,7 @@ extension Chaos {
         let ids = await publishing.value
         result.notes.append("killed: " + killed.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
         try await settle(&result, ids: ids, recoveryFrom: lastKill)
-        result.require(result.duplicateSends <= result.kills, "\(result.duplicateSends) duplicated SMS for \(result.kills) kills")
+        result.require(result.duplicateSends <= result.kills, "\(result.duplicateSends) duplicated sends for \(result.kills) kills")
         result.seconds = (ContinuousClock.now - start).seconds
         return result
     }
@@ -94,21 +94,23 @@ extension Chaos {
         return result
     }
 
-    /// The SMS gateway answers 503 for half the outage and hangs for the other half: retries
-    /// back off (attempts per job stay within the runner's limit), and every job completes
-    /// once it recovers.
+    /// The SMS gateway answers 503 for half the outage and hangs for the other half, APNs 503
+    /// for all of it: retries back off (attempts per SMS job stay within the runner's limit),
+    /// and every job completes once they recover.
     func providerScenario() async throws -> ScenarioResult {
-        var result = ScenarioResult(name: "SMS provider 503, then hanging, for \(options.providerOutage)")
+        var result = ScenarioResult(name: "SMS provider 503, then hanging, APNs 503, for \(options.providerOutage)")
         let count = max(100, options.jobs / 4)
         var (outageStart, outageEnd) = (Date(), Date())
         // Paced over the outage and a little after, so jobs arrive before, during and after it.
-        let ids = try await underLoad(&result, count: count, span: options.providerOutage + .seconds(4), lead: .seconds(1), kind: { _ in .sms }, over: "the provider recovered") { _ in
+        let ids = try await underLoad(&result, count: count, span: options.providerOutage + .seconds(4), lead: .seconds(1), kind: { $0 % 4 == 0 ? .push : .sms }, over: "the providers recovered") { _ in
             outageStart = Date()
             gateway.set(.failing)
+            apns.set(failing: true)
             try await Task.sleep(for: options.providerOutage / 2)
             gateway.set(.hanging)
             try await Task.sleep(for: options.providerOutage / 2)
             gateway.set(.normal)
+            apns.set(failing: false)
             outageEnd = Date()
         }
         let rate = gateway.requestRate(from: outageStart, to: outageEnd)
@@ -118,7 +120,7 @@ extension Chaos {
         result.notes.append(String(format: "during the outage: %.0f requests/s on average, %d at peak; attempts per job: at most %d, %.1f on average",
                                    rate.mean, rate.peak, maxAttempts, Double(attempts.reduce(0, +)) / Double(max(attempts.count, 1))))
         result.require(maxAttempts <= configuration.runner.maxAttempts, "a job reached the provider \(maxAttempts) times (runner.max_attempts \(configuration.runner.maxAttempts)): a retry storm")
-        result.require(result.duplicateSends == 0, "\(result.duplicateSends) duplicated SMS")
+        result.require(result.duplicateSends == 0, "\(result.duplicateSends) duplicated sends")
         return result
     }
 
@@ -132,7 +134,7 @@ extension Chaos {
             try await fleet.waitUntilReady(timeout: .seconds(60))
             result.notes.append(String(format: "%d workers drained and exited 0; all ready again in %.1f s", statuses.filter { $0 == 0 }.count, (ContinuousClock.now - restarted).seconds))
         }
-        result.require(result.duplicateSends == 0, "\(result.duplicateSends) duplicated SMS")
+        result.require(result.duplicateSends == 0, "\(result.duplicateSends) duplicated sends")
         return result
     }
 }

@@ -68,7 +68,7 @@ extension Chaos {
         let ids = await publishing.value
         try await settle(&result, ids: ids)
         result.require(dropped.isEmpty, "workers not ready while their handlers waited on the provider: \(dropped.sorted())")
-        result.require(result.duplicateSends == 0, "\(result.duplicateSends) duplicated SMS")
+        result.require(result.duplicateSends == 0, "\(result.duplicateSends) duplicated sends")
         result.notes.append("no worker's /readyz dropped while \(count) handlers waited \(delay) each")
         result.seconds = (ContinuousClock.now - start).seconds
         return result
@@ -80,7 +80,8 @@ extension Chaos {
         var result = ScenarioResult(name: "security: brute force, concurrent checks, secrets in logs, metrics and the database")
         let start = ContinuousClock.now
         let ids = await load.publish(4, kind: { _ in .sms })
-        try await settle(&result, ids: ids)
+        let pushes = await load.publish(4, kind: { _ in .push })
+        try await settle(&result, ids: ids + pushes)
         let verification = try HeraldVerification(database: tally.database, secrets: configuration.secrets)
         let codes = gateway.codes
 
@@ -125,6 +126,12 @@ extension Chaos {
         // Every run of exactly ten digits in the three texts, then one set intersection.
         let found = [logs, metrics, dump].reduce(into: Set<String>()) { $0.formUnion(SMSGateway.codes(in: $1, length: gateway.codeLength)) }
         let leaks = sent.intersection(found)
+        // The push secrets the devices got (256 bits each: searched as they are, up to 500).
+        let pushSecrets = Array(Set(apns.secrets.values).prefix(500))
+        let pushLeaks = pushSecrets.filter { logs.contains($0) || metrics.contains($0) || dump.contains($0) }
+        result.require(!pushSecrets.isEmpty, "no push secret to search: did any push reach APNs?")
+        result.require(pushLeaks.isEmpty, "\(pushLeaks.count) of \(pushSecrets.count) push secrets found in logs, metrics or the database dump")
+        result.notes.append("\(pushSecrets.count) push secrets searched the same way: \(pushLeaks.count) found")
         result.require(!sent.isEmpty && !logs.isEmpty && !dump.isEmpty, "nothing to search: \(sent.count) codes, \(logs.count) bytes of logs, \(dump.count) bytes of dump")
         result.require(leaks.isEmpty, "\(leaks.count) of \(sent.count) codes found in logs, metrics or the database dump")
         result.notes.append("\(sent.count) codes searched in \(logs.count / 1024) KiB of logs, \(metrics.count / 1024) KiB of metrics, a \(dump.count / 1024) KiB dump: \(leaks.count) found")

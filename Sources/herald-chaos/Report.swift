@@ -12,7 +12,7 @@ struct Report {
         var lines = [
             "herald-chaos \(options.short ? "(short)" : "(full)"): \(workers.count) workers (\(workers.joined(separator: ", "))), heartbeat \(options.heartbeatSeconds) s, \(ProcessInfo.processInfo.activeProcessorCount) cores",
             "",
-            "| scenario | published | completed | lost | failed | dead-lettered | duplicated SMS | kills | recovery s | time s | result |",
+            "| scenario | published | completed | lost | failed | dead-lettered | duplicated sends | kills | recovery s | time s | result |",
             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         ]
         for r in results {
@@ -36,8 +36,8 @@ struct Report {
             "short": options.short, "workers": workers, "passed": passed,
             "scenarios": results.map { r -> [String: Any] in
                 ["name": r.name, "published": r.published, "completed": r.completed, "lost": r.lost, "failed": r.failed,
-                 "dead_lettered": r.deadLettered, "dead_letter_reasons": r.deadLetterReasons, "duplicated_sms": r.duplicateSends,
-                 "missing_sms": r.missingSends, "kills": r.kills, "recovery_seconds": r.recoverySeconds as Any? ?? NSNull(),
+                 "dead_lettered": r.deadLettered, "dead_letter_reasons": r.deadLetterReasons, "duplicated_sends": r.duplicateSends,
+                 "missing_sends": r.missingSends, "kills": r.kills, "recovery_seconds": r.recoverySeconds as Any? ?? NSNull(),
                  "seconds": r.seconds, "notes": r.notes, "failures": r.failures, "passed": r.passed]
             },
         ]

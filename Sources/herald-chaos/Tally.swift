@@ -59,19 +59,22 @@ struct Tally: Sendable {
         return (latest, (ContinuousClock.now - start).seconds)
     }
 
-    /// Fills in a result from the final statuses of `ids` (valid jobs) and the gateway's count
-    /// of accepted SMS per verification id (= message id in this harness).
-    func account(_ result: inout ScenarioResult, ids: [String], kinds: [String: JobKind], statuses: [String: String], smsAccepted: [String: Int]) {
+    /// Fills in a result from the final statuses of `ids` (valid jobs) and what the providers
+    /// accepted per job, by kind (SMS per verification id, pushes per receipt: both are the
+    /// message id in this harness). Kinds without a counting provider (the dev outbox) are not
+    /// counted for duplicates.
+    func account(_ result: inout ScenarioResult, ids: [String], kinds: [String: JobKind], statuses: [String: String], accepted: [JobKind: [String: Int]]) {
         result.published = ids.count
         for id in ids {
+            let counts = kinds[id].flatMap { accepted[$0] }
             switch statuses[id] {
             case "completed":
                 result.completed += 1
-                if kinds[id] == .sms, (smsAccepted[id] ?? 0) == 0 { result.missingSends += 1 }
+                if let counts, (counts[id] ?? 0) == 0 { result.missingSends += 1 }
             case "rejected", "dead": result.failed += 1
             default: result.lost += 1
             }
-            if kinds[id] == .sms { result.duplicateSends += max(0, (smsAccepted[id] ?? 0) - 1) }
+            if let counts { result.duplicateSends += max(0, (counts[id] ?? 0) - 1) }
         }
     }
 

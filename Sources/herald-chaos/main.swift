@@ -8,7 +8,8 @@ import PostgresNIO
 
 // herald-chaos [--short] [--jobs N] [--poison N] [--scenarios kill,broker,...] [--report-dir DIR]
 // The whole fleet (the built worker executables next to this one, several per kind) on the
-// local RabbitMQ and PostgreSQL, an SMS gateway on loopback, under faults and load. Prints a
+// local RabbitMQ and PostgreSQL, an SMS gateway and an APNs server on loopback, under faults
+// and load. Prints a
 // report per scenario and exits 1 when anything was lost or any check failed.
 // scripts/chaos.sh sets the environment (the servers' addresses, database herald_chaos).
 
@@ -34,7 +35,9 @@ configuration.runner.retryDelaysMilliseconds = [1000, 2000, 5000, 10000]
 configuration.runner.maxAttempts = 12
 let codeLength = 10
 let gateway = try await SMSGateway(codeLength: codeLength)
-var workerEnvironment = environment
+let runDirectory = options.reportDirectory + "/" + namespace
+let apns = try await APNsGateway(directory: runDirectory + "/keys")
+var workerEnvironment = environment.merging(apns.environment) { _, ours in ours }
 for (key, value) in [
     "HERALD_AMQP_NAMESPACE": namespace,
     "HERALD_AMQP_HEARTBEAT_SECONDS": String(options.heartbeatSeconds),
@@ -59,7 +62,6 @@ try await client.connection.declare(topology.all)
 let database = try Database.makeClient(configuration.database, logger: logger)
 let databaseTask = Task { await database.run() }
 
-let runDirectory = options.reportDirectory + "/" + namespace
 let fleet = try Fleet(counts: [(.sms, 2), (.email, 2), (.push, 1), (.cleanup, 1)], binDir: binDir, logDir: runDirectory + "/logs",
                       environment: workerEnvironment, basePort: Int(environment["HERALD_CHAOS_BASE_PORT"] ?? "") ?? 19_200)
 // Stopped from outside (SIGTERM, SIGINT): the workers go with the harness, or they would
@@ -75,7 +77,7 @@ let stopSignals = [SIGTERM, SIGINT].map { number in
     source.resume()
     return source
 }
-let chaos = Chaos(options: options, configuration: configuration, fleet: fleet, gateway: gateway, load: Load(client: client),
+let chaos = Chaos(options: options, configuration: configuration, fleet: fleet, gateway: gateway, apns: apns, load: Load(client: client),
                   tally: Tally(database: database, logger: logger), logger: logger, servicesScript: servicesScript)
 var results: [ScenarioResult] = []
 do {
@@ -109,6 +111,7 @@ do {
 }
 await fleet.stop()
 await gateway.close()
+await apns.close()
 for queue in topology.all.queues { try? await client.connection.deleteQueue(queue.name) }
 for exchange in topology.all.exchanges { try? await client.connection.deleteExchange(exchange.name) }
 await client.close()
