@@ -282,7 +282,8 @@ stop_kannel() {
 # A real SMTP server (Debian's python3-aiosmtpd, scripts/smtp-server.py) for the email
 # worker: STARTTLS and implicit TLS with a self-signed certificate made once, AUTH PLAIN/LOGIN
 # with a generated password, messages stored in $RUN_DIR/smtp/maildir; recipients' local
-# parts pick 421/451/550 answers (see the script).
+# parts pick 421/451/550 answers, and $RUN_DIR/smtp/mode switches every recipient to 451,
+# 421 or a hang at run time (see the script).
 smtp_dir() { echo "$RUN_DIR/smtp"; }
 smtp_running() { (exec 3<>"/dev/tcp/127.0.0.1/$SMTP_PORT") 2>/dev/null; }
 smtp_files() {
@@ -303,9 +304,11 @@ start_smtp() {
   local dir; dir="$(smtp_dir)"
   if smtp_running; then return 0; fi
   smtp_files
+  rm -f "$dir/mode"
   log "starting the SMTP server (plain/STARTTLS on 127.0.0.1:$SMTP_PORT, implicit TLS on $SMTP_TLS_PORT)"
   ( close_inherited_fds; exec /usr/bin/python3 "$ROOT/scripts/smtp-server.py" --port "$SMTP_PORT" --tls-port "$SMTP_TLS_PORT" \
       --cert "$dir/tls/server.pem" --key "$dir/tls/server.key" --password-file "$dir/password" --maildir "$dir/maildir" \
+      --mode-file "$dir/mode" \
   ) >"$dir/server.log" 2>&1 </dev/null &
   echo $! >"$dir/server.pid"
   local i
@@ -344,6 +347,7 @@ export HERALD_SMTP_USERNAME=herald
 export HERALD_SMTP_PASSWORD_FILE=$RUN_DIR/smtp/password
 export HERALD_SMTP_CA=$RUN_DIR/smtp/tls/server.pem
 export HERALD_SMTP_MAILDIR=$RUN_DIR/smtp/maildir
+export HERALD_SMTP_MODE_FILE=$RUN_DIR/smtp/mode
 ENV
 }
 

@@ -17,7 +17,14 @@ part picks a behaviour, so tests provoke answers deterministically:
   discard-*     accepted, not stored (benchmarks)
 Connections and messages are counted in MAILDIR/../stats.json on every message.
 
-usage: smtp-server.py --port P --tls-port P2 --cert PEM --key KEY --password-file F --maildir DIR
+The mode file (--mode-file, default MAILDIR/../mode) switches every recipient at run time,
+for outages: its first word is read on each RCPT (when the file changed):
+  normal     (or no file) the recipient prefixes above
+  fail451    every RCPT answered 451 4.3.0 (a provider refusing for a while)
+  fail421    every RCPT answered 421 4.7.0 and the connection closed
+  hang       RCPT answered only once the mode is something else (a provider that hangs)
+
+usage: smtp-server.py --port P --tls-port P2 --cert PEM --key KEY --password-file F --maildir DIR [--mode-file F]
 """
 import argparse
 import asyncio
@@ -33,8 +40,31 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, AuthResult, LoginPassword
 
 
+class Mode:
+    """The mode file's first word, read again only when the file changes."""
+
+    def __init__(self, path):
+        self.path = path
+        self.stamp = None
+        self.value = "normal"
+
+    def current(self):
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            self.stamp, self.value = None, "normal"
+            return self.value
+        stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+        if stamp != self.stamp:
+            with open(self.path) as f:
+                words = f.read().split()
+            self.stamp, self.value = stamp, (words[0] if words else "normal")
+        return self.value
+
+
 class Handler:
-    def __init__(self, maildir, stats_path):
+    def __init__(self, maildir, stats_path, mode):
+        self.mode = mode
         for sub in ("tmp", "new", "cur"):
             os.makedirs(os.path.join(maildir, sub), exist_ok=True)
         self.box = mailbox.Maildir(maildir, create=True)
@@ -51,6 +81,14 @@ class Handler:
         return out
 
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        while self.mode.current() == "hang":
+            await asyncio.sleep(0.2)
+        mode = self.mode.current()
+        if mode == "fail451":
+            return "451 4.3.0 Try again later"
+        if mode == "fail421":
+            asyncio.get_event_loop().call_later(0.05, server.transport.close)
+            return "421 4.7.0 Service not available, closing channel"
         local = address.split("@", 1)[0].lower()
         first = False
         with self.lock:
@@ -115,6 +153,7 @@ def main():
     parser.add_argument("--username", default="herald")
     parser.add_argument("--password-file", required=True)
     parser.add_argument("--maildir", required=True)
+    parser.add_argument("--mode-file")
     args = parser.parse_args()
 
     with open(args.password_file) as f:
@@ -127,7 +166,8 @@ def main():
 
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     context.load_cert_chain(args.cert, args.key)
-    handler = Handler(args.maildir, os.path.join(os.path.dirname(os.path.abspath(args.maildir)), "stats.json"))
+    base = os.path.dirname(os.path.abspath(args.maildir))
+    handler = Handler(args.maildir, os.path.join(base, "stats.json"), Mode(args.mode_file or os.path.join(base, "mode")))
     common = dict(authenticator=authenticator, auth_required=False, decode_data=False,
                   data_size_limit=10 * 1024 * 1024, ident="Herald test SMTP")
     plain = CountingController(handler, hostname=args.host, port=args.port, tls_context=context,

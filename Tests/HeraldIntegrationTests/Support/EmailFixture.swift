@@ -2,6 +2,7 @@ import AMQP
 import Foundation
 import HeraldClient
 import Logging
+import HeraldStubs
 import PostgresNIO
 @testable import HeraldCore
 
@@ -89,81 +90,14 @@ final class EmailFixture: Sendable {
         return EmailActionJob(requestID: "\(harness.namespace)-r\(n)", email: email ?? address(n), mode: mode, locale: locale, actionCodeSettings: settings)
     }
 
-    /// A message as the SMTP server stored it.
-    struct Received: Sendable {
-        var envelopeTo: String
-        var headers: [(String, String)]
-        var text: String
-        var html: String
-        var contentType: String
-
-        func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
-
-        /// The subject with RFC 2047 words decoded.
-        var subject: String { Received.decodeWords(header("Subject") ?? "") }
-
-        /// The first https link of the plain text.
-        var link: URLComponents? {
-            guard let start = text.range(of: "https://") else { return nil }
-            let url = text[start.lowerBound...].prefix { !$0.isWhitespace }
-            return URLComponents(string: String(url))
-        }
-
-        func query(_ name: String) -> String? { link?.queryItems?.first { $0.name == name }?.value }
-
-        static func decodeWords(_ value: String) -> String {
-            var out = ""
-            for word in value.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }) {
-                if word.hasPrefix("=?UTF-8?B?"), word.hasSuffix("?="), let data = Data(base64Encoded: String(word.dropFirst(10).dropLast(2))) {
-                    out += String(decoding: data, as: UTF8.self)
-                } else {
-                    out += (out.isEmpty ? "" : " ") + word
-                }
-            }
-            return out
-        }
-    }
+    typealias Received = MaildirMessage
 
     /// Every message the SMTP server stored for `to` (the envelope recipient), oldest first.
     func received(to: String) -> [Received] {
-        let directory = Self.maildir + "/new"
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted()
-        var out: [Received] = []
-        for name in names {
-            guard let raw = try? String(contentsOfFile: directory + "/" + name, encoding: .utf8),
-                  raw.hasPrefix("X-Herald-Envelope-To: \(to)\n") || raw.hasPrefix("X-Herald-Envelope-To: \(to)\r\n")
-            else { continue }
-            if let message = Self.parse(raw) { out.append(message) }
+        MaildirMessage.files(in: Self.maildir).compactMap { path in
+            guard let raw = try? String(contentsOfFile: path, encoding: .utf8), MaildirMessage.envelopeRecipient(raw) == to else { return nil }
+            return MaildirMessage.parse(raw)
         }
-        return out
-    }
-
-    static func parse(_ raw: String) -> Received? {
-        let text = raw.replacingOccurrences(of: "\r\n", with: "\n")
-        guard let split = text.range(of: "\n\n") else { return nil }
-        var headers: [(String, String)] = []
-        for line in text[..<split.lowerBound].split(separator: "\n") {
-            if line.first == " " || line.first == "\t", !headers.isEmpty {
-                headers[headers.count - 1].1 += " " + line.trimmingCharacters(in: .whitespaces)
-            } else if let colon = line.firstIndex(of: ":") {
-                headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
-            }
-        }
-        let contentType = headers.first { $0.0.lowercased() == "content-type" }?.1 ?? ""
-        guard let boundaryRange = contentType.range(of: "boundary=\"") else { return nil }
-        let boundary = contentType[boundaryRange.upperBound...].prefix { $0 != "\"" }
-        var plain = "", html = ""
-        for part in text[split.upperBound...].components(separatedBy: "--\(boundary)") {
-            guard let partSplit = part.range(of: "\n\n") else { continue }
-            let partHeaders = part[..<partSplit.lowerBound].lowercased()
-            let body = part[partSplit.upperBound...].split(separator: "\n").joined()
-            guard partHeaders.contains("base64"), let data = Data(base64Encoded: body) else { continue }
-            let decoded = String(decoding: data, as: UTF8.self)
-            if partHeaders.contains("text/plain") { plain = decoded }
-            if partHeaders.contains("text/html") { html = decoded }
-        }
-        let to = headers.first?.1 ?? ""
-        return Received(envelopeTo: to, headers: headers, text: plain, html: html, contentType: contentType)
     }
 
     func consume(_ email: String, _ code: String, mode: EmailActionJob.Mode = .signIn) async throws -> EmailLinkVerifier.Result {
