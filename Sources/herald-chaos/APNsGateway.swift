@@ -6,10 +6,18 @@ import NIOConcurrencyHelpers
 /// The APNs the fleet pushes to: Herald's local HTTP/2 TLS server that speaks Apple's
 /// provider API (`APNsStubServer`, JWT checked), with a `.p8` key and TLS material made for
 /// the run. It counts the pushes it accepted per receipt (the external sends), keeps the
-/// secrets the devices got (for the secrecy search), and fails (503) on demand.
+/// secrets the devices got (for the secrecy search), and fails (503) or hangs on demand.
 final class APNsGateway: Sendable {
+    enum Mode: Sendable {
+        case normal
+        case failing
+        /// Requests are answered (503, not accepted) only after this long: past the
+        /// provider's timeout, so to the workers the server hangs.
+        case hanging(Duration)
+    }
+
     private struct State {
-        var failing = false
+        var mode = Mode.normal
         var accepted: [String: Int] = [:]
         var secrets: [String: String] = [:]
     }
@@ -31,7 +39,11 @@ final class APNsGateway: Sendable {
         server = try await APNsStubServer(tls: tls, credentials: .init(publicKey: key.publicKey, keyID: keyID, teamID: teamID), record: false) { request in
             let inner = request.payload["herald"] as? [String: String]
             return state.withLockedValue { s in
-                if s.failing { return .init(status: 503, reason: "ServiceUnavailable") }
+                switch s.mode {
+                case .failing: return .init(status: 503, reason: "ServiceUnavailable")
+                case .hanging(let delay): return .init(status: 503, reason: "ServiceUnavailable", delay: delay)
+                case .normal: break
+                }
                 if let receipt = inner?["receipt"] {
                     s.accepted[receipt, default: 0] += 1
                     if let secret = inner?["secret"] { s.secrets[receipt] = secret }
@@ -49,7 +61,7 @@ final class APNsGateway: Sendable {
          "HERALD_PUSH_APNS_CA_FILE": tls.caFile]
     }
 
-    func set(failing: Bool) { state.withLockedValue { $0.failing = failing } }
+    func set(_ mode: Mode) { state.withLockedValue { $0.mode = mode } }
     var accepted: [String: Int] { state.withLockedValue { $0.accepted } }
     var secrets: [String: String] { state.withLockedValue { $0.secrets } }
 

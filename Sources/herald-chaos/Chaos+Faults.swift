@@ -94,30 +94,36 @@ extension Chaos {
         return result
     }
 
-    /// The SMS gateway answers 503 for half the outage and hangs for the other half, APNs 503
-    /// for all of it: retries back off (attempts per SMS job stay within the runner's limit),
-    /// and every job completes once they recover.
+    /// The providers refuse for half the outage and hang for the other half: the SMS gateway
+    /// 503, APNs 503, the SMTP server 451, then none of them answers. Retries back off
+    /// (attempts per SMS job stay within the runner's limit), and every job completes once
+    /// they recover.
     func providerScenario() async throws -> ScenarioResult {
-        var result = ScenarioResult(name: "SMS provider 503, then hanging, APNs 503, for \(options.providerOutage)")
+        var result = ScenarioResult(name: "providers (SMS, SMTP, APNs) refusing, then hanging, for \(options.providerOutage)")
         let count = max(100, options.jobs / 4)
         var (outageStart, outageEnd) = (Date(), Date())
         // Paced over the outage and a little after, so jobs arrive before, during and after it.
-        let ids = try await underLoad(&result, count: count, span: options.providerOutage + .seconds(4), lead: .seconds(1), kind: { $0 % 4 == 0 ? .push : .sms }, over: "the providers recovered") { _ in
+        let ids = try await underLoad(&result, count: count, span: options.providerOutage + .seconds(4), lead: .seconds(1),
+                                      kind: { [.push, .email, .sms, .sms][$0 % 4] }, over: "the providers recovered") { _ in
             outageStart = Date()
             gateway.set(.failing)
-            apns.set(failing: true)
+            apns.set(.failing)
+            try mail.set(.refusing)
             try await Task.sleep(for: options.providerOutage / 2)
             gateway.set(.hanging)
+            apns.set(.hanging(options.providerOutage))
+            try mail.set(.hanging)
             try await Task.sleep(for: options.providerOutage / 2)
             gateway.set(.normal)
-            apns.set(failing: false)
+            apns.set(.normal)
+            try mail.set(.normal)
             outageEnd = Date()
         }
         let rate = gateway.requestRate(from: outageStart, to: outageEnd)
         let requests = gateway.requests
         let attempts = ids.compactMap { requests[$0] }
         let maxAttempts = attempts.max() ?? 0
-        result.notes.append(String(format: "during the outage: %.0f requests/s on average, %d at peak; attempts per job: at most %d, %.1f on average",
+        result.notes.append(String(format: "SMS gateway during the outage: %.0f requests/s on average, %d at peak; attempts per SMS job: at most %d, %.1f on average",
                                    rate.mean, rate.peak, maxAttempts, Double(attempts.reduce(0, +)) / Double(max(attempts.count, 1))))
         result.require(maxAttempts <= configuration.runner.maxAttempts, "a job reached the provider \(maxAttempts) times (runner.max_attempts \(configuration.runner.maxAttempts)): a retry storm")
         result.require(result.duplicateSends == 0, "\(result.duplicateSends) duplicated sends")

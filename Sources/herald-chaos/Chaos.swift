@@ -55,7 +55,7 @@ extension Optional {
     }
 }
 
-/// Everything a scenario works with: the fleet, the SMS gateway, the publisher, the ledger,
+/// Everything a scenario works with: the fleet, the providers (SMS gateway, APNs, SMTP), the publisher, the ledger,
 /// and the local servers' script (to restart, stop and pause them).
 final class Chaos: Sendable {
     let options: ChaosOptions
@@ -64,18 +64,20 @@ final class Chaos: Sendable {
     let fleet: Fleet
     let gateway: SMSGateway
     let apns: APNsGateway
+    let mail: MailGateway
     let load: Load
     let tally: Tally
     let logger: Logger
     let servicesScript: String
 
-    init(options: ChaosOptions, configuration: HeraldConfiguration, fleet: Fleet, gateway: SMSGateway, apns: APNsGateway, load: Load, tally: Tally, logger: Logger, servicesScript: String) {
+    init(options: ChaosOptions, configuration: HeraldConfiguration, fleet: Fleet, gateway: SMSGateway, apns: APNsGateway, mail: MailGateway, load: Load, tally: Tally, logger: Logger, servicesScript: String) {
         self.options = options
         self.configuration = configuration
         topology = HeraldTopology(configuration.amqp, configuration.runner)
         self.fleet = fleet
         self.gateway = gateway
         self.apns = apns
+        self.mail = mail
         self.load = load
         self.tally = tally
         self.logger = logger
@@ -100,10 +102,10 @@ final class Chaos: Sendable {
     func settle(_ result: inout ScenarioResult, ids: [String], recoveryFrom: ContinuousClock.Instant? = nil) async throws {
         let (statuses, _) = try await tally.waitUntilFinal(ids, timeout: options.drainTimeout)
         if let recoveryFrom { result.recoverySeconds = (ContinuousClock.now - recoveryFrom).seconds }
-        tally.account(&result, ids: ids, kinds: load.published, statuses: statuses, accepted: [.sms: gateway.accepted, .push: apns.accepted])
+        tally.account(&result, ids: ids, kinds: load.published, statuses: statuses, accepted: [.sms: gateway.accepted, .push: apns.accepted, .email: mail.accepted])
         result.require(result.lost == 0, "\(result.lost) confirmed job(s) not finished within \(options.drainTimeout): lost")
         result.require(result.failed == 0, "\(result.failed) valid job(s) dead-lettered or recorded as failed")
-        result.require(result.missingSends == 0, "\(result.missingSends) SMS or push job(s) completed without reaching the gateway or APNs")
+        result.require(result.missingSends == 0, "\(result.missingSends) SMS, email or push job(s) completed without reaching the SMS gateway, the SMTP server or APNs")
         let crashes = fleet.unexpectedExits()
         result.require(crashes.isEmpty, "workers exited on their own: \(crashes)")
     }

@@ -19,6 +19,9 @@ final class Load: Sendable {
         run = String(UUID().uuidString.prefix(6).lowercased())
     }
 
+    /// Every job id of this load starts with it.
+    var idPrefix: String { "c\(run)-" }
+
     var published: [String: JobKind] { confirmed.withLockedValue { $0 } }
 
     /// The mix of a mixed load: half SMS, a quarter email, a fifth push, and a cleanup run
@@ -37,23 +40,12 @@ final class Load: Sendable {
             defer { c += count }
             return c
         }
-        let next = NIOLockedValueBox(0)
-        await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<min(lanes, count) {
-                group.addTask {
-                    while let i = next.withLockedValue({ v -> Int? in
-                        guard v < count else { return nil }
-                        v += 1
-                        return v - 1
-                    }) {
-                        let n = base + i
-                        if let perSecond { try? await Task.sleep(until: start + .seconds(Double(i) / perSecond)) }
-                        await self.publishUntilConfirmed(id: "c\(self.run)-\(n)", n: n, kind: kind(n))
-                    }
-                }
-            }
+        await Self.inLanes(count, lanes: lanes) { i in
+            let n = base + i
+            if let perSecond { try? await Task.sleep(until: start + .seconds(Double(i) / perSecond)) }
+            await self.publishUntilConfirmed(id: self.idPrefix + String(n), n: n, kind: kind(n))
         }
-        return (0..<count).map { "c\(run)-\(base + $0)" }
+        return (0..<count).map { idPrefix + String(base + $0) }
     }
 
     private func publishUntilConfirmed(id: String, n: Int, kind: JobKind) async {
@@ -65,7 +57,7 @@ final class Load: Sendable {
                     let number = "+4917" + String(format: "%09d", (n * 2_654_435_761 + Int(run, radix: 16)!) % 1_000_000_000)
                     try await client.enqueue(SMSVerificationJob(verificationID: id, phoneNumber: number, locale: ["en", "de", "fr", "pt-BR"][n % 4]), messageID: id)
                 case .email:
-                    try await client.enqueue(EmailActionJob(requestID: id, email: "user\(n)-\(run)@example.com", mode: .signIn, locale: "en",
+                    try await client.enqueue(EmailActionJob(requestID: id, email: MailGateway.address(for: id), mode: .signIn, locale: "en",
                                                             actionCodeSettings: .init(url: "https://app.example.com/finish?n=\(n)", handleCodeInApp: true)), messageID: id)
                 case .push:
                     let token = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
@@ -83,18 +75,31 @@ final class Load: Sendable {
 
     /// Publishes `count` malformed messages of every sort (see `Poison`) across the kinds'
     /// routing keys; returns their message ids (`nil` ids are counted, not named).
-    func publishPoison(_ count: Int, maxBytes: Int) async throws -> Int {
-        for n in 0..<count {
-            let (body, properties, routingKey) = Poison.message(n, run: run, maxBytes: maxBytes)
-            while true {
-                do {
-                    try await client.publishRaw(body: body, routingKey: routingKey, properties: properties)
-                    break
-                } catch {
-                    try await Task.sleep(for: .milliseconds(250))
+    func publishPoison(_ messages: [Poison.Message], lanes: Int = 16) async -> Int {
+        await Self.inLanes(messages.count, lanes: lanes) { n in
+            let message = messages[n]
+            while (try? await self.client.publishRaw(body: message.body, routingKey: message.routingKey, properties: message.properties)) == nil {
+                try? await Task.sleep(for: .milliseconds(250))
+            }
+        }
+        return messages.count
+    }
+
+    /// Runs `body` for 0..<count from `lanes` concurrent tasks, each taking the next index, as
+    /// a front API's many request handlers publish side by side (a lone publisher waiting for
+    /// each confirm would make the broker sync every message on its own).
+    private static func inLanes(_ count: Int, lanes: Int, _ body: @escaping @Sendable (Int) async -> Void) async {
+        let next = NIOLockedValueBox(0)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<min(lanes, count) {
+                group.addTask {
+                    while let i = next.withLockedValue({ v -> Int? in
+                        guard v < count else { return nil }
+                        v += 1
+                        return v - 1
+                    }) { await body(i) }
                 }
             }
         }
-        return count
     }
 }

@@ -9,7 +9,13 @@ enum Poison {
     static let sorts = ["random-bytes", "truncated", "invalid-utf8", "wrong-types", "oversize", "unknown-type",
                         "fails-validation", "no-message-id", "json-array", "unknown-version"]
 
-    static func message(_ n: Int, run: String, maxBytes: Int) -> (body: [UInt8], properties: AMQPProperties, routingKey: String) {
+    struct Message: Sendable {
+        var body: [UInt8]
+        var properties: AMQPProperties
+        var routingKey: String
+    }
+
+    static func message(_ n: Int, run: String, maxBytes: Int) -> Message {
         let job: any HeraldJob.Type = [SMSVerificationJob.self, EmailActionJob.self, PushVerificationJob.self, CleanupRunJob.self][n % 4]
         var properties = JobEnvelope(messageID: "p\(run)-\(n)", typeName: job.typeName).properties()
         let valid: String = switch job {
@@ -37,6 +43,6 @@ enum Poison {
         case "json-array": body = Array("[\(valid)]".utf8)
         default: body = Array(valid.replacingOccurrences(of: #""version":1"#, with: #""version":99"#).utf8)
         }
-        return (body, properties, job.name)
+        return Message(body: body, properties: properties, routingKey: job.name)
     }
 }

@@ -8,9 +8,9 @@ import PostgresNIO
 
 // herald-chaos [--short] [--jobs N] [--poison N] [--scenarios kill,broker,...] [--report-dir DIR]
 // The whole fleet (the built worker executables next to this one, several per kind) on the
-// local RabbitMQ and PostgreSQL, an SMS gateway and an APNs server on loopback, under faults
-// and load. Prints a
-// report per scenario and exits 1 when anything was lost or any check failed.
+// local RabbitMQ and PostgreSQL, an SMS gateway and an APNs server on loopback and the local
+// SMTP server, under faults and load. Prints a report per scenario and exits 1 when anything
+// was lost or any check failed.
 // scripts/chaos.sh sets the environment (the servers' addresses, database herald_chaos).
 
 let options: ChaosOptions
@@ -37,7 +37,10 @@ let codeLength = 10
 let gateway = try await SMSGateway(codeLength: codeLength)
 let runDirectory = options.reportDirectory + "/" + namespace
 let apns = try await APNsGateway(directory: runDirectory + "/keys")
-var workerEnvironment = environment.merging(apns.environment) { _, ours in ours }
+let client = try HeraldClient(configuration: configuration.amqp, logger: logger)
+let load = Load(client: client)
+let mail = try MailGateway(environment: environment, idPrefix: load.idPrefix)
+var workerEnvironment = environment.merging(apns.environment) { _, ours in ours }.merging(mail.environment) { _, ours in ours }
 for (key, value) in [
     "HERALD_AMQP_NAMESPACE": namespace,
     "HERALD_AMQP_HEARTBEAT_SECONDS": String(options.heartbeatSeconds),
@@ -55,7 +58,6 @@ for (key, value) in [
 ] { workerEnvironment[key] = value }
 configuration.sms.codeLength = codeLength
 
-let client = try HeraldClient(configuration: configuration.amqp, logger: logger)
 try await client.connection.waitUntilConnected(timeout: .seconds(10))
 let topology = HeraldTopology(configuration.amqp, configuration.runner)
 try await client.connection.declare(topology.all)
@@ -77,7 +79,7 @@ let stopSignals = [SIGTERM, SIGINT].map { number in
     source.resume()
     return source
 }
-let chaos = Chaos(options: options, configuration: configuration, fleet: fleet, gateway: gateway, apns: apns, load: Load(client: client),
+let chaos = Chaos(options: options, configuration: configuration, fleet: fleet, gateway: gateway, apns: apns, mail: mail, load: load,
                   tally: Tally(database: database, logger: logger), logger: logger, servicesScript: servicesScript)
 var results: [ScenarioResult] = []
 do {
@@ -112,6 +114,7 @@ do {
 await fleet.stop()
 await gateway.close()
 await apns.close()
+mail.close()
 for queue in topology.all.queues { try? await client.connection.deleteQueue(queue.name) }
 for exchange in topology.all.exchanges { try? await client.connection.deleteExchange(exchange.name) }
 await client.close()
