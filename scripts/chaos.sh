@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make chaos`: the fault and load harness (herald-chaos) on the local servers, database
 # herald_chaos. Restarts, stops and pauses RabbitMQ and PostgreSQL: run nothing else beside it.
-#   scripts/chaos.sh [--short] [--jobs N] [--poison N] [--scenarios kill,broker,...]
+#   scripts/chaos.sh [--short] [--jobs N] [--poison N] [--poison-valid N] [--scenarios kill,broker,...]
 # Exits non-zero when anything was lost or any check failed; the report is printed and kept
 # under .run/chaos/<namespace>/ with the worker logs.
 set -euo pipefail
@@ -12,9 +12,13 @@ export HERALD_SERVICES_SCRIPT="$PWD/scripts/services.sh"
 # The workers' operations ports, next to the broker's, so runs on other servers' ports
 # (HERALD_AMQP_PORT) do not collide.
 export HERALD_CHAOS_BASE_PORT="${HERALD_CHAOS_BASE_PORT:-$(( ${HERALD_AMQP_PORT:-55672} - 36400 ))}"
-swift build --product herald-chaos
-for product in herald-sms herald-email herald-push herald-cleanup heraldctl; do swift build --product "$product"; done
+# The full run times the fleet (the poison scenario's throughput): release builds, as
+# operators run them. The short run inside make test uses the debug builds it already has.
+# HERALD_CHAOS_BUILD=debug|release overrides.
+build="${HERALD_CHAOS_BUILD:-release}"
+for argument in "$@"; do [ "$argument" = --short ] && build="${HERALD_CHAOS_BUILD:-debug}"; done
+for product in herald-chaos herald-sms herald-email herald-push herald-cleanup heraldctl; do swift build -c "$build" --product "$product"; done
 # A fresh schema each run: the figures and the secrecy dump are this run's alone.
 PGOPTIONS="-c client_min_messages=warning" psql "$HERALD_DATABASE_URL" -qc "DROP SCHEMA IF EXISTS herald CASCADE; DROP TABLE IF EXISTS public.herald_schema_migrations;" >/dev/null
-.build/debug/heraldctl migrate >/dev/null
-exec .build/debug/herald-chaos "$@"
+".build/$build/heraldctl" migrate >/dev/null
+exec ".build/$build/herald-chaos" "$@"

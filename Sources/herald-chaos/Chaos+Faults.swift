@@ -134,7 +134,8 @@ extension Chaos {
     func rolloutScenario() async throws -> ScenarioResult {
         var result = ScenarioResult(name: "rollout: SIGTERM every worker while busy, start again")
         try await underLoad(&result, count: options.jobs / 2, span: .seconds(10), lead: .seconds(3), over: "the workers started again") { result in
-            let statuses = try await fleet.rollout()
+            let statuses = await fleet.drainAll()
+            try fleet.startAll()
             let restarted = ContinuousClock.now
             result.require(statuses.allSatisfy { $0 == 0 }, "workers did not drain and exit 0 on SIGTERM: \(statuses)")
             try await fleet.waitUntilReady(timeout: .seconds(60))

@@ -11,6 +11,9 @@ struct ChaosOptions: Sendable {
     var short = false
     var jobs = 10_000
     var poison = 10_000
+    /// Valid jobs in each poison run (`--jobs` unless given: as many valid jobs as malformed
+    /// messages in the full run).
+    var poisonValid: Int?
     var scenarios = Scenario.allCases
     var heartbeatSeconds = 2
     var providerOutage: Duration = .seconds(60)
@@ -34,6 +37,7 @@ struct ChaosOptions: Sendable {
                 options.killInterval = .seconds(2)
             case "--jobs": options.jobs = try Int(rest.popFirst() ?? "").orThrow("--jobs N")
             case "--poison": options.poison = try Int(rest.popFirst() ?? "").orThrow("--poison N")
+            case "--poison-valid": options.poisonValid = try Int(rest.popFirst() ?? "").orThrow("--poison-valid N")
             case "--scenarios":
                 options.scenarios = try (rest.popFirst() ?? "").split(separator: ",").map { try Scenario(rawValue: String($0)).orThrow("unknown scenario \($0); known: \(Scenario.allCases.map(\.rawValue))") }
             case "--report-dir": options.reportDirectory = try (rest.popFirst()).orThrow("--report-dir PATH")

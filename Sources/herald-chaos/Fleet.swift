@@ -79,14 +79,18 @@ final class Fleet: @unchecked Sendable {
         }
     }
 
-    /// SIGTERM every worker (a rollout), wait for them to drain and exit, and start them all
-    /// again. Returns the exit statuses (0 is a clean drain).
-    func rollout(restart: Bool = true) async throws -> [Int32] {
+    /// SIGTERM every worker, as a rollout does, and wait for them to drain and exit. Returns the
+    /// exit statuses (0 is a clean drain).
+    func drainAll() async -> [Int32] {
         let current = lock.withLock { workers }
         for worker in current { worker.process.signal(SIGTERM) }
         var statuses: [Int32] = []
         for worker in current { statuses.append(await worker.process.waitForExit(timeout: .seconds(60)) ?? -1) }
-        guard restart else { return statuses }
+        return statuses
+    }
+
+    /// Starts every worker again (after `drainAll`).
+    func startAll() throws {
         try lock.withLock {
             for i in workers.indices {
                 workers[i].starts += 1
@@ -94,7 +98,6 @@ final class Fleet: @unchecked Sendable {
                 workers[i].process = try Self.spawn(kind: w.kind, index: w.index, port: w.port, start: w.starts, binDir: binDir, logDir: logDir, environment: environment)
             }
         }
-        return statuses
     }
 
     /// Stops everything (SIGTERM, then SIGKILL after 40 s).

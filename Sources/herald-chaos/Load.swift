@@ -36,10 +36,7 @@ final class Load: Sendable {
     @discardableResult
     func publish(_ count: Int, perSecond: Double? = nil, lanes: Int = 16, kind: @escaping @Sendable (Int) -> JobKind = Load.mixed) async -> [String] {
         let start = ContinuousClock.now
-        let base = counter.withLockedValue { c in
-            defer { c += count }
-            return c
-        }
+        let base = reserve(count)
         await Self.inLanes(count, lanes: lanes) { i in
             let n = base + i
             if let perSecond { try? await Task.sleep(until: start + .seconds(Double(i) / perSecond)) }
@@ -73,16 +70,33 @@ final class Load: Sendable {
         }
     }
 
-    /// Publishes `count` malformed messages of every sort (see `Poison`) across the kinds'
-    /// routing keys; returns their message ids (`nil` ids are counted, not named).
-    func publishPoison(_ messages: [Poison.Message], lanes: Int = 16) async -> Int {
-        await Self.inLanes(messages.count, lanes: lanes) { n in
-            let message = messages[n]
-            while (try? await self.client.publishRaw(body: message.body, routingKey: message.routingKey, properties: message.properties)) == nil {
-                try? await Task.sleep(for: .milliseconds(250))
+    /// Publishes `count` mixed valid jobs with the malformed messages spread evenly among them,
+    /// as one ordered stream (so every queue holds them interleaved); returns the valid ids.
+    func publish(_ count: Int, among malformed: [Poison.Message], lanes: Int = 16) async -> [String] {
+        let base = reserve(count)
+        let total = count + malformed.count
+        await Self.inLanes(total, lanes: lanes) { i in
+            // Position i is the valid job number i·count/total when that number steps up at i.
+            let before = i * count / total
+            if (i + 1) * count / total > before {
+                let n = base + before
+                await self.publishUntilConfirmed(id: self.idPrefix + String(n), n: n, kind: Load.mixed(n))
+            } else {
+                let message = malformed[i - before]
+                while (try? await self.client.publishRaw(body: message.body, routingKey: message.routingKey, properties: message.properties)) == nil {
+                    try? await Task.sleep(for: .milliseconds(250))
+                }
             }
         }
-        return messages.count
+        return (0..<count).map { idPrefix + String(base + $0) }
+    }
+
+    /// The first of `count` job numbers no other publish uses.
+    private func reserve(_ count: Int) -> Int {
+        counter.withLockedValue { c in
+            defer { c += count }
+            return c
+        }
     }
 
     /// Runs `body` for 0..<count from `lanes` concurrent tasks, each taking the next index, as

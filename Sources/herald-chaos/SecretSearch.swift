@@ -2,7 +2,7 @@
 /// one pass over the bytes per distinct secret length with a rolling hash of every window,
 /// so every secret of a full run is searched in tens of MiB, inside longer tokens too.
 enum SecretSearch {
-    static func found(_ secrets: Set<String>, in texts: [String]) -> Set<String> {
+    @Sendable static func found(_ secrets: Set<String>, in texts: [String]) -> Set<String> {
         var found = Set<String>()
         for (length, needles) in Dictionary(grouping: secrets.map { Array($0.utf8) }, by: \.count) where length > 0 {
             let table = Dictionary(grouping: needles, by: { hash($0[...]) })

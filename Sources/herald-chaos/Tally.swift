@@ -46,6 +46,14 @@ struct Tally: Sendable {
 
     static let final: Set<String> = ["completed", "rejected", "dead"]
 
+    /// Seconds from the first claim of any of `ids` to the last one finished, as the ledger
+    /// recorded them: the time the workers took for these jobs, free of the harness's polling.
+    func span(_ ids: [String]) async throws -> Double {
+        let rows = try await database.query("SELECT extract(epoch FROM max(finished_at) - min(created_at))::float8 FROM herald.job_runs WHERE message_id = ANY(\(ids)::text[])", logger: logger)
+        for try await seconds in rows.decode(Double?.self) { return try seconds.orThrow("no finished job among \(ids.count)") }
+        throw ChaosFailure("no finished job among \(ids.count)")
+    }
+
     /// Waits until every id has a final status (or the timeout); returns the statuses and
     /// when the last one became final (seconds since the call).
     func waitUntilFinal(_ ids: [String], timeout: Duration) async throws -> ([String: String], Double) {

@@ -6,13 +6,15 @@ import HeraldStubs
 import Logging
 import PostgresNIO
 
-// herald-chaos [--short] [--jobs N] [--poison N] [--scenarios kill,broker,...] [--report-dir DIR]
+// herald-chaos [--short] [--jobs N] [--poison N] [--poison-valid N] [--scenarios kill,broker,...] [--report-dir DIR]
 // The whole fleet (the built worker executables next to this one, several per kind) on the
 // local RabbitMQ and PostgreSQL, an SMS gateway and an APNs server on loopback and the local
 // SMTP server, under faults and load. Prints a report per scenario and exits 1 when anything
 // was lost or any check failed.
 // scripts/chaos.sh sets the environment (the servers' addresses, database herald_chaos).
 
+/// A progress line, written at once (print is buffered when stdout is a file: make chaos > log).
+func progress(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 let options: ChaosOptions
 do { options = try ChaosOptions.parse(Array(CommandLine.arguments.dropFirst())) } catch {
     FileHandle.standardError.write(Data("herald-chaos: \(error)\n".utf8))
@@ -85,7 +87,7 @@ var results: [ScenarioResult] = []
 do {
     try await fleet.waitUntilReady(timeout: .seconds(60))
     for scenario in options.scenarios {
-        print("[chaos] \(scenario.rawValue) …")
+        progress("[chaos] \(scenario.rawValue) …")
         let result: ScenarioResult
         do {
             switch scenario {
@@ -103,7 +105,7 @@ do {
             failed.failures.append("the harness failed: \(error)")
             result = failed
         }
-        print("[chaos] \(scenario.rawValue): \(result.passed ? "pass" : "FAIL \(result.failures)")")
+        progress("[chaos] \(scenario.rawValue): \(result.passed ? "pass" : "FAIL \(result.failures)")")
         results.append(result)
     }
 } catch {
