@@ -1,4 +1,5 @@
 import Foundation
+import HeraldStubs
 import Logging
 import Testing
 @testable import HeraldCore
@@ -27,11 +28,11 @@ import Testing
             }
             #expect(await client.connectionsOpened == 1, "\(tls): one connection for ten messages")
             for to in addresses {
-                let received = try #require(Self.rawMessages(to: to).first, "\(to) delivered")
+                let received = try #require(EmailFixture.rawMessages(to: to).first, "\(to) delivered")
                 #expect(received.contains("X-Herald-TLS: yes\r\n"))
                 #expect(received.contains("X-Herald-Auth: yes\r\n"))
                 // Dot-stuffing undone by the server: the text part decodes to what was sent.
-                let parsed = try #require(EmailFixture.parse(received))
+                let parsed = try #require(MaildirMessage.parse(received))
                 #expect(parsed.text == "text body\n.leading dot line\n")
             }
             await client.shutdown()
@@ -168,14 +169,5 @@ import Testing
         try await worker.stop()
         await email.close()
         await harness.close()
-    }
-
-    /// Raw stored messages whose envelope recipient is `to`.
-    static func rawMessages(to: String) -> [String] {
-        let directory = EmailFixture.maildir + "/new"
-        return ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted().compactMap {
-            guard let raw = try? String(contentsOfFile: directory + "/" + $0, encoding: .utf8), raw.hasPrefix("X-Herald-Envelope-To: \(to)\r\n") || raw.hasPrefix("X-Herald-Envelope-To: \(to)\n") else { return nil }
-            return raw
-        }
     }
 }

@@ -94,9 +94,14 @@ final class EmailFixture: Sendable {
 
     /// Every message the SMTP server stored for `to` (the envelope recipient), oldest first.
     func received(to: String) -> [Received] {
-        MaildirMessage.files(in: Self.maildir).compactMap { path in
+        Self.rawMessages(to: to).compactMap(MaildirMessage.parse)
+    }
+
+    /// The stored messages for `to` as the server wrote them, oldest first.
+    static func rawMessages(to: String) -> [String] {
+        MaildirMessage.files(in: maildir).compactMap { path in
             guard let raw = try? String(contentsOfFile: path, encoding: .utf8), MaildirMessage.envelopeRecipient(raw) == to else { return nil }
-            return MaildirMessage.parse(raw)
+            return raw
         }
     }
 
