@@ -20,8 +20,8 @@ Connections and messages are counted in MAILDIR/../stats.json on every message.
 The mode file (--mode-file, default MAILDIR/../mode) switches every recipient at run time,
 for outages: its first word is read on each RCPT (when the file changed):
   normal     (or no file) the recipient prefixes above
-  fail451    every RCPT answered 451 4.3.0 (a provider refusing for a while)
-  fail421    every RCPT answered 421 4.7.0 and the connection closed
+  fail451    every RCPT answered as for fail451-* (a provider refusing for a while)
+  fail421    every RCPT answered as for fail421-*
   hang       RCPT answered only once the mode is something else (a provider that hangs)
 
 usage: smtp-server.py --port P --tls-port P2 --cert PEM --key KEY --password-file F --maildir DIR [--mode-file F]
@@ -84,22 +84,19 @@ class Handler:
         while self.mode.current() == "hang":
             await asyncio.sleep(0.2)
         mode = self.mode.current()
-        if mode == "fail451":
-            return "451 4.3.0 Try again later"
-        if mode == "fail421":
-            asyncio.get_event_loop().call_later(0.05, server.transport.close)
-            return "421 4.7.0 Service not available, closing channel"
         local = address.split("@", 1)[0].lower()
         first = False
         with self.lock:
             if address not in self.seen:
                 self.seen.add(address)
                 first = True
-        if local.startswith("reject550-"):
+        # A mode other than normal stands for every recipient's prefix.
+        behaviour = local if mode == "normal" else mode + "-"
+        if behaviour.startswith("reject550-"):
             return "550 5.1.1 No such user here"
-        if local.startswith("fail451-") or (local.startswith("flaky451-") and first):
+        if behaviour.startswith("fail451-") or (behaviour.startswith("flaky451-") and first):
             return "451 4.3.0 Try again later"
-        if local.startswith("fail421-") or (local.startswith("flaky421-") and first):
+        if behaviour.startswith("fail421-") or (behaviour.startswith("flaky421-") and first):
             asyncio.get_event_loop().call_later(0.05, server.transport.close)
             return "421 4.3.2 Service shutting down"
         envelope.rcpt_tos.append(address)

@@ -81,11 +81,11 @@ final class Fleet: @unchecked Sendable {
 
     /// SIGTERM every worker, as a rollout does, and wait for them to drain and exit. Returns the
     /// exit statuses (0 is a clean drain).
-    func drainAll() async -> [Int32] {
+    func drainAll(timeout: Duration = .seconds(60)) async -> [Int32] {
         let current = lock.withLock { workers }
         for worker in current { worker.process.signal(SIGTERM) }
         var statuses: [Int32] = []
-        for worker in current { statuses.append(await worker.process.waitForExit(timeout: .seconds(60)) ?? -1) }
+        for worker in current { statuses.append(await worker.process.waitForExit(timeout: timeout) ?? -1) }
         return statuses
     }
 
@@ -102,9 +102,8 @@ final class Fleet: @unchecked Sendable {
 
     /// Stops everything (SIGTERM, then SIGKILL after 40 s).
     func stop() async {
-        let current = lock.withLock { workers }
-        for worker in current { worker.process.signal(SIGTERM) }
-        for worker in current where await worker.process.waitForExit(timeout: .seconds(40)) == nil { worker.process.signal(SIGKILL) }
+        _ = await drainAll(timeout: .seconds(40))
+        for worker in lock.withLock({ workers }) where worker.process.isRunning { worker.process.signal(SIGKILL) }
     }
 
     /// Each worker's `/readyz`: true when it answers 200.

@@ -28,7 +28,6 @@ final class MailGateway: Sendable {
     let modeFile: String
     let environment: [String: String]
     private static let domain = "@example.com"
-    private var domain: String { Self.domain }
     /// The load's message ids start with it: messages of other runs and of the tests are skipped.
     private let idPrefix: String
 
@@ -74,11 +73,11 @@ final class MailGateway: Sendable {
         for path in MaildirMessage.files(in: maildir) where !read.contains(path) {
             guard let raw = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
             let recipient = MaildirMessage.envelopeRecipient(raw) ?? ""
-            guard recipient.hasSuffix(domain), recipient.hasPrefix(idPrefix) else {
+            guard recipient.hasSuffix(Self.domain), recipient.hasPrefix(idPrefix) else {
                 found.append((path, nil, nil))
                 continue
             }
-            found.append((path, String(recipient.dropLast(domain.count)), MaildirMessage.parse(raw)?.query("oobCode")))
+            found.append((path, String(recipient.dropLast(Self.domain.count)), MaildirMessage.parse(raw)?.query("oobCode")))
         }
         state.withLockedValue { s in
             for message in found {
