@@ -11,7 +11,7 @@ CONFIG ?= Config/herald.yaml
 BIN = .build/debug
 export HERALD_CONFIG := $(CURDIR)/$(CONFIG)
 
-.PHONY: deps services stop build run test bench fuzz chaos clean
+.PHONY: deps services stop build run test bench fuzz chaos graphs clean
 
 deps:
 	@scripts/services.sh install
@@ -40,6 +40,10 @@ fuzz:
 chaos: services
 	@scripts/chaos.sh
 	@scripts/fuzz.sh $${FUZZ_SECONDS:-300}
+
+# docs/architecture/*.svg from Package.swift (needs Graphviz: apt-get install graphviz).
+graphs:
+	@python3 scripts/architecture-graph.py
 
 clean: stop
 	rm -rf .build .build-fuzz .run

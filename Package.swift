@@ -3,12 +3,32 @@ import PackageDescription
 
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
+/// What a channel may use besides HeraldRuntime: the libraries its providers and store speak.
+let channel: [Target.Dependency] = [
+    .product(name: "Logging", package: "swift-log"),
+    .product(name: "Metrics", package: "swift-metrics"),
+    .product(name: "NIOCore", package: "swift-nio"),
+    .product(name: "NIOPosix", package: "swift-nio"),
+    .product(name: "NIOHTTP1", package: "swift-nio"),
+    .product(name: "NIOSSL", package: "swift-nio-ssl"),
+    .product(name: "Crypto", package: "swift-crypto"),
+    .product(name: "PostgresNIO", package: "postgres-nio"),
+    .product(name: "AsyncHTTPClient", package: "async-http-client"),
+    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+    .product(name: "Yams", package: "Yams"),
+]
+let channels: [Target.Dependency] = ["HeraldSMS", "HeraldEmail", "HeraldPush", "HeraldCleanup"]
+
 let package = Package(
     name: "herald",
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "AMQP", targets: ["AMQP"]),
-        .library(name: "HeraldCore", targets: ["HeraldCore"]),
+        .library(name: "HeraldRuntime", targets: ["HeraldRuntime"]),
+        .library(name: "HeraldSMS", targets: ["HeraldSMS"]),
+        .library(name: "HeraldEmail", targets: ["HeraldEmail"]),
+        .library(name: "HeraldPush", targets: ["HeraldPush"]),
+        .library(name: "HeraldCleanup", targets: ["HeraldCleanup"]),
         .library(name: "HeraldClient", targets: ["HeraldClient"]),
         .executable(name: "herald-sms", targets: ["herald-sms"]),
         .executable(name: "herald-email", targets: ["herald-email"]),
@@ -44,8 +64,11 @@ let package = Package(
             dependencies: ["CRabbitMQ", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
+        // What every worker shares and nothing channel-specific: wire, runner, ledger, event
+        // outbox, database and migrator, configuration, operations, secrets, logging, and the
+        // delivery pipeline (provider chain). docs/architecture.md draws the graph.
         .target(
-            name: "HeraldCore",
+            name: "HeraldRuntime",
             dependencies: [
                 "AMQP",
                 .product(name: "Logging", package: "swift-log"),
@@ -55,21 +78,34 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Mustache", package: "swift-mustache"),
             ],
             swiftSettings: strict
         ),
+        // One target per channel; each depends on HeraldRuntime only, never on another
+        // channel (scripts/check-structure.sh fails `make test` when one does).
+        .target(name: "HeraldSMS", dependencies: ["HeraldRuntime"] + channel, swiftSettings: strict),
+        .target(
+            name: "HeraldEmail",
+            dependencies: ["HeraldRuntime", .product(name: "Mustache", package: "swift-mustache")] + channel,
+            swiftSettings: strict
+        ),
+        .target(
+            name: "HeraldPush",
+            dependencies: ["HeraldRuntime", .product(name: "_CryptoExtras", package: "swift-crypto")] + channel,
+            swiftSettings: strict
+        ),
+        .target(name: "HeraldCleanup", dependencies: ["HeraldRuntime"] + channel, swiftSettings: strict),
         // Local servers that speak the remote providers' protocols (tests, benchmarks, chaos).
         .target(
             name: "HeraldStubs",
             dependencies: [
+                "HeraldRuntime",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -83,56 +119,56 @@ let package = Package(
         ),
         .target(
             name: "HeraldClient",
-            dependencies: ["HeraldCore", "AMQP", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: ["HeraldRuntime", "AMQP", .product(name: "PostgresNIO", package: "postgres-nio")] + channels,
             swiftSettings: strict
         ),
-        .executableTarget(name: "herald-sms", dependencies: ["HeraldCore"], swiftSettings: strict),
-        .executableTarget(name: "herald-email", dependencies: ["HeraldCore"], swiftSettings: strict),
-        .executableTarget(name: "herald-push", dependencies: ["HeraldCore"], swiftSettings: strict),
-        .executableTarget(name: "herald-cleanup", dependencies: ["HeraldCore"], swiftSettings: strict),
+        .executableTarget(name: "herald-sms", dependencies: ["HeraldRuntime", "HeraldSMS"], swiftSettings: strict),
+        .executableTarget(name: "herald-email", dependencies: ["HeraldRuntime", "HeraldEmail"], swiftSettings: strict),
+        .executableTarget(name: "herald-push", dependencies: ["HeraldRuntime", "HeraldPush"], swiftSettings: strict),
+        .executableTarget(name: "herald-cleanup", dependencies: ["HeraldRuntime", "HeraldCleanup"], swiftSettings: strict),
         .executableTarget(
             name: "heraldctl",
             dependencies: [
-                "HeraldCore", "HeraldClient",
+                "HeraldRuntime", "HeraldClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            ] + channels,
             swiftSettings: strict
         ),
         .executableTarget(
             name: "herald-bench",
             dependencies: [
-                "HeraldCore", "HeraldClient", "HeraldStubs", "AMQP",
+                "HeraldRuntime", "HeraldClient", "HeraldStubs", "AMQP",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ],
+            ] + channels,
             swiftSettings: strict),
         .executableTarget(
             name: "herald-chaos",
-            dependencies: ["HeraldCore", "HeraldClient", "HeraldStubs", "AMQP", .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                           .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: ["HeraldRuntime", "HeraldClient", "HeraldStubs", "AMQP", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "PostgresNIO", package: "postgres-nio")] + channels,
             swiftSettings: strict
         ),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP"], swiftSettings: strict),
         .testTarget(
-            name: "HeraldCoreTests",
+            name: "HeraldUnitTests",
             dependencies: [
-                "HeraldCore", "HeraldClient", "AMQP",
+                "HeraldRuntime", "HeraldClient", "AMQP",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
-            ],
+            ] + channels,
             swiftSettings: strict
         ),
         .testTarget(
             name: "HeraldIntegrationTests",
             dependencies: [
-                "HeraldCore", "HeraldClient", "HeraldStubs", "AMQP",
+                "HeraldRuntime", "HeraldClient", "HeraldStubs", "AMQP",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            ],
+            ] + channels,
             swiftSettings: strict
         ),
     ]

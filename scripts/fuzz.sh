@@ -6,8 +6,9 @@
 #   scripts/fuzz.sh [SECONDS] [TARGET ...]     default: 60 s each, every target
 #
 # The code under test is compiled from the project's own sources, not copied: the wire
-# layer (Sources/HeraldCore/Wire, without the broker topology), the masking used in logs, the
-# email address helpers and the continue-URL policy of email links, and
+# layer (Sources/HeraldRuntime/Wire without the broker topology, and each channel's job type),
+# phone numbers, the masking used in logs, the email address helpers and the continue-URL policy
+# of email links, and
 # the two pure-Swift files of the AMQP library it needs (properties and field values), built
 # as a small module named AMQP so the sources compile unchanged.
 set -euo pipefail
@@ -27,11 +28,24 @@ log() { printf '[fuzz] %s\n' "$*" >&2; }
 SWIFTC="${SWIFTC:-swiftc}"
 mkdir -p "$OUT/amqp"
 AMQP_SOURCES=(Sources/AMQP/AMQPFieldValue.swift Sources/AMQP/AMQPProperties.swift)
-UNDER_TEST=()
-for f in Sources/HeraldCore/Wire/*.swift; do
-  case "$(basename "$f")" in HeraldTopology.swift) ;; *) UNDER_TEST+=("$f") ;; esac
+SOURCES=()
+for f in Sources/HeraldRuntime/Wire/*.swift; do
+  case "$(basename "$f")" in HeraldTopology.swift) ;; *) SOURCES+=("$f") ;; esac
 done
-UNDER_TEST+=(Sources/HeraldCore/Logging/Redact.swift Sources/HeraldCore/Email/EmailAddress.swift Sources/HeraldCore/Email/EmailLinkPolicy.swift)
+SOURCES+=(Sources/HeraldRuntime/Logging/Redact.swift Sources/HeraldSMS/Phone/*.swift
+  Sources/HeraldSMS/SMSVerificationJob.swift Sources/HeraldEmail/EmailActionJob.swift
+  Sources/HeraldPush/PushVerificationJob.swift Sources/HeraldCleanup/CleanupRunJob.swift
+  Sources/HeraldEmail/EmailAddress.swift Sources/HeraldEmail/Link/EmailLinkPolicy.swift)
+# One module of them all: the runtime's and the channels' files as they are, less their
+# imports of each other's modules.
+mkdir -p "$OUT/src"
+rm -f "$OUT"/src/*.swift
+UNDER_TEST=()
+for f in "${SOURCES[@]}"; do
+  copy="$OUT/src/$(echo "$f" | tr / _)"
+  grep -v '^import Herald' "$f" >"$copy"
+  UNDER_TEST+=("$copy")
+done
 
 log "building the AMQP properties module"
 # -sanitize=fuzzer on a library adds only the coverage instrumentation; libFuzzer's main is

@@ -13,6 +13,8 @@ export HERALD_LOG_LEVEL="${HERALD_LOG_LEVEL:-warning}"
 swift build --build-tests
 .build/debug/heraldctl migrate
 python3 scripts/check-schemas.py 2>/dev/null || /usr/bin/python3 scripts/check-schemas.py
+# The architecture: a channel depends on HeraldRuntime only (docs/architecture.md).
+python3 scripts/check-structure.py
 scripts/check-deploy.sh --broker
 # The libFuzzer targets (fuzz/targets), briefly: `make fuzz` runs them longer.
 scripts/fuzz.sh "${HERALD_FUZZ_SECONDS:-10}"

@@ -1,4 +1,8 @@
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
 import Logging
 import PostgresNIO
 

@@ -1,9 +1,14 @@
 import AMQP
 import Foundation
 import HeraldClient
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
 import Logging
 import ServiceLifecycle
+import HeraldStubs
 
 /// Baseline: the broker alone. Publish `count` messages with confirms to a queue and
 /// consume them with manual acks at the same prefetch the worker uses.
@@ -42,7 +47,7 @@ func runnerEndToEnd(count: Int, workers: Int, configuration: HeraldConfiguration
     try await workersEndToEnd(
         count: count, workers: workers, configuration: configuration, logger: logger,
         name: "herald sms jobs, \(workers) worker\(workers == 1 ? "" : "s") (dev outbox)",
-        makeHandler: { TimedHandler(inner: DevOutboxHandler<SMSVerificationJob>(configuration: .init()), watch: $0) },
+        makeHandler: { TimedHandler(inner: DevOutboxHandler<SMSVerificationJob>(configuration: .init(), recipient: { Redact.phone($0.phoneNumber) }), watch: $0) },
         job: { id in SMSVerificationJob(verificationID: id, phoneNumber: "+4915112345678") })
 }
 

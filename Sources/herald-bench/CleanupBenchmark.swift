@@ -1,8 +1,13 @@
 import Foundation
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
 import Logging
 import PostgresNIO
 import Synchronization
+import HeraldClient
 
 /// Cleanup: `accounts` accounts, half of them eligible, bulk-loaded with generate_series;
 /// `workers` in-process cleanup workers share one run (the handler's loop, no broker) with
@@ -41,7 +46,7 @@ struct CleanupBenchmark {
         let client = try Database.makeClient(database, logger: logger)
         let task = Task { await client.run() }
         defer { task.cancel() }
-        try await Migrator(client: client, logger: logger).migrate()
+        try await Migrator(client: client, migrations: HeraldChannels.migrations, logger: logger).migrate()
 
         let loadStarted = ContinuousClock.now
         let eligible = try await load(client)

@@ -1,7 +1,11 @@
 import AsyncHTTPClient
 import Crypto
 import Foundation
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
 import HeraldStubs
 import Logging
 import NIOCore
@@ -85,8 +89,8 @@ struct PushBenchmark {
                 let message = PushMessage(receipt: "bench-receipt-\(n)", secret: secrets[max(n, 0) % secrets.count], deviceToken: token,
                                           platform: .apns, environment: .production, appID: "com.example.bench",
                                           expiresAt: Date().addingTimeInterval(300), messageID: "bench-\(n)")
-                let response = await provider.send(message, logger: logger, database: database)
-                if case .delivered = response.answer { return true }
+                let answer = await provider.send(message, context: DeliveryContext(logger: logger, database: database))
+                if case .accepted = answer.disposition { return true }
                 return false
             }
             results.append(Result(bench: bench, connections: server.connectionCount, peakStreams: server.peakConcurrentStreams))

@@ -1,5 +1,9 @@
 import Foundation
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
 import Logging
 
 // herald-bench [COUNT]: every figure next to a baseline measured in the same invocation.
@@ -20,7 +24,7 @@ let environment = ProcessInfo.processInfo.environment
 let only = environment["BENCH_ONLY"]
 let cleanupAccounts = environment["BENCH_CLEANUP_ACCOUNTS"].flatMap(Int.init) ?? 1_000_000
 let cleanupWorkers = environment["BENCH_CLEANUP_WORKERS"].flatMap(Int.init) ?? 2
-let (loaded, _) = try HeraldConfiguration.load(path: nil)
+let (loaded, _) = try HeraldConfiguration.loadAll(path: nil)
 var configuration = loaded
 configuration.amqp.namespace = "bench\(UUID().uuidString.prefix(6).lowercased())"
 configuration.http.enabled = false

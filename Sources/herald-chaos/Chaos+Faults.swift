@@ -1,5 +1,9 @@
 import Foundation
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,10 @@
 import Foundation
 import HeraldClient
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
 import HeraldStubs
 
 extension Chaos {

@@ -1,7 +1,11 @@
 import AMQP
 import Foundation
 import HeraldClient
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
 import HeraldStubs
 import Logging
 import PostgresNIO

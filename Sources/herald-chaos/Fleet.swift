@@ -1,6 +1,10 @@
 import AsyncHTTPClient
 import Foundation
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
 import HeraldStubs
 import NIOCore
 #if canImport(Glibc)

@@ -1,6 +1,10 @@
 import AMQP
 import Foundation
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
 
 /// Malformed messages of every sort the issue names, on every kind's routing key: random
 /// bytes, truncated JSON, invalid UTF-8, wrong types, oversize bodies, an unknown job type,

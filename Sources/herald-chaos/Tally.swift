@@ -1,6 +1,10 @@
 import AMQP
 import Foundation
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
 import Logging
 import PostgresNIO
 

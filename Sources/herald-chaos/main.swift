@@ -1,7 +1,11 @@
 import AMQP
 import Foundation
 import HeraldClient
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
 import HeraldStubs
 import Logging
 import PostgresNIO
@@ -29,7 +33,7 @@ let servicesScript = environment["HERALD_SERVICES_SCRIPT"] ?? "scripts/services.
 // The fleet's configuration: the shipped one with the servers' addresses from the environment,
 // a namespace of its own, short heartbeats, retry tiers that outlast the provider outage, an
 // SMS gateway that takes everything, and ten-digit codes (searchable in a dump).
-var (configuration, _) = try HeraldConfiguration.load(path: nil)
+var (configuration, _) = try HeraldConfiguration.loadAll(path: nil)
 let namespace = "chaos\(UUID().uuidString.prefix(6).lowercased())"
 configuration.amqp.namespace = namespace
 configuration.amqp.heartbeatSeconds = options.heartbeatSeconds

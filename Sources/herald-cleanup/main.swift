@@ -1,9 +1,7 @@
 import Foundation
-import HeraldCore
+import HeraldRuntime
+import HeraldCleanup
 
-// herald-cleanup [--config PATH]: consumes the cleanup queue until SIGTERM/SIGINT and works
-// the cleanup runs it receives (see CleanupHandler).
-let code = await WorkerApp.main(kind: .cleanup, configPath: WorkerArguments.configPath()) { configuration, _ in
-    CleanupHandler(configuration: configuration)
-}
+// herald-cleanup [--config PATH]: consumes the cleanup queue until SIGTERM/SIGINT.
+let code = await WorkerApp.main(CleanupChannel.self, configPath: WorkerArguments.configPath())
 exit(code.rawValue)

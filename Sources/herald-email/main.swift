@@ -1,8 +1,7 @@
 import Foundation
-import HeraldCore
+import HeraldRuntime
+import HeraldEmail
 
 // herald-email [--config PATH]: consumes the email queue until SIGTERM/SIGINT.
-let code = await WorkerApp.main(kind: .email, configPath: WorkerArguments.configPath()) { configuration, _ in
-    try EmailHandler(configuration: configuration)
-}
+let code = await WorkerApp.main(EmailChannel.self, configPath: WorkerArguments.configPath())
 exit(code.rawValue)

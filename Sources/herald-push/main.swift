@@ -1,8 +1,7 @@
 import Foundation
-import HeraldCore
+import HeraldRuntime
+import HeraldPush
 
 // herald-push [--config PATH]: consumes the push queue until SIGTERM/SIGINT.
-let code = await WorkerApp.main(kind: .push, configPath: WorkerArguments.configPath()) { configuration, _ in
-    try PushHandler(configuration: configuration)
-}
+let code = await WorkerApp.main(PushChannel.self, configPath: WorkerArguments.configPath())
 exit(code.rawValue)

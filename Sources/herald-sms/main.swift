@@ -1,8 +1,7 @@
 import Foundation
-import HeraldCore
+import HeraldRuntime
+import HeraldSMS
 
 // herald-sms [--config PATH]: consumes the sms queue until SIGTERM/SIGINT.
-let code = await WorkerApp.main(kind: .sms, configPath: WorkerArguments.configPath()) { configuration, _ in
-    try SMSHandler(configuration: configuration)
-}
+let code = await WorkerApp.main(SMSChannel.self, configPath: WorkerArguments.configPath())
 exit(code.rawValue)

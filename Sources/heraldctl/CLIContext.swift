@@ -1,6 +1,10 @@
 import AMQP
 import Foundation
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
 import Logging
 import PostgresNIO
 
@@ -13,7 +17,7 @@ struct CLIContext {
 
     static func load(_ options: GlobalOptions) throws -> CLIContext {
         do {
-            let (configuration, source) = try HeraldConfiguration.load(path: options.config)
+            let (configuration, source) = try HeraldConfiguration.loadAll(path: options.config)
             var logger = Logger(label: "heraldctl")
             logger.logLevel = .error
             return CLIContext(configuration: configuration, source: source, logger: logger)

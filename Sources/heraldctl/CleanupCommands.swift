@@ -1,7 +1,11 @@
 import ArgumentParser
 import Foundation
 import HeraldClient
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
 
 /// `heraldctl cleanup …`: the expired anonymous account cleanup (docs/operations.md, "Cleanup").
 struct Cleanup: AsyncParsableCommand {
@@ -157,7 +161,7 @@ struct Cleanup: AsyncParsableCommand {
                 }
             }
             guard let final else { throw CLIExit.fail("no cleanup run '\(runID)'", code: .usage) }
-            if final.status == .failed { throw ExitCode(HeraldCore.ExitCode.failure.rawValue) }
+            if final.status == .failed { throw ExitCode(HeraldRuntime.ExitCode.failure.rawValue) }
         }
     }
 }

@@ -1,6 +1,11 @@
 import AMQP
 import Foundation
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
+import HeraldClient
 
 /// A dead-lettered message as the CLI shows it.
 struct DeadLetter {
@@ -39,7 +44,7 @@ struct DeadLetter {
     }
 
     func routingKey(default kind: JobKind) -> String {
-        originalRoutingKey ?? kind.jobTypes.first!.name
+        originalRoutingKey ?? HeraldChannels.jobTypes(kind).first!.name
     }
 
     /// The job name without its version suffix: `sms.verification.v1` → `sms.verification`.

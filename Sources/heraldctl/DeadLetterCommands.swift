@@ -1,7 +1,11 @@
 import AMQP
 import ArgumentParser
 import Foundation
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
 
 struct DeadLetters: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

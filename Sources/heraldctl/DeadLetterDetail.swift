@@ -1,6 +1,10 @@
 import AMQP
 import Foundation
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
 
 /// One dead letter in full, for `dlq show`: properties, headers and body. Unless `raw`, the
 /// body's personal data is masked the way logs mask it (jobs carry no secrets: codes, links

@@ -1,6 +1,10 @@
 import ArgumentParser
 import Foundation
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
 
 /// Which dead letters a `dlq` subcommand works on. Every given filter must match.
 struct DeadLetterFilter: ParsableArguments {

@@ -1,6 +1,10 @@
 import ArgumentParser
 import Foundation
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
 
 /// `heraldctl`: the operator's command line.
 @main
@@ -25,7 +29,7 @@ enum OutputFormat: String, ExpressibleByArgument, Sendable { case text, json }
 
 /// Exit codes of heraldctl (docs/operations.md).
 enum CLIExit {
-    static func fail(_ message: String, code: HeraldCore.ExitCode = .failure) -> ArgumentParser.ExitCode {
+    static func fail(_ message: String, code: HeraldRuntime.ExitCode = .failure) -> ArgumentParser.ExitCode {
         FileHandle.standardError.write(Data("heraldctl: \(message)\n".utf8))
         return ArgumentParser.ExitCode(code.rawValue)
     }

@@ -2,7 +2,11 @@ import AMQP
 import ArgumentParser
 import Foundation
 import HeraldClient
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
 
 struct Enqueue: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Publish one job (with publisher confirms).")
@@ -25,7 +29,7 @@ struct Enqueue: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.load(options)
-        guard let type = JobKind.allCases.flatMap(\.jobTypes).first(where: { $0.name == job }) else {
+        guard let type = HeraldChannels.all.flatMap { $0.jobTypes }.first(where: { $0.name == job }) else {
             throw CLIExit.fail("unknown job '\(job)'", code: .usage)
         }
         let body = Array(json.utf8)

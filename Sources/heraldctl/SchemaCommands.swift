@@ -1,7 +1,12 @@
 import AMQP
 import ArgumentParser
 import Foundation
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
+import HeraldClient
 
 struct Migrate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Apply the database migrations (safe to run concurrently).")
@@ -10,12 +15,12 @@ struct Migrate: AsyncParsableCommand {
     func run() async throws {
         let context = try CLIContext.load(options)
         let applied = try await context.withDatabase { client in
-            try await Migrator(client: client, logger: context.logger).migrate()
+            try await Migrator(client: client, migrations: HeraldChannels.migrations, logger: context.logger).migrate()
         }
         if options.output == .json {
-            printJSON(["applied": applied, "latest": Migrations.latest])
+            printJSON(["applied": applied, "latest": Migrations.latest(HeraldChannels.migrations)])
         } else {
-            print(applied.isEmpty ? "schema up to date (version \(Migrations.latest))" : "applied migrations \(applied.map(String.init).joined(separator: ", "))")
+            print(applied.isEmpty ? "schema up to date (version \(Migrations.latest(HeraldChannels.migrations)))" : "applied migrations \(applied.map(String.init).joined(separator: ", "))")
         }
     }
 }

@@ -1,6 +1,10 @@
 import AMQP
 import Foundation
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
 import PostgresNIO
 
 /// What `heraldctl stats` shows: the broker's view of every queue, and the ledger's view of

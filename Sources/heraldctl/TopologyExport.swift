@@ -1,7 +1,11 @@
 import AMQP
 import ArgumentParser
 import Foundation
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
 
 extension Topology {
     /// `heraldctl topology export`: the topology as a RabbitMQ definitions file

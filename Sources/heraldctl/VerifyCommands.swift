@@ -1,7 +1,11 @@
 import ArgumentParser
 import Foundation
 import HeraldClient
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
 import PostgresNIO
 
 /// `heraldctl verify`: check a code by hand, or look at a verification, for support.
@@ -42,7 +46,7 @@ struct VerifySMS: AsyncParsableCommand {
             print(([name] + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }).joined(separator: " "))
         }
         if case .verified = result { return }
-        throw ExitCode(HeraldCore.ExitCode.failure.rawValue)
+        throw ExitCode(HeraldRuntime.ExitCode.failure.rawValue)
     }
 
     static func describe(_ result: PhoneVerifier.Result) -> (String, [String: Any]) {
@@ -153,7 +157,7 @@ struct VerifyEmailLink: AsyncParsableCommand {
             print(([name] + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }).joined(separator: " "))
         }
         if case .success = result { return }
-        throw ExitCode(HeraldCore.ExitCode.failure.rawValue)
+        throw ExitCode(HeraldRuntime.ExitCode.failure.rawValue)
     }
 
     static func describe(_ result: EmailLinkVerifier.Result) -> (String, [String: Any]) {

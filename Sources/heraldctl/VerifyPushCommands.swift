@@ -1,7 +1,11 @@
 import ArgumentParser
 import Foundation
 import HeraldClient
-import HeraldCore
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
 import PostgresNIO
 
 /// `heraldctl verify push RECEIPT [SECRET|-]`: the confirm API, as a front API calls it (a
@@ -35,7 +39,7 @@ struct VerifyPush: AsyncParsableCommand {
             print(([name] + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }).joined(separator: " "))
         }
         if case .verified = result { return }
-        throw ExitCode(HeraldCore.ExitCode.failure.rawValue)
+        throw ExitCode(HeraldRuntime.ExitCode.failure.rawValue)
     }
 
     static func describe(_ result: PushVerifier.Result) -> (String, [String: Any]) {

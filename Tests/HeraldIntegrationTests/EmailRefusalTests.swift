@@ -1,48 +1,51 @@
 import AMQP
 import Foundation
 import Testing
-@testable import HeraldCore
+@testable import HeraldCleanup
+@testable import HeraldEmail
+@testable import HeraldPush
+@testable import HeraldRuntime
+@testable import HeraldSMS
 
 /// Every malicious continue URL of the unit suite, and bad link domains, sent as jobs to a
 /// running worker: each is dead-lettered with a reason that says why, and nothing is sent.
 @Suite struct EmailRefusalTests {
     @Test func maliciousContinueURLsAreDeadLetteredAndNothingIsSent() async throws {
-        let harness = try await Harness()
-        let email = try await EmailFixture(harness)
-        let worker = try await email.start { $0.email.authorizedDomains = ["app.example.com", "*.example.org", "localhost"] }
-        var expected: [String: String] = [:]
-        var requests: [String] = []
-        let cases = malicious + [("https://app.example.com/", "link_domain")]
-        for (n, (url, word)) in cases.enumerated() {
-            let job = email.job(n, url: url, linkDomain: word == "link_domain" ? "evil.example.com" : nil)
-            requests.append(job.requestID)
-            // Published without the client's validation, as any AMQP client could.
-            let body = try JSONEncoder().encode(job)
-            let id = "\(harness.namespace)-m\(n)"
-            let envelope = JobEnvelope(messageID: id, typeName: EmailActionJob.typeName, correlationID: nil, timestamp: Date())
-            try await harness.client.publishRaw(body: Array(body), routingKey: EmailActionJob.name, properties: envelope.properties())
-            expected[id] = word
-        }
-        #expect(expected.count >= 50)
-        var letters: [String: String] = [:]
-        try await eventually(timeout: .seconds(60), "all dead-lettered") {
-            for letter in try await harness.drainDeadLetters(.email) {
-                if case .string(let reason)? = letter.properties.headers["x-herald-reason"] { letters[letter.properties.messageID ?? ""] = reason }
+        try await withHarness() { harness in
+            let email = try await EmailFixture(harness)
+            let worker = try await email.start { $0.email.authorizedDomains = ["app.example.com", "*.example.org", "localhost"] }
+            var expected: [String: String] = [:]
+            var requests: [String] = []
+            let cases = malicious + [("https://app.example.com/", "link_domain")]
+            for (n, (url, word)) in cases.enumerated() {
+                let job = email.job(n, url: url, linkDomain: word == "link_domain" ? "evil.example.com" : nil)
+                requests.append(job.requestID)
+                // Published without the client's validation, as any AMQP client could.
+                let body = try JSONEncoder().encode(job)
+                let id = "\(harness.namespace)-m\(n)"
+                let envelope = JobEnvelope(messageID: id, typeName: EmailActionJob.typeName, correlationID: nil, timestamp: Date())
+                try await harness.client.publishRaw(body: Array(body), routingKey: EmailActionJob.name, properties: envelope.properties())
+                expected[id] = word
             }
-            return letters.count == expected.count
+            #expect(expected.count >= 50)
+            var letters: [String: String] = [:]
+            try await eventually(timeout: .seconds(60), "all dead-lettered") {
+                for letter in try await harness.drainDeadLetters(.email) {
+                    if case .string(let reason)? = letter.properties.headers["x-herald-reason"] { letters[letter.properties.messageID ?? ""] = reason }
+                }
+                return letters.count == expected.count
+            }
+            for (id, word) in expected {
+                let reason = try #require(letters[id], "\(id) dead-lettered")
+                #expect(reason.lowercased().contains(word.lowercased()) || reason.contains("action_code_settings.url"), "\(id): \(reason)")
+            }
+            // Nothing sent, nothing recorded, no code minted.
+            for n in 0..<cases.count { #expect(email.received(to: email.address(n)).isEmpty) }
+            let rows = try await harness.database.query("SELECT count(*)::bigint FROM herald.email_requests WHERE request_id = ANY(\(requests)::text[])", logger: harness.logger)
+            for try await count in rows.decode(Int.self) { #expect(count == 0) }
+            #expect(try await email.events().isEmpty)
+            try await worker.stop()
         }
-        for (id, word) in expected {
-            let reason = try #require(letters[id], "\(id) dead-lettered")
-            #expect(reason.lowercased().contains(word.lowercased()) || reason.contains("action_code_settings.url"), "\(id): \(reason)")
-        }
-        // Nothing sent, nothing recorded, no code minted.
-        for n in 0..<cases.count { #expect(email.received(to: email.address(n)).isEmpty) }
-        let rows = try await harness.database.query("SELECT count(*)::bigint FROM herald.email_requests WHERE request_id = ANY(\(requests)::text[])", logger: harness.logger)
-        for try await count in rows.decode(Int.self) { #expect(count == 0) }
-        #expect(try await email.events().isEmpty)
-        try await worker.stop()
-        await email.close()
-        await harness.close()
     }
 
     /// The unit suite's list (Tests/HeraldCoreTests/EmailURLSafetyTests.swift), repeated here

@@ -2,7 +2,11 @@ import Foundation
 import HeraldStubs
 import Logging
 import Testing
-@testable import HeraldCore
+@testable import HeraldCleanup
+@testable import HeraldEmail
+@testable import HeraldPush
+@testable import HeraldRuntime
+@testable import HeraldSMS
 
 /// The SMTP client against the real test server: STARTTLS and implicit TLS with AUTH,
 /// connection reuse, 421/451 retried, 550 final.
@@ -94,80 +98,77 @@ import Testing
     /// Through the worker: 451 and 421 on the first try are retried and delivered once; 550
     /// is recorded as failed with `email.failed`, not retried.
     @Test func theWorkerRetriesTransientAndRecordsPermanentFailures() async throws {
-        let harness = try await Harness()
-        let email = try await EmailFixture(harness)
-        let worker = try await email.start()
-        let flaky451 = email.job(1, to: email.address(1, behaviour: "flaky451"))
-        let flaky421 = email.job(2, to: email.address(2, behaviour: "flaky421"))
-        let rejected = email.job(3, to: email.address(3, behaviour: "reject550"))
-        let ids = [try await harness.enqueue(flaky451), try await harness.enqueue(flaky421), try await harness.enqueue(rejected)]
-        try await eventually("all decided") {
-            let statuses = try await harness.statuses(ids)
-            return statuses[ids[0]] == "completed" && statuses[ids[1]] == "completed" && statuses[ids[2]] == "rejected"
-        }
-        #expect(try await harness.ledger(ids[0])?.1 == 2, "451 retried once")
-        #expect(try await harness.ledger(ids[1])?.1 == 2, "421 retried once")
-        #expect(try await harness.ledger(ids[2])?.1 == 1, "550 not retried")
-        #expect(email.received(to: flaky451.email).count == 1)
-        #expect(email.received(to: flaky421.email).count == 1)
-        #expect(email.received(to: rejected.email).isEmpty)
-        // Each retry minted a fresh code; only the delivered one is live.
-        #expect(try await email.codes(flaky451.requestID) == ["superseded", "pending"])
-        let code = try #require(email.received(to: flaky451.email).first?.query("oobCode"))
-        if case .success = try await email.consume(flaky451.email, code) {} else { Issue.record("the delivered code does not work") }
+        try await withHarness() { harness in
+            let email = try await EmailFixture(harness)
+            let worker = try await email.start()
+            let flaky451 = email.job(1, to: email.address(1, behaviour: "flaky451"))
+            let flaky421 = email.job(2, to: email.address(2, behaviour: "flaky421"))
+            let rejected = email.job(3, to: email.address(3, behaviour: "reject550"))
+            let ids = [try await harness.enqueue(flaky451), try await harness.enqueue(flaky421), try await harness.enqueue(rejected)]
+            try await eventually("all decided") {
+                let statuses = try await harness.statuses(ids)
+                return statuses[ids[0]] == "completed" && statuses[ids[1]] == "completed" && statuses[ids[2]] == "rejected"
+            }
+            #expect(try await harness.ledger(ids[0])?.1 == 2, "451 retried once")
+            #expect(try await harness.ledger(ids[1])?.1 == 2, "421 retried once")
+            #expect(try await harness.ledger(ids[2])?.1 == 1, "550 not retried")
+            #expect(email.received(to: flaky451.email).count == 1)
+            #expect(email.received(to: flaky421.email).count == 1)
+            #expect(email.received(to: rejected.email).isEmpty)
+            // Each retry minted a fresh code; only the delivered one is live.
+            #expect(try await email.codes(flaky451.requestID) == ["superseded", "pending"])
+            let code = try #require(email.received(to: flaky451.email).first?.query("oobCode"))
+            if case .success = try await email.consume(flaky451.email, code) {} else { Issue.record("the delivered code does not work") }
 
-        let failed = try #require(try await email.request(rejected.requestID))
-        #expect(failed.0 == "failed")
-        #expect(failed.1 == "provider_rejected:smtp:smtp-550-5.1.1")
-        #expect(try await email.codes(rejected.requestID) == ["failed"])
-        let events = try await email.events(atLeast: 3)
-        #expect(events.filter { $0.0 == "email.sent" }.count == 2)
-        let failure = try #require(events.first { $0.0 == "email.failed" })
-        #expect(failure.1["request_id"] as? String == rejected.requestID)
-        #expect((failure.1["reason"] as? String)?.contains("smtp-550") == true)
-        try await worker.stop()
-        await email.close()
-        await harness.close()
+            let failed = try #require(try await email.request(rejected.requestID))
+            #expect(failed.0 == "failed")
+            #expect(failed.1 == "provider_rejected:smtp:smtp-550-5.1.1")
+            #expect(try await email.codes(rejected.requestID) == ["failed"])
+            let events = try await email.events(atLeast: 3)
+            #expect(events.filter { $0.0 == "email.sent" }.count == 2)
+            let failure = try #require(events.first { $0.0 == "email.failed" })
+            #expect(failure.1["request_id"] as? String == rejected.requestID)
+            #expect((failure.1["reason"] as? String)?.contains("smtp-550") == true)
+            try await worker.stop()
+        }
     }
 
     @Test func aServerThatKeepsFailingDeadLettersAfterTheLastTry() async throws {
-        let harness = try await Harness()
-        let email = try await EmailFixture(harness)
-        let worker = try await email.start()
-        let job = email.job(1, to: email.address(1, behaviour: "fail451"))
-        let id = try await harness.enqueue(job)
-        try await eventually("dead") { try await harness.ledger(id)?.0 == "dead" }
-        let letters = try await harness.drainDeadLetters(.email)
-        guard case .string(let reason)? = letters.first?.properties.headers["x-herald-reason"] else {
-            Issue.record("no dead letter with a reason")
-            return
+        try await withHarness() { harness in
+            let email = try await EmailFixture(harness)
+            let worker = try await email.start()
+            let job = email.job(1, to: email.address(1, behaviour: "fail451"))
+            let id = try await harness.enqueue(job)
+            try await eventually("dead") { try await harness.ledger(id)?.0 == "dead" }
+            let letters = try await harness.drainDeadLetters(.email)
+            guard case .string(let reason)? = letters.first?.properties.headers["x-herald-reason"] else {
+                Issue.record("no dead letter with a reason")
+                return
+            }
+            #expect(reason.contains("smtp-451"))
+            #expect(email.received(to: job.email).isEmpty)
+            try await worker.stop()
         }
-        #expect(reason.contains("smtp-451"))
-        #expect(email.received(to: job.email).isEmpty)
-        try await worker.stop()
-        await email.close()
-        await harness.close()
     }
 
     @Test func anUnreachableServerFailsOverToTheNextProvider() async throws {
-        let harness = try await Harness()
-        let email = try await EmailFixture(harness)
-        let worker = try await email.start {
-            $0.email.providers = [.smtp, .outbox]
-            $0.email.smtp.port = 1
+        try await withHarness() { harness in
+            let email = try await EmailFixture(harness)
+            let worker = try await email.start {
+                $0.email.providers = [.smtp, .outbox]
+                $0.email.smtp.port = 1
+            }
+            let job = email.job(1)
+            let id = try await harness.enqueue(job)
+            try await eventually("sent") { try await harness.ledger(id)?.0 == "completed" }
+            #expect(try await email.request(job.requestID)?.2 == "outbox")
+            let spool = (try? String(contentsOfFile: email.spool + "/email.jsonl", encoding: .utf8)) ?? ""
+            #expect(spool.contains("oobCode="), "the dev spool holds the whole link")
+            let outbox = try await harness.database.query("SELECT body::text FROM herald.dev_outbox WHERE message_id = \(id)", logger: harness.logger)
+            for try await body in outbox.decode(String.self) {
+                #expect(body.contains("oobCode=********"), "the outbox table holds it masked")
+            }
+            try await worker.stop()
         }
-        let job = email.job(1)
-        let id = try await harness.enqueue(job)
-        try await eventually("sent") { try await harness.ledger(id)?.0 == "completed" }
-        #expect(try await email.request(job.requestID)?.2 == "outbox")
-        let spool = (try? String(contentsOfFile: email.spool + "/email.jsonl", encoding: .utf8)) ?? ""
-        #expect(spool.contains("oobCode="), "the dev spool holds the whole link")
-        let outbox = try await harness.database.query("SELECT body::text FROM herald.dev_outbox WHERE message_id = \(id)", logger: harness.logger)
-        for try await body in outbox.decode(String.self) {
-            #expect(body.contains("oobCode=********"), "the outbox table holds it masked")
-        }
-        try await worker.stop()
-        await email.close()
-        await harness.close()
     }
 }

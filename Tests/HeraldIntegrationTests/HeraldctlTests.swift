@@ -2,7 +2,11 @@ import AMQP
 import Foundation
 import HeraldStubs
 import Testing
-@testable import HeraldCore
+@testable import HeraldCleanup
+@testable import HeraldEmail
+@testable import HeraldPush
+@testable import HeraldRuntime
+@testable import HeraldSMS
 
 /// The operator's commands against a test namespace on the real broker and database: the
 /// built `heraldctl` binary, its JSON output read as a script would read it.
@@ -33,86 +37,86 @@ import Testing
     }
 
     @Test func deadLettersAreListedByFilterShownMaskedAndPurgedSelectively() async throws {
-        let harness = try await Harness(retryDelays: [50], maxAttempts: 1)
-        let (invalid, exhausted) = try await deadLetters(harness)
-        let all = ["dlq", "list", "--kind", "sms"]
+        try await withHarness(retryDelays: [50], maxAttempts: 1) { harness in
+            let (invalid, exhausted) = try await deadLetters(harness)
+            let all = ["dlq", "list", "--kind", "sms"]
 
-        #expect(ids(try await json(all, harness)) == Set(invalid + [exhausted]))
-        #expect(ids(try await json(all + ["--category", "invalid"], harness)) == Set(invalid))
-        #expect(ids(try await json(all + ["--category", "exhausted"], harness)) == [exhausted])
-        #expect(ids(try await json(all + ["--reason", "UTF-8"], harness)) == ["bad-bytes"])
-        #expect(ids(try await json(all + ["--type", "sms.verification"], harness)).count == 3)
-        #expect(ids(try await json(all + ["--type", "email.action"], harness)).isEmpty)
-        #expect(ids(try await json(all + ["--newer-than", "10m"], harness)).count == 3)
-        #expect(ids(try await json(all + ["--older-than", "1h"], harness)).isEmpty)
-        #expect(ids(try await json(all + ["--limit", "1"], harness)).count == 1)
-        // Listing takes nothing away, and keeps the order.
-        #expect(try await harness.depth(harness.topology.deadLetterQueue(.sms)) == 3)
+            #expect(ids(try await json(all, harness)) == Set(invalid + [exhausted]))
+            #expect(ids(try await json(all + ["--category", "invalid"], harness)) == Set(invalid))
+            #expect(ids(try await json(all + ["--category", "exhausted"], harness)) == [exhausted])
+            #expect(ids(try await json(all + ["--reason", "UTF-8"], harness)) == ["bad-bytes"])
+            #expect(ids(try await json(all + ["--type", "sms.verification"], harness)).count == 3)
+            #expect(ids(try await json(all + ["--type", "email.action"], harness)).isEmpty)
+            #expect(ids(try await json(all + ["--newer-than", "10m"], harness)).count == 3)
+            #expect(ids(try await json(all + ["--older-than", "1h"], harness)).isEmpty)
+            #expect(ids(try await json(all + ["--limit", "1"], harness)).count == 1)
+            // Listing takes nothing away, and keeps the order.
+            #expect(try await harness.depth(harness.topology.deadLetterQueue(.sms)) == 3)
 
-        // show: the phone number masked unless --raw; a body that is not JSON escaped.
-        let phone = harness.phone(1)
-        let shown = try await json(["dlq", "show", "--kind", "sms", exhausted], harness)
-        let body = try #require(shown["body"] as? [String: Any])
-        let masked = try #require(body["phone_number"] as? String)
-        #expect(masked != phone && masked.hasPrefix(String(phone.prefix(3))) && masked.contains("*"))
-        #expect((shown["letter"] as? [String: Any])?["category"] as? String == "exhausted")
-        let raw = try await json(["dlq", "show", "--kind", "sms", "--raw", exhausted], harness)
-        #expect((raw["body"] as? [String: Any])?["phone_number"] as? String == phone)
-        let bytes = try await json(["dlq", "show", "--kind", "sms", "bad-bytes"], harness)
-        #expect(bytes["body_is_json"] as? Bool == false)
-        #expect((bytes["body"] as? String)?.contains("\\xc3") == true)
-        let missing = await #expect(throws: ChildProcessError.self) { _ = try await runHeraldctl(["dlq", "show", "--kind", "sms", "no-such-id"], namespace: harness.namespace) }
-        #expect(missing?.description.contains("exited 1:") == true)
+            // show: the phone number masked unless --raw; a body that is not JSON escaped.
+            let phone = harness.phone(1)
+            let shown = try await json(["dlq", "show", "--kind", "sms", exhausted], harness)
+            let body = try #require(shown["body"] as? [String: Any])
+            let masked = try #require(body["phone_number"] as? String)
+            #expect(masked != phone && masked.hasPrefix(String(phone.prefix(3))) && masked.contains("*"))
+            #expect((shown["letter"] as? [String: Any])?["category"] as? String == "exhausted")
+            let raw = try await json(["dlq", "show", "--kind", "sms", "--raw", exhausted], harness)
+            #expect((raw["body"] as? [String: Any])?["phone_number"] as? String == phone)
+            let bytes = try await json(["dlq", "show", "--kind", "sms", "bad-bytes"], harness)
+            #expect(bytes["body_is_json"] as? Bool == false)
+            #expect((bytes["body"] as? String)?.contains("\\xc3") == true)
+            let missing = await #expect(throws: ChildProcessError.self) { _ = try await runHeraldctl(["dlq", "show", "--kind", "sms", "no-such-id"], namespace: harness.namespace) }
+            #expect(missing?.description.contains("exited 1:") == true)
 
-        // purge with a filter takes only the matching letters.
-        let unconfirmed = await #expect(throws: ChildProcessError.self) { _ = try await runHeraldctl(["dlq", "purge", "--kind", "sms"], namespace: harness.namespace) }
-        #expect(unconfirmed?.description.contains("exited 64:") == true, "purge without --yes is a usage error")
-        let purged = try await json(["dlq", "purge", "--kind", "sms", "--category", "invalid", "--yes"], harness)
-        #expect(purged["purged"] as? Int == 2)
-        #expect(ids(try await json(all, harness)) == [exhausted])
-        await harness.close()
+            // purge with a filter takes only the matching letters.
+            let unconfirmed = await #expect(throws: ChildProcessError.self) { _ = try await runHeraldctl(["dlq", "purge", "--kind", "sms"], namespace: harness.namespace) }
+            #expect(unconfirmed?.description.contains("exited 64:") == true, "purge without --yes is a usage error")
+            let purged = try await json(["dlq", "purge", "--kind", "sms", "--category", "invalid", "--yes"], harness)
+            #expect(purged["purged"] as? Int == 2)
+            #expect(ids(try await json(all, harness)) == [exhausted])
+        }
     }
 
     @Test func statsShowDepthsOldestAgesRatesAndOutcomes() async throws {
-        let harness = try await Harness(retryDelays: [50], maxAttempts: 1)
-        let (_, exhausted) = try await deadLetters(harness)
-        let worker = try await harness.startRunner(.sms, CountingHandler())
-        let completed = try await harness.enqueue(harness.sms(2))
-        try await eventually("completed") { try await harness.ledger(completed)?.0 == "completed" }
-        try await worker.stop()
-        // A job waiting with no consumer, published a few seconds ago (timestamps are whole seconds).
-        var properties = JobEnvelope(messageID: "waiting", typeName: SMSVerificationJob.typeName).properties()
-        properties.timestamp = Date().addingTimeInterval(-5)
-        try await harness.client.publishRaw(body: Array(try JSONEncoder().encode(harness.sms(3))), routingKey: "sms.verification", properties: properties)
-        try await eventually("waiting in the work queue") { try await harness.depth(harness.topology.workQueue(.sms)) == 1 }
+        try await withHarness(retryDelays: [50], maxAttempts: 1) { harness in
+            let (_, exhausted) = try await deadLetters(harness)
+            let worker = try await harness.startRunner(.sms, CountingHandler())
+            let completed = try await harness.enqueue(harness.sms(2))
+            try await eventually("completed") { try await harness.ledger(completed)?.0 == "completed" }
+            try await worker.stop()
+            // A job waiting with no consumer, published a few seconds ago (timestamps are whole seconds).
+            var properties = JobEnvelope(messageID: "waiting", typeName: SMSVerificationJob.typeName).properties()
+            properties.timestamp = Date().addingTimeInterval(-5)
+            try await harness.client.publishRaw(body: Array(try JSONEncoder().encode(harness.sms(3))), routingKey: "sms.verification", properties: properties)
+            try await eventually("waiting in the work queue") { try await harness.depth(harness.topology.workQueue(.sms)) == 1 }
 
-        func queue(_ stats: [String: Any], _ name: String) throws -> [String: Any] {
-            try #require((stats["queues"] as? [[String: Any]])?.first { $0["name"] as? String == name }, "no row for \(name)")
+            func queue(_ stats: [String: Any], _ name: String) throws -> [String: Any] {
+                try #require((stats["queues"] as? [[String: Any]])?.first { $0["name"] as? String == name }, "no row for \(name)")
+            }
+            let stats = try await json(["stats"], harness)
+            let dead = try queue(stats, harness.topology.deadLetterQueue(.sms))
+            #expect(dead["messages"] as? Int == 3)
+            #expect(dead["role"] as? String == "dead")
+            #expect((dead["oldest_age_seconds"] as? Double ?? -1) >= 0)
+            let work = try queue(stats, harness.topology.workQueue(.sms))
+            #expect(work["messages"] as? Int == 1)
+            #expect(work["consumers"] as? Int == 0)
+            #expect(work["oldest_age_note"] as? String == "not peeked", "a quorum work queue is not peeked by default")
+            #expect(try queue(stats, harness.topology.retryQueue(.sms, tier: 0))["role"] as? String == "retry")
+
+            let peeked = try await json(["stats", "--peek-work-queues"], harness)
+            let age = try queue(peeked, harness.topology.workQueue(.sms))["oldest_age_seconds"] as? Double
+            #expect((age ?? 0) >= 4, "the waiting job was published 5 s ago: \(String(describing: age))")
+            #expect(try await harness.depth(harness.topology.workQueue(.sms)) == 1, "peeking puts the job back")
+
+            // The ledger is shared by every test: look for this test's own jobs' types and statuses.
+            let finished = try #require(stats["finished"] as? [[String: Any]])
+            func count(_ status: String) -> Int { finished.first { $0["type"] as? String == SMSVerificationJob.typeName && $0["status"] as? String == status }?["count"] as? Int ?? 0 }
+            #expect(count("completed") >= 1)
+            #expect(count("dead") >= 1)
+            let rates = try #require(stats["rates"] as? [[String: Any]])
+            #expect((rates.first { $0["queue"] as? String == "sms" }?["finished_per_second_1m"] as? Double ?? 0) > 0)
+            _ = exhausted
         }
-        let stats = try await json(["stats"], harness)
-        let dead = try queue(stats, harness.topology.deadLetterQueue(.sms))
-        #expect(dead["messages"] as? Int == 3)
-        #expect(dead["role"] as? String == "dead")
-        #expect((dead["oldest_age_seconds"] as? Double ?? -1) >= 0)
-        let work = try queue(stats, harness.topology.workQueue(.sms))
-        #expect(work["messages"] as? Int == 1)
-        #expect(work["consumers"] as? Int == 0)
-        #expect(work["oldest_age_note"] as? String == "not peeked", "a quorum work queue is not peeked by default")
-        #expect(try queue(stats, harness.topology.retryQueue(.sms, tier: 0))["role"] as? String == "retry")
-
-        let peeked = try await json(["stats", "--peek-work-queues"], harness)
-        let age = try queue(peeked, harness.topology.workQueue(.sms))["oldest_age_seconds"] as? Double
-        #expect((age ?? 0) >= 4, "the waiting job was published 5 s ago: \(String(describing: age))")
-        #expect(try await harness.depth(harness.topology.workQueue(.sms)) == 1, "peeking puts the job back")
-
-        // The ledger is shared by every test: look for this test's own jobs' types and statuses.
-        let finished = try #require(stats["finished"] as? [[String: Any]])
-        func count(_ status: String) -> Int { finished.first { $0["type"] as? String == SMSVerificationJob.typeName && $0["status"] as? String == status }?["count"] as? Int ?? 0 }
-        #expect(count("completed") >= 1)
-        #expect(count("dead") >= 1)
-        let rates = try #require(stats["rates"] as? [[String: Any]])
-        #expect((rates.first { $0["queue"] as? String == "sms" }?["finished_per_second_1m"] as? Double ?? 0) > 0)
-        _ = exhausted
-        await harness.close()
     }
 }

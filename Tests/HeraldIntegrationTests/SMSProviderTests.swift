@@ -2,7 +2,11 @@ import Crypto
 import Foundation
 import HeraldStubs
 import Testing
-@testable import HeraldCore
+@testable import HeraldCleanup
+@testable import HeraldEmail
+@testable import HeraldPush
+@testable import HeraldRuntime
+@testable import HeraldSMS
 
 /// The SMS providers against local servers that speak their APIs (Twilio's Messages API, a
 /// Standard Webhooks receiver) and against a real Kannel with its fake SMSC.
@@ -26,211 +30,199 @@ import Testing
     }
 
     @Test func twilioAcceptsAndItsMessageIDIsRecorded() async throws {
-        let harness = try await Harness()
-        let sms = try await SMSFixture(harness)
-        let server = try await StubHTTPServer(responder: Self.twilioCreated)
-        let worker = try await sms.start {
-            Self.twilio(&$0, server)
-            $0.sms.providers = [.twilio]
+        try await withHarness() { harness in
+            let sms = try await SMSFixture(harness)
+            let server = try await StubHTTPServer(responder: Self.twilioCreated)
+            let worker = try await sms.start {
+                Self.twilio(&$0, server)
+                $0.sms.providers = [.twilio]
+            }
+            let job = SMSVerificationJob(verificationID: "\(harness.namespace)-tw", phoneNumber: harness.phone(1), locale: "de")
+            let id = try await harness.enqueue(job)
+            try await eventually("sent") { try await harness.ledger(id)?.0 == "completed" }
+
+            let request = try #require(server.requests.first)
+            #expect(server.requestCount == 1)
+            #expect(request.method == "POST")
+            #expect(request.path == "/2010-04-01/Accounts/AC0123456789/Messages.json")
+            #expect(request.header("Authorization") == "Basic " + Data("AC0123456789:twilio-token".utf8).base64EncodedString())
+            #expect(request.header("Content-Type") == "application/x-www-form-urlencoded")
+            #expect(request.form["To"] == job.phoneNumber)
+            #expect(request.form["From"] == "+15005550006")
+            let body = try #require(request.form["Body"])
+            #expect(body.contains("Bestätigungscode für Herald"))
+            let code = try #require(SMSFixture.code(in: body, length: 6))
+            #expect(try await sms.verify(job.verificationID, code) == .verified(phoneNumber: job.phoneNumber, purpose: .signIn))
+
+            let row = try #require(try await sms.verification(job.verificationID))
+            #expect(row.provider == "twilio")
+            #expect(row.providerMessageID?.hasPrefix("SM") == true)
+            let attempts = try await sms.attempts(job.verificationID)
+            #expect(attempts.count == 1)
+            #expect(attempts.first?.1 == "accepted")
+            #expect(attempts.first?.2 == 201)
+            let events = try await sms.events()
+            #expect(events.first?.0 == "sms.sent")
+            #expect(events.first?.1["provider_message_id"] as? String == row.providerMessageID)
+            try await worker.stop()
         }
-        let job = SMSVerificationJob(verificationID: "\(harness.namespace)-tw", phoneNumber: harness.phone(1), locale: "de")
-        let id = try await harness.enqueue(job)
-        try await eventually("sent") { try await harness.ledger(id)?.0 == "completed" }
-
-        let request = try #require(server.requests.first)
-        #expect(server.requestCount == 1)
-        #expect(request.method == "POST")
-        #expect(request.path == "/2010-04-01/Accounts/AC0123456789/Messages.json")
-        #expect(request.header("Authorization") == "Basic " + Data("AC0123456789:twilio-token".utf8).base64EncodedString())
-        #expect(request.header("Content-Type") == "application/x-www-form-urlencoded")
-        #expect(request.form["To"] == job.phoneNumber)
-        #expect(request.form["From"] == "+15005550006")
-        let body = try #require(request.form["Body"])
-        #expect(body.contains("Bestätigungscode für Herald"))
-        let code = try #require(SMSFixture.code(in: body, length: 6))
-        #expect(try await sms.verify(job.verificationID, code) == .verified(phoneNumber: job.phoneNumber, purpose: .signIn))
-
-        let row = try #require(try await sms.verification(job.verificationID))
-        #expect(row.provider == "twilio")
-        #expect(row.providerMessageID?.hasPrefix("SM") == true)
-        let attempts = try await sms.attempts(job.verificationID)
-        #expect(attempts.count == 1)
-        #expect(attempts.first?.1 == "accepted")
-        #expect(attempts.first?.2 == 201)
-        let events = try await sms.events()
-        #expect(events.first?.0 == "sms.sent")
-        #expect(events.first?.1["provider_message_id"] as? String == row.providerMessageID)
-        try await worker.stop()
-        await server.close()
-        await sms.close()
-        await harness.close()
     }
 
     @Test func aTwilio4xxIsPermanentNoRetryNoFailover() async throws {
-        let harness = try await Harness()
-        let sms = try await SMSFixture(harness)
-        let twilio = try await StubHTTPServer { _ in
-            .init(status: 400, body: #"{"code":21211,"message":"The 'To' number is not a valid phone number.","status":400}"#)
+        try await withHarness() { harness in
+            let sms = try await SMSFixture(harness)
+            let twilio = try await StubHTTPServer { _ in
+                .init(status: 400, body: #"{"code":21211,"message":"The 'To' number is not a valid phone number.","status":400}"#)
+            }
+            let hook = try await StubHTTPServer { _ in .init(status: 200, body: "{}") }
+            let worker = try await sms.start {
+                Self.twilio(&$0, twilio)
+                Self.webhook(&$0, hook)
+                $0.sms.providers = [.twilio, .webhook]
+            }
+            let job = harness.sms(2)
+            let id = try await harness.enqueue(job)
+            try await eventually("rejected") { try await harness.ledger(id)?.0 == "rejected" }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(twilio.requestCount == 1)
+            #expect(hook.requestCount == 0)
+            let row = try #require(try await sms.verification(job.verificationID))
+            #expect(row.state == "failed")
+            #expect(row.reason == "provider_rejected:twilio:twilio-21211")
+            let attempts = try await sms.attempts(job.verificationID)
+            #expect(attempts.map(\.1) == ["rejected"])
+            #expect(attempts.first?.3 == "twilio-21211")
+            #expect(try await sms.events().map(\.0) == ["sms.failed"])
+            // The code was closed: the next request for this number sends a fresh one at once.
+            #expect(try await sms.verify(job.verificationID, "123456") == .notFound)
+            try await worker.stop()
         }
-        let hook = try await StubHTTPServer { _ in .init(status: 200, body: "{}") }
-        let worker = try await sms.start {
-            Self.twilio(&$0, twilio)
-            Self.webhook(&$0, hook)
-            $0.sms.providers = [.twilio, .webhook]
-        }
-        let job = harness.sms(2)
-        let id = try await harness.enqueue(job)
-        try await eventually("rejected") { try await harness.ledger(id)?.0 == "rejected" }
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(twilio.requestCount == 1)
-        #expect(hook.requestCount == 0)
-        let row = try #require(try await sms.verification(job.verificationID))
-        #expect(row.state == "failed")
-        #expect(row.reason == "provider_rejected:twilio:twilio-21211")
-        let attempts = try await sms.attempts(job.verificationID)
-        #expect(attempts.map(\.1) == ["rejected"])
-        #expect(attempts.first?.3 == "twilio-21211")
-        #expect(try await sms.events().map(\.0) == ["sms.failed"])
-        // The code was closed: the next request for this number sends a fresh one at once.
-        #expect(try await sms.verify(job.verificationID, "123456") == .notFound)
-        try await worker.stop()
-        await twilio.close()
-        await hook.close()
-        await sms.close()
-        await harness.close()
     }
 
     @Test func a5xxAndATimeoutFailOverToTheNextProviderWhoseSignatureVerifies() async throws {
-        let harness = try await Harness()
-        let sms = try await SMSFixture(harness)
-        let twilio = try await StubHTTPServer { request in
-            request.form["To"]?.hasSuffix("003") == true ? .init(status: 503, body: #"{"code":20500,"status":503}"#) : .hang()
-        }
-        let hook = try await StubHTTPServer { _ in .init(status: 202, body: #"{"message_id":"wh-\#(UUID().uuidString)"}"#) }
-        let worker = try await sms.start {
-            Self.twilio(&$0, twilio)
-            Self.webhook(&$0, hook)
-            $0.sms.providers = [.twilio, .webhook]
-            $0.sms.providerTimeoutMilliseconds = 500
-        }
-        let unavailable = harness.sms(3)
-        let hanging = harness.sms(4)
-        let a = try await harness.enqueue(unavailable)
-        let b = try await harness.enqueue(hanging)
-        try await eventually("both sent") { try await harness.statuses([a, b]).values.filter { $0 == "completed" }.count == 2 }
+        try await withHarness() { harness in
+            let sms = try await SMSFixture(harness)
+            let twilio = try await StubHTTPServer { request in
+                request.form["To"]?.hasSuffix("003") == true ? .init(status: 503, body: #"{"code":20500,"status":503}"#) : .hang()
+            }
+            let hook = try await StubHTTPServer { _ in .init(status: 202, body: #"{"message_id":"wh-\#(UUID().uuidString)"}"#) }
+            let worker = try await sms.start {
+                Self.twilio(&$0, twilio)
+                Self.webhook(&$0, hook)
+                $0.sms.providers = [.twilio, .webhook]
+                $0.sms.providerTimeoutMilliseconds = 500
+            }
+            let unavailable = harness.sms(3)
+            let hanging = harness.sms(4)
+            let a = try await harness.enqueue(unavailable)
+            let b = try await harness.enqueue(hanging)
+            try await eventually("both sent") { try await harness.statuses([a, b]).values.filter { $0 == "completed" }.count == 2 }
 
-        let first = try await sms.attempts(unavailable.verificationID)
-        #expect(first.map(\.0) == ["twilio", "webhook"])
-        #expect(first.map(\.1) == ["transient", "accepted"])
-        #expect(first.first?.2 == 503)
-        let second = try await sms.attempts(hanging.verificationID)
-        #expect(second.map(\.1) == ["timeout", "accepted"])
-        #expect(try await sms.verification(hanging.verificationID)?.provider == "webhook")
+            let first = try await sms.attempts(unavailable.verificationID)
+            #expect(first.map(\.0) == ["twilio", "webhook"])
+            #expect(first.map(\.1) == ["transient", "accepted"])
+            #expect(first.first?.2 == 503)
+            let second = try await sms.attempts(hanging.verificationID)
+            #expect(second.map(\.1) == ["timeout", "accepted"])
+            #expect(try await sms.verification(hanging.verificationID)?.provider == "webhook")
 
-        // What the receiver gets is verifiable with the shared secret, as Standard Webhooks specify.
-        #expect(hook.requestCount == 2)
-        for request in hook.requests {
-            let id = try #require(request.header("webhook-id"))
-            let timestamp = try #require(request.header("webhook-timestamp"))
-            let signature = try #require(request.header("webhook-signature"))
-            let key = SymmetricKey(data: Data(base64Encoded: String(Self.webhookSecret.dropFirst(6)))!)
-            let expected = Data(HMAC<SHA256>.authenticationCode(for: Data("\(id).\(timestamp).".utf8) + Data(request.body), using: key)).base64EncodedString()
-            #expect(signature == "v1,\(expected)")
-            #expect(abs((Int(timestamp) ?? 0) - Int(Date().timeIntervalSince1970)) < 60)
-            let json = try #require(try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
-            #expect(json["type"] as? String == "sms.send")
-            let data = try #require(json["data"] as? [String: Any])
-            let to = try #require(data["to"] as? String)
-            let code = try #require(SMSFixture.code(in: data["text"] as? String ?? "", length: 6))
-            let job = to == unavailable.phoneNumber ? unavailable : hanging
-            #expect(try await sms.verify(job.verificationID, code) == .verified(phoneNumber: to, purpose: .signIn))
+            // What the receiver gets is verifiable with the shared secret, as Standard Webhooks specify.
+            #expect(hook.requestCount == 2)
+            for request in hook.requests {
+                let id = try #require(request.header("webhook-id"))
+                let timestamp = try #require(request.header("webhook-timestamp"))
+                let signature = try #require(request.header("webhook-signature"))
+                let key = SymmetricKey(data: Data(base64Encoded: String(Self.webhookSecret.dropFirst(6)))!)
+                let expected = Data(HMAC<SHA256>.authenticationCode(for: Data("\(id).\(timestamp).".utf8) + Data(request.body), using: key)).base64EncodedString()
+                #expect(signature == "v1,\(expected)")
+                #expect(abs((Int(timestamp) ?? 0) - Int(Date().timeIntervalSince1970)) < 60)
+                let json = try #require(try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
+                #expect(json["type"] as? String == "sms.send")
+                let data = try #require(json["data"] as? [String: Any])
+                let to = try #require(data["to"] as? String)
+                let code = try #require(SMSFixture.code(in: data["text"] as? String ?? "", length: 6))
+                let job = to == unavailable.phoneNumber ? unavailable : hanging
+                #expect(try await sms.verify(job.verificationID, code) == .verified(phoneNumber: to, purpose: .signIn))
+            }
+            try await worker.stop()
         }
-        try await worker.stop()
-        await twilio.close()
-        await hook.close()
-        await sms.close()
-        await harness.close()
     }
 
     @Test func whenEveryProviderFailsTheJobIsRetriedWithAFreshCodeAndNoUncertainSend() async throws {
-        let harness = try await Harness()
-        let sms = try await SMSFixture(harness)
-        let twilio = try await StubHTTPServer { _ in .init(status: 500, body: "{}") }
-        let worker = try await sms.start {
-            Self.twilio(&$0, twilio)
-            $0.sms.providers = [.twilio]
+        try await withHarness() { harness in
+            let sms = try await SMSFixture(harness)
+            let twilio = try await StubHTTPServer { _ in .init(status: 500, body: "{}") }
+            let worker = try await sms.start {
+                Self.twilio(&$0, twilio)
+                $0.sms.providers = [.twilio]
+            }
+            let job = harness.sms(5)
+            let id = try await harness.enqueue(job)
+            try await eventually("retrying") { try await harness.ledger(id)?.0 == "retrying" }
+            #expect(try await sms.verification(job.verificationID)?.state == "retrying")
+            twilio.respond(with: Self.twilioCreated)
+            try await eventually("sent on a later try") { try await harness.ledger(id)?.0 == "completed" }
+            let row = try #require(try await sms.verification(job.verificationID))
+            #expect(row.state == "sent")
+            #expect(row.uncertainSends == 0)
+            let bodies = twilio.requests.compactMap { $0.form["Body"] }
+            #expect(bodies.count >= 2)
+            // Only the last code sent works.
+            let last = try #require(SMSFixture.code(in: bodies.last!, length: 6))
+            #expect(try await sms.verify(job.verificationID, last) == .verified(phoneNumber: job.phoneNumber, purpose: .signIn))
+            try await worker.stop()
         }
-        let job = harness.sms(5)
-        let id = try await harness.enqueue(job)
-        try await eventually("retrying") { try await harness.ledger(id)?.0 == "retrying" }
-        #expect(try await sms.verification(job.verificationID)?.state == "retrying")
-        twilio.respond(with: Self.twilioCreated)
-        try await eventually("sent on a later try") { try await harness.ledger(id)?.0 == "completed" }
-        let row = try #require(try await sms.verification(job.verificationID))
-        #expect(row.state == "sent")
-        #expect(row.uncertainSends == 0)
-        let bodies = twilio.requests.compactMap { $0.form["Body"] }
-        #expect(bodies.count >= 2)
-        // Only the last code sent works.
-        let last = try #require(SMSFixture.code(in: bodies.last!, length: 6))
-        #expect(try await sms.verify(job.verificationID, last) == .verified(phoneNumber: job.phoneNumber, purpose: .signIn))
-        try await worker.stop()
-        await twilio.close()
-        await sms.close()
-        await harness.close()
     }
 
     @Test func kannelDeliversTheRenderedTextToItsSMSC() async throws {
-        let harness = try await Harness()
-        let sms = try await SMSFixture(harness)
-        let env = ProcessInfo.processInfo.environment
-        let smscLog = env["HERALD_KANNEL_SMSC_LOG"] ?? TestEnvironment.root.appendingPathComponent(".run/kannel/fakesmsc.out").path
-        let worker = try await sms.start {
-            $0.sms.providers = [.kannel]
-            $0.sms.kannel.url = env["HERALD_KANNEL_URL"] ?? "http://127.0.0.1:55682/cgi-bin/sendsms"
-            $0.sms.kannel.username = "herald"
-            $0.sms.kannel.password = "herald-dev"
-            $0.sms.kannel.from = "Herald"
-            $0.sms.appName = "Kannel Test"
+        try await withHarness() { harness in
+            let sms = try await SMSFixture(harness)
+            let env = ProcessInfo.processInfo.environment
+            let smscLog = env["HERALD_KANNEL_SMSC_LOG"] ?? TestEnvironment.root.appendingPathComponent(".run/kannel/fakesmsc.out").path
+            let worker = try await sms.start {
+                $0.sms.providers = [.kannel]
+                $0.sms.kannel.url = env["HERALD_KANNEL_URL"] ?? "http://127.0.0.1:55682/cgi-bin/sendsms"
+                $0.sms.kannel.username = "herald"
+                $0.sms.kannel.password = "herald-dev"
+                $0.sms.kannel.from = "Herald"
+                $0.sms.appName = "Kannel Test"
+            }
+            let job = SMSVerificationJob(verificationID: "\(harness.namespace)-k", phoneNumber: harness.phone(6), locale: "en-GB", purpose: .mfaSignIn)
+            let id = try await harness.enqueue(job)
+            try await eventually("accepted by Kannel") { try await harness.ledger(id)?.0 == "completed" }
+            #expect(try await sms.attempts(job.verificationID).first?.2 == 202)
+            // fakesmsc prints each message it gets: "Got message N: <from to text …>".
+            var line = ""
+            try await eventually("at the SMSC") {
+                let log = (try? String(contentsOfFile: smscLog, encoding: .utf8)) ?? ""
+                line = log.split(separator: "\n").last { $0.contains(job.phoneNumber) }.map(String.init) ?? ""
+                return !line.isEmpty
+            }
+            #expect(line.contains("<Herald \(job.phoneNumber) text "))
+            #expect(line.contains("is your Kannel Test sign-in code. Don't share it with anyone."))
+            let code = try #require(SMSFixture.code(in: line, length: 6))
+            #expect(try await sms.verify(job.verificationID, code) == .verified(phoneNumber: job.phoneNumber, purpose: .mfaSignIn))
+            try await worker.stop()
         }
-        let job = SMSVerificationJob(verificationID: "\(harness.namespace)-k", phoneNumber: harness.phone(6), locale: "en-GB", purpose: .mfaSignIn)
-        let id = try await harness.enqueue(job)
-        try await eventually("accepted by Kannel") { try await harness.ledger(id)?.0 == "completed" }
-        #expect(try await sms.attempts(job.verificationID).first?.2 == 202)
-        // fakesmsc prints each message it gets: "Got message N: <from to text …>".
-        var line = ""
-        try await eventually("at the SMSC") {
-            let log = (try? String(contentsOfFile: smscLog, encoding: .utf8)) ?? ""
-            line = log.split(separator: "\n").last { $0.contains(job.phoneNumber) }.map(String.init) ?? ""
-            return !line.isEmpty
-        }
-        #expect(line.contains("<Herald \(job.phoneNumber) text "))
-        #expect(line.contains("is your Kannel Test sign-in code. Don't share it with anyone."))
-        let code = try #require(SMSFixture.code(in: line, length: 6))
-        #expect(try await sms.verify(job.verificationID, code) == .verified(phoneNumber: job.phoneNumber, purpose: .mfaSignIn))
-        try await worker.stop()
-        await sms.close()
-        await harness.close()
     }
 
     @Test func kannelRefusingOurCredentialsIsTransientAndEndsInTheDeadLetterQueue() async throws {
-        let harness = try await Harness()
-        let sms = try await SMSFixture(harness)
-        let worker = try await sms.start {
-            $0.sms.providers = [.kannel]
-            $0.sms.kannel.url = ProcessInfo.processInfo.environment["HERALD_KANNEL_URL"] ?? "http://127.0.0.1:55682/cgi-bin/sendsms"
-            $0.sms.kannel.username = "herald"
-            $0.sms.kannel.password = "wrong"
+        try await withHarness() { harness in
+            let sms = try await SMSFixture(harness)
+            let worker = try await sms.start {
+                $0.sms.providers = [.kannel]
+                $0.sms.kannel.url = ProcessInfo.processInfo.environment["HERALD_KANNEL_URL"] ?? "http://127.0.0.1:55682/cgi-bin/sendsms"
+                $0.sms.kannel.username = "herald"
+                $0.sms.kannel.password = "wrong"
+            }
+            let job = harness.sms(7)
+            let id = try await harness.enqueue(job)
+            try await eventually("dead after its tries") { try await harness.ledger(id)?.0 == "dead" }
+            let attempts = try await sms.attempts(job.verificationID)
+            #expect(attempts.count == 3)
+            #expect(attempts.allSatisfy { $0.1 == "transient" && $0.2 == 403 })
+            #expect(try await harness.drainDeadLetters(.sms).count == 1)
+            try await worker.stop()
         }
-        let job = harness.sms(7)
-        let id = try await harness.enqueue(job)
-        try await eventually("dead after its tries") { try await harness.ledger(id)?.0 == "dead" }
-        let attempts = try await sms.attempts(job.verificationID)
-        #expect(attempts.count == 3)
-        #expect(attempts.allSatisfy { $0.1 == "transient" && $0.2 == 403 })
-        #expect(try await harness.drainDeadLetters(.sms).count == 1)
-        try await worker.stop()
-        await sms.close()
-        await harness.close()
     }
 }

@@ -1,104 +1,108 @@
 import Foundation
 import HeraldStubs
 import Testing
-@testable import HeraldCore
+@testable import HeraldCleanup
+@testable import HeraldEmail
+@testable import HeraldPush
+@testable import HeraldRuntime
+@testable import HeraldSMS
 
 /// Real worker processes: killed and stopped mid-job.
 @Suite struct WorkerProcessTests {
     @Test func aWorkerKilledMidJobLosesNothing() async throws {
-        let harness = try await Harness()
-        let slow = ["HERALD_OUTBOX_DELAY_MS": "3000"]
-        let first = try WorkerProcess("herald-sms", namespace: harness.namespace, environment: slow)
-        try await eventually("first worker ready") { await first.ready() }
-        let id = try await harness.enqueue(harness.sms(10))
-        try await eventually("job claimed by the first worker") { try await harness.ledger(id)?.0 == "running" }
-        first.signal(SIGKILL)
-        #expect(await first.waitForExit(timeout: .seconds(5)) != nil)
+        try await withHarness() { harness in
+            let slow = ["HERALD_OUTBOX_DELAY_MS": "3000"]
+            let first = try WorkerProcess("herald-sms", namespace: harness.namespace, environment: slow)
+            try await first.waitUntilReady()
+            let id = try await harness.enqueue(harness.sms(10))
+            try await eventually("job claimed by the first worker") { try await harness.ledger(id)?.0 == "running" }
+            first.signal(SIGKILL)
+            #expect(await first.waitForExit(timeout: .seconds(5)) != nil)
 
-        let second = try WorkerProcess("herald-sms", namespace: harness.namespace, environment: slow)
-        try await eventually(timeout: .seconds(30), "job completed by the second worker") { try await harness.ledger(id)?.0 == "completed" }
-        let (_, attempts) = try #require(try await harness.ledger(id))
-        #expect(attempts == 2)
-        #expect(try await harness.outboxCount([id]) == 1)
-        second.signal(SIGTERM)
-        #expect(await second.waitForExit(timeout: .seconds(20)) == 0)
-        await harness.close()
+            let second = try WorkerProcess("herald-sms", namespace: harness.namespace, environment: slow)
+            try await eventually(timeout: .seconds(30), "job completed by the second worker") { try await harness.ledger(id)?.0 == "completed" }
+            let (_, attempts) = try #require(try await harness.ledger(id))
+            #expect(attempts == 2)
+            #expect(try await harness.outboxCount([id]) == 1)
+            second.signal(SIGTERM)
+            #expect(await second.waitForExit(timeout: .seconds(20)) == 0)
+        }
     }
 
     @Test func sigtermDrainsInFlightJobsAndExitsZero() async throws {
-        let harness = try await Harness()
-        let worker = try WorkerProcess("herald-sms", namespace: harness.namespace, environment: ["HERALD_OUTBOX_DELAY_MS": "1500"])
-        try await eventually("worker ready") { await worker.ready() }
-        var ids: [String] = []
-        for n in 0..<10 { ids.append(try await harness.enqueue(harness.sms(20 + n))) }
-        try await eventually("jobs in flight") { try await harness.statuses(ids).values.filter { $0 == "running" }.count == 10 }
-        worker.signal(SIGTERM)
-        let status = await worker.waitForExit(timeout: .seconds(30))
-        #expect(status == 0, "exit status \(String(describing: status)); log:\n\(worker.log.suffix(2000))")
-        // Every in-flight job finished during the drain.
-        let statuses = try await harness.statuses(ids)
-        #expect(statuses.values.allSatisfy { $0 == "completed" }, "\(statuses)")
-        #expect(try await harness.outboxCount(ids) == 10)
-        #expect(try await harness.depth(harness.topology.workQueue(.sms)) == 0)
-        #expect(worker.log.contains("draining in-flight jobs"))
-        await harness.close()
+        try await withHarness() { harness in
+            let worker = try WorkerProcess("herald-sms", namespace: harness.namespace, environment: ["HERALD_OUTBOX_DELAY_MS": "1500"])
+            try await worker.waitUntilReady()
+            var ids: [String] = []
+            for n in 0..<10 { ids.append(try await harness.enqueue(harness.sms(20 + n))) }
+            try await eventually("jobs in flight") { try await harness.statuses(ids).values.filter { $0 == "running" }.count == 10 }
+            worker.signal(SIGTERM)
+            let status = await worker.waitForExit(timeout: .seconds(30))
+            #expect(status == 0, "exit status \(String(describing: status)); log:\n\(worker.log.suffix(2000))")
+            // Every in-flight job finished during the drain.
+            let statuses = try await harness.statuses(ids)
+            #expect(statuses.values.allSatisfy { $0 == "completed" }, "\(statuses)")
+            #expect(try await harness.outboxCount(ids) == 10)
+            #expect(try await harness.depth(harness.topology.workQueue(.sms)) == 0)
+            #expect(worker.log.contains("draining in-flight jobs"))
+        }
     }
 
     @Test func sigtermPastTheDrainTimeoutRequeuesAndAnotherWorkerFinishes() async throws {
-        let harness = try await Harness()
-        let slow = ["HERALD_OUTBOX_DELAY_MS": "4000", "HERALD_RUNNER_DRAIN_TIMEOUT_SECONDS": "1"]
-        let worker = try WorkerProcess("herald-sms", namespace: harness.namespace, environment: slow)
-        try await eventually("worker ready") { await worker.ready() }
-        var ids: [String] = []
-        for n in 0..<5 { ids.append(try await harness.enqueue(harness.sms(40 + n))) }
-        try await eventually("jobs in flight") { try await harness.statuses(ids).values.filter { $0 == "running" }.count == 5 }
-        worker.signal(SIGTERM)
-        #expect(await worker.waitForExit(timeout: .seconds(20)) == 0)
-        let next = try WorkerProcess("herald-sms", namespace: harness.namespace, environment: ["HERALD_OUTBOX_DELAY_MS": "10"])
-        try await eventually(timeout: .seconds(30), "all completed by the next worker") {
-            try await harness.statuses(ids).values.filter { $0 == "completed" }.count == 5
+        try await withHarness() { harness in
+            let slow = ["HERALD_OUTBOX_DELAY_MS": "4000", "HERALD_RUNNER_DRAIN_TIMEOUT_SECONDS": "1"]
+            let worker = try WorkerProcess("herald-sms", namespace: harness.namespace, environment: slow)
+            try await worker.waitUntilReady()
+            var ids: [String] = []
+            for n in 0..<5 { ids.append(try await harness.enqueue(harness.sms(40 + n))) }
+            try await eventually("jobs in flight") { try await harness.statuses(ids).values.filter { $0 == "running" }.count == 5 }
+            worker.signal(SIGTERM)
+            #expect(await worker.waitForExit(timeout: .seconds(20)) == 0)
+            let next = try WorkerProcess("herald-sms", namespace: harness.namespace, environment: ["HERALD_OUTBOX_DELAY_MS": "10"])
+            try await eventually(timeout: .seconds(30), "all completed by the next worker") {
+                try await harness.statuses(ids).values.filter { $0 == "completed" }.count == 5
+            }
+            #expect(try await harness.outboxCount(ids) == 5)
+            next.signal(SIGTERM)
+            _ = await next.waitForExit(timeout: .seconds(20))
         }
-        #expect(try await harness.outboxCount(ids) == 5)
-        next.signal(SIGTERM)
-        _ = await next.waitForExit(timeout: .seconds(20))
-        await harness.close()
     }
 
     @Test func theOperationsEndpointAndTheLogsOfARealWorker() async throws {
-        let harness = try await Harness()
-        let worker = try WorkerProcess("herald-sms", namespace: harness.namespace)
-        try await eventually("worker ready") { await worker.ready() }
-        let health = try await ChildProcess.run("/usr/bin/curl", ["-fs", "http://127.0.0.1:\(worker.port)/healthz"])
-        #expect(health.contains("ok"))
-        let phone = harness.phone(766)
-        let id = try await harness.enqueue(SMSVerificationJob(verificationID: "\(harness.namespace)-ops", phoneNumber: phone))
-        try await harness.client.publishRaw(body: Array("nope".utf8), routingKey: "sms.verification",
-                                            properties: JobEnvelope(messageID: "ops-bad", typeName: SMSVerificationJob.typeName).properties())
-        try await eventually("job completed") { try await harness.ledger(id)?.0 == "completed" }
-        try await eventually("metrics counted both") {
-            let metrics = try await ChildProcess.run("/usr/bin/curl", ["-fs", "http://127.0.0.1:\(worker.port)/metrics"])
-            return metrics.contains(#"herald_jobs_total{queue="sms",type="sms.verification.v1",outcome="completed"} 1"#)
-                && metrics.contains(#"herald_dead_letters_total{queue="sms",category="invalid"} 1"#)
-                && metrics.contains("herald_job_duration_seconds_bucket")
+        try await withHarness() { harness in
+            let worker = try WorkerProcess("herald-sms", namespace: harness.namespace)
+            try await worker.waitUntilReady()
+            let health = try await ChildProcess.run("/usr/bin/curl", ["-fs", "http://127.0.0.1:\(worker.port)/healthz"])
+            #expect(health.contains("ok"))
+            let phone = harness.phone(766)
+            let id = try await harness.enqueue(SMSVerificationJob(verificationID: "\(harness.namespace)-ops", phoneNumber: phone))
+            try await harness.client.publishRaw(body: Array("nope".utf8), routingKey: "sms.verification",
+                                                properties: JobEnvelope(messageID: "ops-bad", typeName: SMSVerificationJob.typeName).properties())
+            try await eventually("job completed") { try await harness.ledger(id)?.0 == "completed" }
+            try await eventually("metrics counted both") {
+                let metrics = try await ChildProcess.run("/usr/bin/curl", ["-fs", "http://127.0.0.1:\(worker.port)/metrics"])
+                return metrics.contains(#"herald_jobs_total{queue="sms",type="sms.verification.v1",outcome="completed"} 1"#)
+                    && metrics.contains(#"herald_dead_letters_total{queue="sms",category="invalid"} 1"#)
+                    && metrics.contains("herald_job_duration_seconds_bucket")
+            }
+            worker.signal(SIGTERM)
+            #expect(await worker.waitForExit(timeout: .seconds(20)) == 0)
+            // JSON lines, the number masked, never whole.
+            let log = worker.log
+            #expect(!log.contains(phone))
+            #expect(!log.contains(String(phone.dropFirst())))
+            #expect(log.contains(Redact.phone(phone)))
+            let lines = log.split(separator: "\n").filter { $0.hasPrefix("{") }
+            #expect(!lines.isEmpty)
+            for line in lines { #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "not JSON: \(line)") }
         }
-        worker.signal(SIGTERM)
-        #expect(await worker.waitForExit(timeout: .seconds(20)) == 0)
-        // JSON lines, the number masked, never whole.
-        let log = worker.log
-        #expect(!log.contains(phone))
-        #expect(!log.contains(String(phone.dropFirst())))
-        #expect(log.contains(Redact.phone(phone)))
-        let lines = log.split(separator: "\n").filter { $0.hasPrefix("{") }
-        #expect(!lines.isEmpty)
-        for line in lines { #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "not JSON: \(line)") }
-        await harness.close()
     }
 
     @Test func aWorkerWithABadConfigurationExitsWithTheConfigurationCode() async throws {
-        let harness = try await Harness()
-        let worker = try WorkerProcess("herald-sms", namespace: harness.namespace, environment: ["HERALD_AMQP_PREFETCH": "many"])
-        #expect(await worker.waitForExit(timeout: .seconds(10)) == 78)
-        #expect(worker.log.contains("amqp.prefetch"))
-        await harness.close()
+        try await withHarness() { harness in
+            let worker = try WorkerProcess("herald-sms", namespace: harness.namespace, environment: ["HERALD_AMQP_PREFETCH": "many"])
+            #expect(await worker.waitForExit(timeout: .seconds(10)) == 78)
+            #expect(worker.log.contains("amqp.prefetch"))
+        }
     }
 }

@@ -1,8 +1,13 @@
 import AMQP
 import Foundation
 import Logging
+import HeraldClient
 import PostgresNIO
-@testable import HeraldCore
+@testable import HeraldCleanup
+@testable import HeraldEmail
+@testable import HeraldPush
+@testable import HeraldRuntime
+@testable import HeraldSMS
 
 /// The cleanup suites' own database (`<test database>_cleanup`, made and migrated on first
 /// use). Cleanup acts on whole tables (accounts, the policy row, the one active run), so its
@@ -25,7 +30,7 @@ final class CleanupDatabase: Sendable {
         client = try Database.makeClient(configuration, logger: logger)
         let client = self.client
         task = Task { await client.run() }
-        try await Migrator(client: client, logger: logger).migrate()
+        try await Migrator(client: client, migrations: HeraldChannels.migrations, logger: logger).migrate()
     }
 
     private static func ensureDatabase(logger: Logger) async throws {

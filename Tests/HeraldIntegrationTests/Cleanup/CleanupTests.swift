@@ -1,7 +1,11 @@
 import AMQP
 import Foundation
 import Testing
-@testable import HeraldCore
+@testable import HeraldCleanup
+@testable import HeraldEmail
+@testable import HeraldPush
+@testable import HeraldRuntime
+@testable import HeraldSMS
 
 /// Cleanup against the real PostgreSQL (its own database, see ``CleanupDatabase``) and
 /// RabbitMQ. Serialized: the policy row and the one active run are global to the database.
@@ -214,35 +218,35 @@ import Testing
             + (0..<50).map { GeneratedAccount(id: "multi-linked-\($0)", ageDays: 90.5, anonymous: true, linked: true) }
         try await db.insert(kept)
 
-        let harness = try await Harness()
-        let events = try await DeletedEventsQueue(harness: harness)
-        let configuration = db.configuration(namespace: harness.namespace)
-        var cleanup = configuration.cleanup
-        cleanup.batchSize = 50
-        cleanup.rateLimitPerSecond = 0
-        cleanup.fanOut = 4
-        var workers: [RunningWorker] = []
-        for _ in 0..<3 {
-            workers.append(try await harness.startRunner(.cleanup, CleanupHandler(configuration: cleanup, eventsExchange: harness.topology.eventsExchange)) {
-                $0.database = configuration.database
-            })
+        try await withHarness() { harness in
+            let events = try await DeletedEventsQueue(harness: harness)
+            let configuration = db.configuration(namespace: harness.namespace)
+            var cleanup = configuration.cleanup
+            cleanup.batchSize = 50
+            cleanup.rateLimitPerSecond = 0
+            cleanup.fanOut = 4
+            var workers: [RunningWorker] = []
+            for _ in 0..<3 {
+                workers.append(try await harness.startRunner(.cleanup, CleanupHandler(configuration: cleanup, eventsExchange: harness.topology.eventsExchange)) {
+                    $0.database = configuration.database
+                })
+            }
+            let result = try await CleanupScheduler(client: db.client, configuration: cleanup, logger: db.logger).schedule { job, id in
+                try await harness.enqueue(job, messageID: id)
+            }
+            let runID = try #require(result.run?.id)
+            try await eventually(timeout: .seconds(60), "run completed") { try await db.runs.get(runID)?.status == .completed }
+            let received = try await events.collect(atLeast: eligible)
+            #expect(try await db.accountIDs() == Set(kept.map(\.id)))
+            #expect(received.count == eligible, "one event per account, none twice")
+            #expect(Set(received.map(\.accountID)) == Set((1...eligible).map { "multi-\($0)" }))
+            #expect(Set(received.map(\.messageID)).count == eligible)
+            let run = try #require(try await db.runs.get(runID))
+            #expect(run.accountsDeleted == eligible)
+            #expect(run.joins >= 4, "each of the 4 jobs joined the run")
+            for worker in workers { try await worker.stop() }
+            await events.delete()
         }
-        let result = try await CleanupScheduler(client: db.client, configuration: cleanup, logger: db.logger).schedule { job, id in
-            try await harness.enqueue(job, messageID: id)
-        }
-        let runID = try #require(result.run?.id)
-        try await eventually(timeout: .seconds(60), "run completed") { try await db.runs.get(runID)?.status == .completed }
-        let received = try await events.collect(atLeast: eligible)
-        #expect(try await db.accountIDs() == Set(kept.map(\.id)))
-        #expect(received.count == eligible, "one event per account, none twice")
-        #expect(Set(received.map(\.accountID)) == Set((1...eligible).map { "multi-\($0)" }))
-        #expect(Set(received.map(\.messageID)).count == eligible)
-        let run = try #require(try await db.runs.get(runID))
-        #expect(run.accountsDeleted == eligible)
-        #expect(run.joins >= 4, "each of the 4 jobs joined the run")
-        for worker in workers { try await worker.stop() }
-        await events.delete()
-        await harness.close()
     }
 
     /// Sign-ins (updates of accounts, eligible ones included) during a run wait at most for a

@@ -4,7 +4,11 @@ import HeraldClient
 import Logging
 import HeraldStubs
 import PostgresNIO
-@testable import HeraldCore
+@testable import HeraldCleanup
+@testable import HeraldEmail
+@testable import HeraldPush
+@testable import HeraldRuntime
+@testable import HeraldSMS
 
 /// `herald-email` in-process on a test's namespace, delivering to the real SMTP server
 /// `make test` starts (scripts/smtp-server.py: its maildir is the mailbox the test reads),
@@ -34,6 +38,7 @@ final class EmailFixture: Sendable {
         try await harness.connection.declare(.init(
             queues: [.init(name: eventsQueue, durable: false, autoDelete: false)],
             bindings: [.init(queue: eventsQueue, exchange: harness.topology.eventsExchange, routingKey: "email.#")]))
+        harness.onClose { await self.close() }
     }
 
     /// SMTP with STARTTLS and AUTH against the test server; authorized domains

@@ -1,10 +1,16 @@
 import AMQP
+import HeraldStubs
 import Foundation
 import HeraldClient
 import Logging
 import PostgresNIO
 import ServiceLifecycle
-@testable import HeraldCore
+import Synchronization
+@testable import HeraldCleanup
+@testable import HeraldEmail
+@testable import HeraldPush
+@testable import HeraldRuntime
+@testable import HeraldSMS
 
 /// A test's own namespace on the real broker and database: topology declared, a client to
 /// enqueue, and helpers to read the ledger and queues. ``close()`` deletes the namespace.
@@ -20,6 +26,8 @@ final class Harness: Sendable {
     /// re-entrancy and rate limits (kept in the shared database) never join two tests.
     let phonePrefix = "+4917" + String(format: "%06d", Int.random(in: 0..<1_000_000))
     private let databaseTask: Task<Void, Never>
+    /// What ``close()`` undoes first, newest first: running workers, fixtures.
+    private let closers = Mutex<[@Sendable () async -> Void]>([])
 
     init(retryDelays: [Int] = [100, 200, 400], maxAttempts: Int = 3) async throws {
         namespace = TestEnvironment.namespace()
@@ -29,7 +37,7 @@ final class Harness: Sendable {
         database = try Database.makeClient(configuration.database, logger: logger)
         let database = self.database
         databaseTask = Task { await database.run() }
-        try await Migrator(client: database, logger: logger).migrate()
+        try await Migrator(client: database, migrations: HeraldChannels.migrations, logger: logger).migrate()
         connection = AMQPConnection(configuration: try configuration.amqp.connectionConfiguration(name: "test"), topology: topology.all, logger: logger)
         connection.start()
         try await connection.waitUntilConnected(timeout: .seconds(10))
@@ -45,8 +53,15 @@ final class Harness: Sendable {
         let worker = try WorkerServices(kind: kind, handler: handler, configuration: configuration, connectionName: "test-runner", logger: logger)
         let group = worker.serviceGroup(logger: logger)
         let task = Task { try await group.run() }
+        let running = RunningWorker(group: group, task: task, health: worker.health, connection: worker.connection)
+        onClose { try? await running.stop() }
         try await worker.connection.waitUntilConnected(timeout: .seconds(10))
-        return RunningWorker(group: group, task: task, health: worker.health, connection: worker.connection)
+        return running
+    }
+
+    /// Registers something ``close()`` undoes before the namespace goes (a fixture, a worker).
+    func onClose(_ closer: @escaping @Sendable () async -> Void) {
+        closers.withLock { $0.append(closer) }
     }
 
     func enqueue<J: HeraldJob>(_ job: J, messageID: String = UUID().uuidString.lowercased()) async throws -> String {
@@ -104,11 +119,28 @@ final class Harness: Sendable {
         return out
     }
 
+    /// Stops what the test started through the harness, then deletes the namespace. Tests do
+    /// not call it: ``withHarness(retryDelays:maxAttempts:_:)`` does, whatever the body threw.
     func close() async {
+        for closer in closers.withLock({ $0.reversed() }) { await closer() }
         for queue in topology.all.queues { try? await connection.deleteQueue(queue.name) }
         for exchange in topology.all.exchanges { try? await connection.deleteExchange(exchange.name) }
         await connection.close()
         databaseTask.cancel()
+    }
+}
+
+/// Runs `body` with a fresh ``Harness`` and always closes it (and what was started through
+/// it), whether the body returns or throws.
+func withHarness<T>(retryDelays: [Int] = [100, 200, 400], maxAttempts: Int = 3, _ body: (Harness) async throws -> T) async throws -> T {
+    let harness = try await Harness(retryDelays: retryDelays, maxAttempts: maxAttempts)
+    do {
+        let result = try await body(harness)
+        await harness.close()
+        return result
+    } catch {
+        await harness.close()
+        throw error
     }
 }
 
@@ -150,6 +182,6 @@ final class CountingHandler: JobHandler, @unchecked Sendable {
         }
         if delay > .zero { try await Task.sleep(for: delay) }
         if shouldFail { throw JobFailure.transient("provider answered 503") }
-        return try await DevOutboxHandler<SMSVerificationJob>(configuration: .init()).handle(job, context: context)
+        return try await DevOutboxHandler<SMSVerificationJob>(configuration: .init(), recipient: { Redact.phone($0.phoneNumber) }).handle(job, context: context)
     }
 }

@@ -6,7 +6,11 @@ import HeraldClient
 import HeraldStubs
 import Logging
 import PostgresNIO
-@testable import HeraldCore
+@testable import HeraldCleanup
+@testable import HeraldEmail
+@testable import HeraldPush
+@testable import HeraldRuntime
+@testable import HeraldSMS
 
 /// A clock the provider tokens read, which a test can move forward.
 final class TestClock: @unchecked Sendable {
@@ -51,6 +55,7 @@ final class PushFixture: @unchecked Sendable {
         try await harness.connection.declare(.init(
             queues: [.init(name: eventsQueue, durable: false, autoDelete: false)],
             bindings: [.init(queue: eventsQueue, exchange: harness.topology.eventsExchange, routingKey: "push.#")]))
+        harness.onClose { await self.close() }
     }
 
     func configuration(_ configure: (inout HeraldConfiguration) -> Void = { _ in }) -> HeraldConfiguration {

@@ -3,7 +3,11 @@ import Foundation
 import HeraldClient
 import Logging
 import PostgresNIO
-@testable import HeraldCore
+@testable import HeraldCleanup
+@testable import HeraldEmail
+@testable import HeraldPush
+@testable import HeraldRuntime
+@testable import HeraldSMS
 
 /// `herald-sms` in-process on a test's namespace: its configuration, its dev outbox spool
 /// (the stand-in phone, where the codes can be read), the events it emits, and the check API.
@@ -19,6 +23,7 @@ final class SMSFixture: Sendable {
         try await harness.connection.declare(.init(
             queues: [.init(name: eventsQueue, durable: false, autoDelete: false)],
             bindings: [.init(queue: eventsQueue, exchange: harness.topology.eventsExchange, routingKey: "sms.#")]))
+        harness.onClose { await self.close() }
     }
 
     func configuration(_ configure: (inout HeraldConfiguration) -> Void = { _ in }) -> HeraldConfiguration {

@@ -5,7 +5,11 @@ import HeraldClient
 import Logging
 import PostgresNIO
 import ServiceLifecycle
-@testable import HeraldCore
+@testable import HeraldCleanup
+@testable import HeraldEmail
+@testable import HeraldPush
+@testable import HeraldRuntime
+@testable import HeraldSMS
 
 /// Where the servers `make test` started are, and how to reach the built executables.
 enum TestEnvironment {

@@ -1,0 +1,47 @@
+import Foundation
+import HeraldRuntime
+
+/// `account.deleted` v1 on `herald.events`: an account cleanup deleted, so other services can
+/// delete the user's data. Written to the event outbox in the transaction that deletes the
+/// account. The body is built by hand (one per deleted account, a million in a big run) in the
+/// shape ``OutgoingEvent`` gives every event: sorted keys, `version`, `event`, `occurred_at`.
+public struct AccountDeletedEvent: Sendable, Equatable {
+    public static let name = "account.deleted"
+    /// Why it was deleted: the only reason today.
+    public static let expiredAnonymous = "anonymous_expired"
+
+    public var accountID: String
+    public var createdAt: Date
+    public var deletedAt: Date
+    public var runID: String
+    public var reason: String = Self.expiredAnonymous
+
+    public var outgoing: OutgoingEvent {
+        let deleted = Self.timestamp(deletedAt)
+        let body = "{\"account_id\":\(Self.quoted(accountID)),\"created_at\":\"\(Self.timestamp(createdAt))\",\"deleted_at\":\"\(deleted)\","
+            + "\"event\":\"\(Self.name)\",\"occurred_at\":\"\(deleted)\",\"reason\":\(Self.quoted(reason)),\"run_id\":\(Self.quoted(runID)),\"version\":1}"
+        return OutgoingEvent(name: Self.name, messageID: UUID().uuidString.lowercased(), body: Array(body.utf8))
+    }
+
+    /// RFC 3339 UTC with milliseconds.
+    static func timestamp(_ date: Date) -> String { iso8601.format(date) }
+    private static let iso8601 = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    /// A JSON string literal.
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        out.reserveCapacity(text.utf8.count + 2)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

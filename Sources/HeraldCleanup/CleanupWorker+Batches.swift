@@ -1,0 +1,96 @@
+import Foundation
+import HeraldRuntime
+import Logging
+import PostgresNIO
+
+/// The batches of ``CleanupWorker``: each is one transaction.
+extension CleanupWorker {
+    /// One batch of accounts; nil when the run refused it (cancelled, or the cap was passed
+    /// by another worker's batch): it rolled back, and the caller looks at the run again.
+    func deleteBatch(runID: String, limit: Int) async throws -> Int? {
+        let (logger, exchange) = (self.logger, eventsExchange)
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                // Lock, then delete by ctid (a TID scan): a join on id would make the planner
+                // hash the whole table once the batch is large.
+                let rows = try await connection.query("""
+                    DELETE FROM herald.accounts WHERE ctid = ANY (ARRAY(
+                        \(unescaped: CleanupEligibility.select("a.ctid", "a")) LIMIT \(limit) FOR UPDATE OF a SKIP LOCKED))
+                    RETURNING id, created_at, now()
+                    """, logger: logger)
+                var events: [OutgoingEvent] = []
+                events.reserveCapacity(limit)
+                for try await (id, createdAt, deletedAt) in rows.decode((String, Date, Date).self) {
+                    events.append(AccountDeletedEvent(accountID: id, createdAt: createdAt, deletedAt: deletedAt, runID: runID).outgoing)
+                }
+                guard !events.isEmpty else { return 0 }
+                try await EventOutbox.insert(events, exchange: exchange, on: connection, logger: logger)
+                try await Self.count(runID: runID, accounts: events.count, on: connection, logger: logger)
+                return events.count
+            }
+        } catch is BatchRefused {
+            return nil
+        } catch let error as PostgresTransactionError {
+            if error.closureError is BatchRefused { return nil }
+            throw error
+        }
+    }
+
+    /// Adds a batch to the run's counts, or throws ``BatchRefused`` (the batch rolls back)
+    /// when the run was cancelled or the batch would pass the cap. Counting is allowed after
+    /// another worker completed the run: its last look saw this batch's rows as still there.
+    static func count(runID: String, accounts: Int = 0, purged target: String? = nil, rows: Int = 0, on connection: PostgresConnection, logger: Logger) async throws {
+        let key = target ?? ""
+        let updated = try await connection.query("""
+            UPDATE herald.cleanup_runs
+               SET accounts_deleted = accounts_deleted + \(accounts),
+                   purged = CASE WHEN \(key) = '' THEN purged
+                                 ELSE jsonb_set(purged, ARRAY[\(key)], to_jsonb(coalesce((purged ->> \(key))::bigint, 0) + \(rows))) END,
+                   batches = batches + 1,
+                   heartbeat_at = now(),
+                   ended_at = CASE WHEN ended_at IS NULL THEN NULL ELSE greatest(ended_at, now()) END
+             WHERE id = \(runID) AND status IN ('running', 'completed')
+               AND accounts_deleted + \(accounts) <= max_accounts
+            RETURNING 1
+            """, logger: logger)
+        var any = false
+        for try await _ in updated { any = true }
+        if !any { throw BatchRefused() }
+    }
+
+    /// Whether an eligible account is left, locked or not.
+    func anyEligible() async throws -> Bool {
+        for try await exists in try await client.query("""
+            SELECT EXISTS (SELECT 1 FROM herald.accounts a WHERE \(unescaped: CleanupEligibility.predicate("a")))
+            """, logger: logger).decode(Bool.self) {
+            return exists
+        }
+        return false
+    }
+
+    /// One batch of a purge target; nil when the run refused it.
+    func purgeBatch(_ target: PurgeTarget, runID: String) async throws -> Int? {
+        let (logger, limit) = (self.logger, configuration.batchSize)
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                var purged = 0
+                for try await count in try await connection.query("""
+                    WITH gone AS (
+                        DELETE FROM \(unescaped: target.table) WHERE ctid = ANY (ARRAY(
+                            SELECT ctid FROM \(unescaped: target.table) WHERE \(unescaped: target.condition)
+                             LIMIT \(limit) FOR UPDATE SKIP LOCKED))
+                        RETURNING 1
+                    )
+                    SELECT count(*)::bigint FROM gone
+                    """, logger: logger).decode(Int.self) {
+                    purged = count
+                }
+                if purged > 0 { try await Self.count(runID: runID, purged: target.name, rows: purged, on: connection, logger: logger) }
+                return purged
+            }
+        } catch let error as PostgresTransactionError {
+            if error.closureError is BatchRefused { return nil }
+            throw error
+        }
+    }
+}

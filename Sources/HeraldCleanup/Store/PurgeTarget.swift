@@ -1,0 +1,67 @@
+import HeraldRuntime
+/// A table whose old rows a cleanup run deletes: rows whose `timeColumn` is older than
+/// `retentionDays` (and that match `predicate`). Another worker's table joins with one line
+/// in ``registry(_:)``, e.g. `PurgeTarget("sms_verifications", table: "herald.sms_verifications",
+/// timeColumn: "expires_at", retentionDays: configuration.purge.smsVerificationsDays)`.
+/// Give `timeColumn` an index: each purge batch scans by it.
+public struct PurgeTarget: Sendable, Equatable {
+    /// The key in `cleanup_runs.purged` and in metrics.
+    public var name: String
+    /// Schema-qualified table (a constant of this code, never input).
+    public var table: String
+    public var timeColumn: String
+    /// 0 disables the target.
+    public var retentionDays: Int
+    /// Extra SQL condition on the row (e.g. only finished rows).
+    public var predicate: String
+
+    public init(_ name: String, table: String, timeColumn: String, retentionDays: Int, predicate: String = "true") {
+        self.name = name
+        self.table = table
+        self.timeColumn = timeColumn
+        self.retentionDays = retentionDays
+        self.predicate = predicate
+    }
+
+    /// The SQL condition of a row this target purges now.
+    public var condition: String {
+        "\(timeColumn) < now() - make_interval(days => \(retentionDays)) AND (\(predicate))"
+    }
+
+    /// Every purge target, with retentions from the configuration. Disabled ones included.
+    public static func registry(_ configuration: CleanupConfiguration) -> [PurgeTarget] {
+        [
+            PurgeTarget("job_runs", table: "herald.job_runs", timeColumn: "finished_at",
+                        retentionDays: configuration.purge.jobRunsDays, predicate: "finished_at IS NOT NULL"),
+            PurgeTarget("dev_outbox", table: "herald.dev_outbox", timeColumn: "created_at",
+                        retentionDays: configuration.purge.devOutboxDays),
+            PurgeTarget("event_outbox", table: "herald.event_outbox", timeColumn: "created_at",
+                        retentionDays: configuration.purge.eventOutboxDays),
+            PurgeTarget("cleanup_runs", table: "herald.cleanup_runs", timeColumn: "ended_at",
+                        retentionDays: configuration.purge.cleanupRunsDays,
+                        predicate: "ended_at IS NOT NULL AND status NOT IN ('scheduled', 'running')"),
+            // Verifications first: a purged code would take its verifications with it (ON DELETE CASCADE).
+            PurgeTarget("sms_verifications", table: "herald.sms_verifications", timeColumn: "created_at",
+                        retentionDays: configuration.purge.smsDays),
+            PurgeTarget("sms_send_attempts", table: "herald.sms_send_attempts", timeColumn: "created_at",
+                        retentionDays: configuration.purge.smsDays),
+            PurgeTarget("sms_codes", table: "herald.sms_codes", timeColumn: "expires_at",
+                        retentionDays: configuration.purge.smsDays),
+            PurgeTarget("sms_rate_counters", table: "herald.sms_rate_counters", timeColumn: "expires_at",
+                        retentionDays: configuration.purge.smsRateCountersDays),
+            PurgeTarget("push_verifications", table: "herald.push_verifications", timeColumn: "expires_at",
+                        retentionDays: configuration.purge.pushDays),
+            PurgeTarget("device_tokens", table: "herald.device_tokens", timeColumn: "updated_at",
+                        retentionDays: configuration.purge.pushDays),
+            PurgeTarget("push_send_attempts", table: "herald.push_send_attempts", timeColumn: "created_at",
+                        retentionDays: configuration.purge.pushDays),
+            // Codes first (they reference their request), then the requests.
+            PurgeTarget("email_codes", table: "herald.email_codes", timeColumn: "expires_at",
+                        retentionDays: configuration.purge.emailDays),
+            PurgeTarget("email_requests", table: "herald.email_requests", timeColumn: "created_at",
+                        retentionDays: configuration.purge.emailDays),
+            PurgeTarget("email_send_attempts", table: "herald.email_send_attempts", timeColumn: "created_at",
+                        retentionDays: configuration.purge.emailDays),
+        ]
+    }
+}

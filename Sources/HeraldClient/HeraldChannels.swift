@@ -1,0 +1,30 @@
+import HeraldCleanup
+import HeraldEmail
+import HeraldPush
+import HeraldRuntime
+import HeraldSMS
+
+/// Every channel Herald ships, for the programs that work across all of them (`heraldctl`,
+/// a front API that migrates the schema, the tests and harnesses): their configuration
+/// sections, migrations and job types.
+public enum HeraldChannels {
+    public static let all: [any HeraldChannel.Type] = [SMSChannel.self, EmailChannel.self, PushChannel.self, CleanupChannel.self]
+
+    /// Every configuration section: `config check` and tools read them all.
+    public static var sections: [any ConfigurationSection.Type] { all.map { $0.section } }
+
+    /// The runtime's migrations and every channel's.
+    public static var migrations: [Migration] { Migrations.runtime + all.flatMap { $0.migrations } }
+
+    /// The job types of a worker kind's queue.
+    public static func jobTypes(_ kind: JobKind) -> [any HeraldJob.Type] {
+        all.first { $0.kind == kind }?.jobTypes ?? []
+    }
+}
+
+extension HeraldConfiguration {
+    /// Loads every section (the platform's and every channel's).
+    public static func loadAll(path: String?) throws -> (HeraldConfiguration, ConfigSource) {
+        try load(path: path, sections: HeraldChannels.sections)
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import HeraldRuntime
+
+/// `email.action` v1: send a sign-in, verification or reset link.
+public struct EmailActionJob: HeraldJob, Equatable {
+    public static let kind = JobKind.email
+    public static let name = "email.action"
+    public static let version = 1
+
+    public enum Mode: String, Codable, Sendable, CaseIterable {
+        case signIn = "sign_in", verifyEmail = "verify_email", resetPassword = "reset_password", verifyAndChangeEmail = "verify_and_change_email"
+    }
+
+    /// Firebase's ActionCodeSettings.
+    public struct ActionCodeSettings: Codable, Sendable, Equatable {
+        public var url: String
+        public var handleCodeInApp: Bool?
+        public var iosBundleID: String?
+        public var androidPackageName: String?
+        public var androidInstallApp: Bool?
+        public var androidMinimumVersion: String?
+        public var linkDomain: String?
+        /// Deprecated by Firebase; accepted and ignored.
+        public var dynamicLinkDomain: String?
+
+        public init(url: String, handleCodeInApp: Bool? = true, iosBundleID: String? = nil, androidPackageName: String? = nil, androidInstallApp: Bool? = nil, androidMinimumVersion: String? = nil, linkDomain: String? = nil) {
+            self.url = url
+            self.handleCodeInApp = handleCodeInApp
+            self.iosBundleID = iosBundleID
+            self.androidPackageName = androidPackageName
+            self.androidInstallApp = androidInstallApp
+            self.androidMinimumVersion = androidMinimumVersion
+            self.linkDomain = linkDomain
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case url
+            case handleCodeInApp = "handle_code_in_app", iosBundleID = "ios_bundle_id"
+            case androidPackageName = "android_package_name", androidInstallApp = "android_install_app"
+            case androidMinimumVersion = "android_minimum_version", linkDomain = "link_domain"
+            case dynamicLinkDomain = "dynamic_link_domain"
+        }
+    }
+
+    public var version: Int
+    public var requestID: String
+    public var email: String
+    public var mode: Mode
+    public var locale: String?
+    public var actionCodeSettings: ActionCodeSettings
+
+    public init(requestID: String, email: String, mode: Mode, locale: String? = nil, actionCodeSettings: ActionCodeSettings) {
+        self.version = Self.version
+        self.requestID = requestID
+        self.email = email
+        self.mode = mode
+        self.locale = locale
+        self.actionCodeSettings = actionCodeSettings
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case version, email, mode, locale
+        case requestID = "request_id", actionCodeSettings = "action_code_settings"
+    }
+
+    public func validate() throws(JobValidationError) {
+        try WireRules.identifier(requestID, field: "request_id")
+        try WireRules.email(email, field: "email")
+        if let locale { try WireRules.locale(locale, field: "locale") }
+        try WireRules.httpURL(actionCodeSettings.url, field: "action_code_settings.url")
+        if mode == .signIn, actionCodeSettings.handleCodeInApp != true {
+            throw JobValidationError("action_code_settings.handle_code_in_app must be true for sign_in")
+        }
+    }
+}
+

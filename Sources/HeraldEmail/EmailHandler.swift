@@ -1,0 +1,162 @@
+import Foundation
+import HeraldRuntime
+import Logging
+import PostgresNIO
+
+/// `herald-email`: for each `email.action` job, checks the action code settings
+/// (``EmailLinkPolicy``), decides whether anything is sent (enumeration protection), mints a
+/// one-time code (stored only as its keyed hash, with the address, mode and settings), builds
+/// the link on the configured link domain, renders the localised message and delivers it
+/// through the providers in order.
+///
+/// The request is recorded `sending` before the provider call and `sent` right after, so a
+/// redelivery sends nothing again; the only window for a second email is a crash between
+/// the provider's acceptance and that record (counted in `uncertain_sends`).
+public struct EmailHandler: JobHandler {
+    public let configuration: EmailConfiguration
+    let policy: EmailLinkPolicy
+    let hasher: SecretHasher
+    let templates: EmailTemplates
+    let providers: ProviderChain<EmailMessage, NoDetail>
+    let metrics = EmailMetrics()
+
+    public init(configuration: EmailConfiguration, hasher: SecretHasher, templates: EmailTemplates, providers: [EmailProvider]) {
+        self.configuration = configuration
+        self.policy = EmailLinkPolicy(configuration: configuration)
+        self.hasher = hasher
+        self.templates = templates
+        self.providers = ProviderChain(channel: "email", providers: providers)
+    }
+
+    /// The handler a `herald-email` process runs, from its configuration.
+    public init(configuration: HeraldConfiguration) throws {
+        let email = configuration.email
+        let http = ProviderHTTP(timeoutMilliseconds: email.providerTimeoutMilliseconds)
+        let providers: [EmailProvider] = try email.providers.map { kind throws -> EmailProvider in
+            switch kind {
+            case .smtp: SMTPProvider(client: try SMTPClient(configuration: email.smtp))
+            case .httpMail: HTTPMailProvider(configuration: email.httpMail, http: http)
+            case .outbox: OutboxEmailProvider(outbox: DevOutboxDelivery(configuration: configuration.outbox))
+            }
+        }
+        self.init(configuration: email, hasher: SecretHasher(keyRing: try configuration.secrets.keyRing()),
+                  templates: try EmailTemplates.load(directory: email.templatesDirectory, appName: email.appName), providers: providers)
+    }
+
+    /// Modes whose link only makes sense for an existing account: for an address without
+    /// one, nothing (or the no-account note) is sent. sign_in creates the account;
+    /// verify_and_change_email goes to the new address, which has no account yet.
+    static func needsAccount(_ mode: EmailActionJob.Mode) -> Bool {
+        mode == .resetPassword || mode == .verifyEmail
+    }
+
+    public func handle(_ job: EmailActionJob, context: JobContext) async throws -> JobOutcome {
+        let email = EmailAddress.normalize(job.email)
+        var logger = context.logger
+        logger[metadataKey: "request_id"] = "\(job.requestID)"
+        logger[metadataKey: "email"] = "\(Redact.email(email))"
+        logger[metadataKey: "mode"] = "\(job.mode.rawValue)"
+
+        let approved: EmailLinkPolicy.Approved
+        do {
+            approved = try policy.approve(job.actionCodeSettings)
+        } catch {
+            metrics.decision("refused")
+            logger.notice("email action refused", metadata: ["reason": "\(error.reason)"])
+            throw JobFailure.invalid("action_code_settings: \(error.reason)")
+        }
+        if job.actionCodeSettings.dynamicLinkDomain != nil {
+            logger.warning("dynamic_link_domain is deprecated and ignored; use link_domain")
+        }
+
+        var kind = job.mode.rawValue
+        var code: Secret? = SecretGenerator.token(bytes: 32)
+        var finalState: EmailRequestState?
+        if Self.needsAccount(job.mode), !(try await EmailStore.hasAccount(email, client: context.database, logger: logger)) {
+            code = nil
+            switch configuration.unknownAddress {
+            case .silent: finalState = .noAccount
+            case .notify: kind = EmailTemplates.noAccount
+            }
+        }
+        let stored = code.map {
+            EmailStore.Code(hash: hasher.hash($0, context: EmailLink.hashContext),
+                            settings: EmailLink.settingsJSON(job.actionCodeSettings, approved: approved),
+                            expiresSeconds: configuration.expiry(job.mode))
+        }
+        let request = EmailStore.Request(requestID: job.requestID, messageID: context.envelope.messageID, email: email,
+                                         mode: job.mode.rawValue, code: stored, ownerKey: context.ownerKey, finalState: finalState)
+        switch try await EmailStore.prepare(request, client: context.database, logger: logger) {
+        case .busy:
+            metrics.decision("busy")
+            throw JobFailure.transient("email_in_progress")
+        case .done(let state):
+            metrics.decision("duplicate")
+            logger.info("email request already decided", metadata: ["state": "\(state.rawValue)"])
+            switch state {
+            case .failed: return .rejected("already failed")
+            case .sending, .retrying, .sent, .noAccount, .noted: return .completed(events: [sentEvent(job, email: email)])
+            }
+        case .send(let uncertain):
+            if finalState == .noAccount {
+                // Looks exactly like a send from outside: the same outcome and the same event.
+                metrics.decision("no_account")
+                logger.info("no account for this address; nothing sent (enumeration protection)")
+                return .completed(events: [sentEvent(job, email: email)])
+            }
+            if uncertain { logger.warning("an earlier try of this request may have reached a provider; sending a fresh link") }
+            return try await send(job, email: email, kind: kind, code: code, approved: approved, uncertain: uncertain, context: context, logger: logger)
+        }
+    }
+
+    private func send(_ job: EmailActionJob, email: String, kind: String, code: Secret?, approved: EmailLinkPolicy.Approved,
+                      uncertain: Bool, context: JobContext, logger: Logger) async throws -> JobOutcome {
+        let link = code.map { EmailLink.build(approved: approved, path: configuration.linkPath, mode: job.mode, code: $0, locale: job.locale) }
+        let rendered = templates.render(kind, locale: job.locale, email: email, link: link, continueHost: approved.continueHost,
+                                        expiresSeconds: configuration.expiry(job.mode))
+        let message = EmailMessage(from: configuration.sender, replyTo: configuration.replyTo.isEmpty ? nil : configuration.replyTo,
+                                   to: email, subject: rendered.subject, text: rendered.text, html: rendered.html,
+                                   requestID: job.requestID, jobMessageID: context.envelope.messageID, kind: kind)
+        let delivery = await providers.send(message, context: DeliveryContext(logger: logger, database: context.database))
+        // Recorded at once and held while the database is away, as SMS does: a redelivery
+        // then finds it and sends nothing again.
+        let (id, attempts, database) = (job.requestID, delivery.attempts, context.database)
+        switch delivery.outcome {
+        case .accepted:
+            let state: EmailRequestState = code == nil ? .noted : .sent
+            metrics.decision(state.rawValue)
+            try await context.untilDatabase { try await EmailStore.sent(id, state: state, delivery: attempts, client: database, logger: logger) }
+            return .completed(events: [sentEvent(job, email: email)])
+        case .refused(let refusal):
+            metrics.decision("failed")
+            let reason = "provider_rejected:\(refusal)"
+            try await context.untilDatabase { try await EmailStore.failed(id, reason: reason, attempts: attempts, client: database, logger: logger) }
+            let event = OutgoingEvent(name: "email.failed", payload: EmailEvent(
+                requestID: job.requestID, email: Redact.email(email), mode: job.mode.rawValue, reason: reason))
+            return .rejected(reason, events: [event])
+        case .failed(let reason):
+            metrics.decision("retrying")
+            try await context.untilDatabase { try await EmailStore.retrying(id, reason: reason, attempts: attempts, client: database, logger: logger) }
+            throw JobFailure.transient(reason)
+        }
+    }
+
+    /// `email.sent`: the same for a delivered link, a no-account note and silence, so events
+    /// never tell an address with an account from one without.
+    private func sentEvent(_ job: EmailActionJob, email: String) -> OutgoingEvent {
+        OutgoingEvent(name: "email.sent", payload: EmailEvent(requestID: job.requestID, email: Redact.email(email), mode: job.mode.rawValue))
+    }
+}
+
+/// Payload of `email.sent` and `email.failed` (the address masked).
+struct EmailEvent: Encodable {
+    var requestID: String
+    var email: String
+    var mode: String
+    var reason: String?
+
+    enum CodingKeys: String, CodingKey {
+        case email, mode, reason
+        case requestID = "request_id"
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import HeraldRuntime
+import Mustache
+
+/// The email texts, per locale and mode, loaded from `email.templates_dir`: files
+/// `<locale>.<mode>.subject.mustache`, `….txt.mustache` and `….html.mustache` for each mode
+/// and for `no_account` (`default` is the last fallback and must have them all).
+///
+/// Lookup walks `pt-BR` → `pt` → `default` per mode. Values: `app_name`, `email`, `link`,
+/// `continue_host`, `expires_minutes`. HTML templates escape `{{value}}`; text templates
+/// use `{{{value}}}` (no HTML escaping in plain text).
+public struct EmailTemplates: Sendable {
+    /// One message's three parts.
+    public struct Set: Sendable {
+        public var subject: MustacheTemplate
+        public var text: MustacheTemplate
+        public var html: MustacheTemplate
+    }
+
+    /// The template key of the note for an address without an account.
+    public static let noAccount = "no_account"
+
+    /// Locale (lower-cased, `_` → `-`) → key (mode or `no_account`) → templates.
+    let locales: [String: [String: Set]]
+    public let appName: String
+
+    public init(locales: [String: [String: Set]], appName: String) throws(ConfigError) {
+        guard let fallback = locales["default"] else {
+            throw ConfigError(key: "email.templates_dir", reason: "the default.* templates are missing")
+        }
+        for key in EmailActionJob.Mode.allCases.map(\.rawValue) + [Self.noAccount] where fallback[key] == nil {
+            throw ConfigError(key: "email.templates_dir", reason: "default.\(key).subject|txt|html.mustache are missing")
+        }
+        self.locales = locales
+        self.appName = appName
+    }
+
+    /// Loads every `<locale>.<key>.<part>.mustache` in `directory` (a flat folder, so it
+    /// can be a Kubernetes ConfigMap).
+    public static func load(directory: String, appName: String) throws -> EmailTemplates {
+        guard let files = try? FileManager.default.contentsOfDirectory(atPath: directory) else {
+            throw ConfigError(key: "email.templates_dir", reason: "cannot read the directory '\(directory)'")
+        }
+        var parts: [String: [String: [String: MustacheTemplate]]] = [:]
+        for file in files where file.hasSuffix(".mustache") {
+            let pieces = file.dropLast(".mustache".count).split(separator: ".", omittingEmptySubsequences: false)
+            guard pieces.count == 3, !pieces[0].isEmpty, !pieces[1].isEmpty, ["subject", "txt", "html"].contains(pieces[2]) else {
+                throw ConfigError(key: "email.templates_dir", reason: "\(file): name files <locale>.<mode>.subject|txt|html.mustache")
+            }
+            guard let text = try? String(contentsOfFile: (directory as NSString).appendingPathComponent(file), encoding: .utf8) else {
+                throw ConfigError(key: "email.templates_dir", reason: "\(file) is not UTF-8 text")
+            }
+            let key = String(pieces[1])
+            if key != noAccount, pieces[2] != "subject", !text.contains("link}}") {
+                throw ConfigError(key: "email.templates_dir", reason: "\(file) does not contain the link")
+            }
+            let locale = pieces[0].lowercased().replacingOccurrences(of: "_", with: "-")
+            do {
+                parts[locale, default: [:]][key, default: [:]][String(pieces[2])] = try MustacheTemplate(string: text.trimmingCharacters(in: .newlines))
+            } catch {
+                throw ConfigError(key: "email.templates_dir", reason: "\(file) is not a valid Mustache template")
+            }
+        }
+        var locales: [String: [String: Set]] = [:]
+        for (locale, keys) in parts {
+            for (key, part) in keys {
+                guard let subject = part["subject"], let text = part["txt"], let html = part["html"] else {
+                    throw ConfigError(key: "email.templates_dir", reason: "\(locale).\(key): subject, txt and html are all needed")
+                }
+                locales[locale, default: [:]][key] = Set(subject: subject, text: text, html: html)
+            }
+        }
+        return try EmailTemplates(locales: locales, appName: appName)
+    }
+
+    /// A rendered message: the parts carry the link, so they are secrets.
+    public struct Rendered: Sendable {
+        public var locale: String
+        public var subject: String
+        public var text: Secret
+        public var html: Secret
+    }
+
+    /// Renders `key` (a mode's raw value or ``noAccount``) for the first locale that has it.
+    public func render(_ key: String, locale: String?, email: String, link: Secret?, continueHost: String, expiresSeconds: Int) -> Rendered {
+        let (name, set) = lookup(key, locale: locale)
+        let values: [String: Any] = [
+            "app_name": appName, "email": email, "link": link?.revealed ?? "", "continue_host": continueHost,
+            "expires_minutes": max(1, expiresSeconds / 60), "expires_hours": max(1, expiresSeconds / 3600),
+        ]
+        let subject = EmailMessage.oneLine(set.subject.render(values))
+        return Rendered(locale: name, subject: subject, text: Secret(set.text.render(values)), html: Secret(set.html.render(values)))
+    }
+
+    func lookup(_ key: String, locale: String?) -> (String, Set) {
+        for candidate in Self.candidates(locale) {
+            if let set = locales[candidate]?[key] { return (candidate, set) }
+        }
+        return ("default", locales["default"]![key]!)
+    }
+
+    /// `pt_BR` → [`pt-br`, `pt`, `default`].
+    static func candidates(_ locale: String?) -> [String] {
+        guard let locale, !locale.isEmpty else { return ["default"] }
+        var parts = locale.lowercased().replacingOccurrences(of: "_", with: "-").split(separator: "-").map(String.init)
+        var out: [String] = []
+        while !parts.isEmpty {
+            out.append(parts.joined(separator: "-"))
+            parts.removeLast()
+        }
+        return out + ["default"]
+    }
+}

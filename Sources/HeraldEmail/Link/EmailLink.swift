@@ -1,0 +1,56 @@
+import Foundation
+import HeraldRuntime
+
+/// Builds an action link from approved settings only: `https://<link domain><link path>?mode=…
+/// &oobCode=…&continueUrl=…&lang=…` (Firebase's parameter names; the mode in Firebase's
+/// spelling: signIn, verifyEmail, resetPassword, verifyAndChangeEmail).
+public enum EmailLink {
+    /// The context every link code is hashed under: the code alone finds its row, and the
+    /// row then says which email and mode it belongs to.
+    static let hashContext = "email-link"
+
+    public static func firebaseMode(_ mode: EmailActionJob.Mode) -> String {
+        switch mode {
+        case .signIn: "signIn"
+        case .verifyEmail: "verifyEmail"
+        case .resetPassword: "resetPassword"
+        case .verifyAndChangeEmail: "verifyAndChangeEmail"
+        }
+    }
+
+    public static func build(approved: EmailLinkPolicy.Approved, path: String, mode: EmailActionJob.Mode, code: Secret, locale: String?) -> Secret {
+        var query = [
+            ("mode", firebaseMode(mode)), ("oobCode", code.revealed), ("continueUrl", approved.continueURL),
+        ]
+        if let locale { query.append(("lang", locale)) }
+        let encoded = query.map { "\($0.0)=\(percentEncode($0.1))" }.joined(separator: "&")
+        return Secret("https://\(approved.linkDomain)\(path)?\(encoded)")
+    }
+
+    /// RFC 3986 unreserved characters as they are, everything else %XX.
+    static func percentEncode(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.append(Character(Unicode.Scalar(byte)))
+            default:
+                out += String(format: "%%%02X", byte)
+            }
+        }
+        return out
+    }
+
+    /// The settings stored with a code and returned by the consume API (JSON, snake_case).
+    static func settingsJSON(_ settings: EmailActionJob.ActionCodeSettings, approved: EmailLinkPolicy.Approved) -> String {
+        var object: [String: Any] = ["url": approved.continueURL, "link_domain": approved.linkDomain,
+                                     "handle_code_in_app": settings.handleCodeInApp ?? false]
+        object["ios_bundle_id"] = settings.iosBundleID
+        object["android_package_name"] = settings.androidPackageName
+        object["android_install_app"] = settings.androidInstallApp
+        object["android_minimum_version"] = settings.androidMinimumVersion
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+}

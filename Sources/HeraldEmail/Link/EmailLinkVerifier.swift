@@ -1,0 +1,88 @@
+import Foundation
+import HeraldRuntime
+import Logging
+import PostgresNIO
+
+/// The consume API of email actions: is `oobCode` a live code sent to `email`? Atomic (the
+/// code's row is locked while it is judged: of concurrent consumes of one code exactly one
+/// succeeds), single use, expiry per mode, and only for the address the link was sent to
+/// (compared in ``EmailAddress/normalize(_:)`` form: the domain case-insensitively).
+public struct EmailLinkVerifier: Sendable {
+    public enum Result: Sendable, Equatable {
+        /// The code was live and is now used. `settings` are the approved action code settings.
+        case success(email: String, mode: EmailActionJob.Mode, continueURL: String, settings: Settings)
+        /// The code exists but was sent to another address (the code stays usable).
+        case emailMismatch
+        case expired
+        case alreadyUsed
+        /// No such code, a code of another mode, or one replaced by a later send or refused.
+        case notFound
+    }
+
+    /// The settings the link was made with, as the app needs them after sign-in.
+    public struct Settings: Sendable, Equatable, Decodable {
+        public var url: String
+        public var linkDomain: String
+        public var handleCodeInApp: Bool
+        public var iosBundleID: String?
+        public var androidPackageName: String?
+        public var androidInstallApp: Bool?
+        public var androidMinimumVersion: String?
+
+        enum CodingKeys: String, CodingKey {
+            case url
+            case linkDomain = "link_domain", handleCodeInApp = "handle_code_in_app", iosBundleID = "ios_bundle_id"
+            case androidPackageName = "android_package_name", androidInstallApp = "android_install_app"
+            case androidMinimumVersion = "android_minimum_version"
+        }
+    }
+
+    public let client: PostgresClient
+    public let hasher: SecretHasher
+
+    public init(client: PostgresClient, hasher: SecretHasher) {
+        self.client = client
+        self.hasher = hasher
+    }
+
+    /// Consumes a code of `mode` (nil: any mode).
+    public func consume(email: String, oobCode: String, mode: EmailActionJob.Mode?, logger: Logger) async throws -> Result {
+        let code = Secret(oobCode)
+        guard (16...256).contains(oobCode.utf8.count) else { return .notFound }
+        let candidates = hasher.hashesUnderEveryKey(code, context: EmailLink.hashContext)
+        let digests = candidates.map { ByteBuffer(bytes: $0.digest) }
+        let normal = EmailAddress.normalize(email)
+        return try await client.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query("""
+                SELECT id, status, expires_at <= now(), email, mode, settings::text, key_id, code_hash
+                  FROM herald.email_codes WHERE code_hash = ANY(\(digests)::bytea[])
+                   FOR UPDATE
+                """, logger: logger)
+            var found: (Int64, String, Bool, String, String, String)?
+            for try await (id, status, expired, address, modeText, settings, keyID, digest) in rows.decode((Int64, String, Bool, String, String, String, String, ByteBuffer).self) {
+                // The digest matched by index; confirm under its own key, in constant time.
+                if hasher.verify(code, context: EmailLink.hashContext, against: StoredSecretHash(keyID: keyID, digest: Array(buffer: digest))) {
+                    found = (id, status, expired, address, modeText, settings)
+                }
+            }
+            guard let (id, status, expired, address, modeText, settingsText) = found,
+                  let codeMode = EmailActionJob.Mode(rawValue: modeText), mode == nil || mode == codeMode else { return .notFound }
+            guard address == normal else { return .emailMismatch }
+            switch status {
+            case "used": return .alreadyUsed
+            case "expired": return .expired
+            case "pending": break
+            default: return .notFound
+            }
+            if expired {
+                try await connection.query("UPDATE herald.email_codes SET status = 'expired' WHERE id = \(id)", logger: logger)
+                return .expired
+            }
+            guard let settings = try? JSONDecoder().decode(Settings.self, from: Data(settingsText.utf8)) else {
+                throw StoreError("stored settings of an email code are unreadable")
+            }
+            try await connection.query("UPDATE herald.email_codes SET status = 'used', used_at = now() WHERE id = \(id)", logger: logger)
+            return .success(email: address, mode: codeMode, continueURL: settings.url, settings: settings)
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import HeraldRuntime
+import Logging
+import PostgresNIO
+
+/// The confirm API of app verification: is `secret` the one pushed for `receipt`? Single use
+/// (the row is locked while it is judged and marked used in the same transaction), constant
+/// time in the secret (HMAC's `isValidAuthenticationCode`), and void after expiry.
+public struct PushVerifier: Sendable {
+    public enum Result: Sendable, Equatable {
+        /// The push reached the genuine app: `appID` and `platform` of the job.
+        case verified(appID: String, platform: PushVerificationJob.Platform)
+        /// Not the secret pushed for this receipt (it stays valid until it expires).
+        case mismatch
+        case expired
+        /// Already confirmed once.
+        case alreadyUsed
+        /// No such receipt, or its push was refused or failed.
+        case notFound
+    }
+
+    public let client: PostgresClient
+    public let hasher: SecretHasher
+
+    public init(client: PostgresClient, hasher: SecretHasher) {
+        self.client = client
+        self.hasher = hasher
+    }
+
+    /// What a secret's hash is bound to: the same secret for another receipt is worthless.
+    static func hashContext(receipt: String) -> String { "push:\(receipt)" }
+
+    public func confirm(receipt: String, secret: String, logger: Logger) async throws -> Result {
+        let secret = Secret(secret)
+        return try await client.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query("""
+                SELECT state, secret_status, key_id, secret_hash, expires_at <= now(), app_id, platform
+                  FROM herald.push_verifications WHERE receipt = \(receipt) FOR UPDATE
+                """, logger: logger)
+            var found: (String, String, String?, ByteBuffer?, Bool, String, String)?
+            for try await row in rows.decode((String, String, String?, ByteBuffer?, Bool, String, String).self) { found = row }
+            guard let (state, status, keyID, digest, isExpired, appID, platform) = found else { return .notFound }
+            // `sending`: the app may answer before the worker has recorded the provider's acceptance.
+            guard state == "sent" || state == "sending" || status == "verified" else { return .notFound }
+            switch status {
+            case "verified": return .alreadyUsed
+            case "expired": return .expired
+            case "pending": break
+            default: return .notFound
+            }
+            guard let keyID, let digest else { return .notFound }
+            if isExpired {
+                try await connection.query("UPDATE herald.push_verifications SET secret_status = 'expired', updated_at = now() WHERE receipt = \(receipt)", logger: logger)
+                return .expired
+            }
+            let stored = StoredSecretHash(keyID: keyID, digest: Array(buffer: digest))
+            guard hasher.verify(secret, context: Self.hashContext(receipt: receipt), against: stored) else { return .mismatch }
+            try await connection.query("""
+                UPDATE herald.push_verifications SET secret_status = 'verified', verified_at = now(), updated_at = now() WHERE receipt = \(receipt)
+                """, logger: logger)
+            return .verified(appID: appID, platform: PushVerificationJob.Platform(rawValue: platform) ?? .apns)
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import AMQP
+import Foundation
+import Logging
+import PostgresNIO
+import Prometheus
+import ServiceLifecycle
+
+/// Builds and runs one worker executable: configuration, logs, metrics, PostgreSQL, the
+/// broker connection, the presence lock, the event relay, the job runner and the
+/// operations endpoint, in one `ServiceGroup` that drains on SIGTERM/SIGINT.
+public enum WorkerApp {
+    /// Runs until SIGTERM/SIGINT; returns the process exit code.
+    public static func main<Channel: HeraldChannel>(_ channel: Channel.Type, configPath: String?) async -> ExitCode {
+        let kind = Channel.kind
+        let configuration: HeraldConfiguration
+        let handler: Channel.Handler
+        do {
+            let (loaded, source) = try HeraldConfiguration.load(path: configPath, sections: [Channel.section])
+            configuration = loaded
+            handler = try Channel.handler(configuration: loaded)
+            let unknown = HeraldConfiguration.unknownKeys(source, loaded: [Channel.section])
+            if !unknown.isEmpty {
+                throw ConfigError(key: unknown.joined(separator: ", "), reason: "unknown key (a typo?)")
+            }
+        } catch {
+            FileHandle.standardError.write(Data("herald-\(kind.rawValue): \(error)\n".utf8))
+            return .configuration
+        }
+        Bootstrap.logging(configuration.log)
+        let registry = Bootstrap.metrics()
+        let logger = Logger(label: "herald.\(kind.rawValue)")
+        do {
+            try await run(kind: kind, handler: handler, configuration: configuration, registry: registry, logger: logger)
+            return .ok
+        } catch {
+            logger.critical("worker stopped on an error", metadata: ["error": "\(error)"])
+            return .failure
+        }
+    }
+
+    public static func run<Handler: JobHandler>(kind: JobKind, handler: Handler, configuration: HeraldConfiguration, registry: PrometheusCollectorRegistry, logger: Logger) async throws {
+        let worker = try WorkerServices(
+            kind: kind, handler: handler, configuration: configuration,
+            connectionName: "herald-\(kind.rawValue)@\(ProcessInfo.processInfo.hostName)", logger: logger)
+        var services: [any Service] = []
+        if configuration.http.enabled {
+            let port = configuration.http.port == 0 ? kind.defaultOpsPort : configuration.http.port
+            // First to start, last to stop (the group stops in reverse order): /readyz
+            // answers "draining" while the runner drains.
+            services.append(OpsServer(host: configuration.http.host, port: port, health: worker.health, registry: registry, logger: logger))
+        }
+        let group = worker.serviceGroup(first: services, signals: [.sigterm, .sigint], logger: logger)
+        logger.info("starting", metadata: ["kind": "\(kind.rawValue)", "queue": "\(HeraldTopology(configuration.amqp, configuration.runner).workQueue(kind))"])
+        try await group.run()
+        logger.info("stopped")
+    }
+}

@@ -1,0 +1,26 @@
+/// One provider call, as every channel records it (`herald.<channel>_send_attempts`).
+public struct DeliveryAttempt: Sendable, Equatable {
+    /// The `result` column: `timeout` is a failed call that may have delivered (uncertain).
+    public enum Result: String, Sendable, Equatable, CaseIterable { case accepted, rejected, transient, timeout }
+
+    public var provider: String
+    public var result: Result
+    public var httpStatus: Int?
+    public var errorCode: String?
+    public var providerMessageID: String?
+    public var durationMilliseconds: Int
+
+    public init(provider: String, result: Result, httpStatus: Int? = nil, errorCode: String? = nil,
+                providerMessageID: String? = nil, durationMilliseconds: Int) {
+        self.provider = provider
+        self.result = result
+        self.httpStatus = httpStatus
+        self.errorCode = errorCode
+        self.providerMessageID = providerMessageID
+        self.durationMilliseconds = durationMilliseconds
+    }
+
+    /// A call that may have reached the recipient though it failed: a later send of the same
+    /// job is then an uncertain one (counted, never hidden).
+    public var uncertain: Bool { result == .timeout }
+}

@@ -1,0 +1,57 @@
+import Metrics
+
+/// The job runner's metrics (names and labels are documented in docs/operations.md).
+/// Created through swift-metrics, so a test can bootstrap a test kit instead of Prometheus.
+public struct RunnerMetrics: Sendable {
+    public let queue: String
+
+    public init(queue: String) { self.queue = queue }
+
+    /// `herald_jobs_total{queue,type,outcome}`: completed, rejected, invalid, retried,
+    /// dead_lettered, duplicate, deferred, requeued.
+    public func job(_ type: String, outcome: String) {
+        Counter(label: "herald_jobs_total", dimensions: [("queue", queue), ("type", type), ("outcome", outcome)]).increment()
+    }
+
+    /// `herald_job_duration_seconds{queue,type}`: delivery received to outcome committed and acked.
+    public func duration(_ type: String, _ duration: Duration) {
+        Metrics.Timer(label: "herald_job_duration_seconds", dimensions: [("queue", queue), ("type", type)])
+            .recordNanoseconds(duration.nanoseconds)
+    }
+
+    /// `herald_jobs_in_flight{queue}`
+    public var inFlight: Meter { Meter(label: "herald_jobs_in_flight", dimensions: [("queue", queue)]) }
+
+    /// `herald_dead_letters_total{queue,category}`: invalid, exhausted.
+    public func deadLetter(category: String) {
+        Counter(label: "herald_dead_letters_total", dimensions: [("queue", queue), ("category", category)]).increment()
+    }
+
+    /// `herald_job_retries_total{queue,tier}`
+    public func retry(tier: Int) {
+        Counter(label: "herald_job_retries_total", dimensions: [("queue", queue), ("tier", String(tier))]).increment()
+    }
+
+    /// `herald_jobs_taken_over_total{queue}`: jobs claimed after their worker died mid-job;
+    /// each is a possible duplicate side effect.
+    public func takeover() {
+        Counter(label: "herald_jobs_taken_over_total", dimensions: [("queue", queue)]).increment()
+    }
+
+    /// `herald_database_waits_total{queue}`: times a job waited for an unreachable database.
+    public func databaseWait() {
+        Counter(label: "herald_database_waits_total", dimensions: [("queue", queue)]).increment()
+    }
+
+    /// `herald_outcome_batch_size{queue}`: jobs committed per transaction.
+    public func batch(size: Int) {
+        Recorder(label: "herald_outcome_batch_size", dimensions: [("queue", queue)], aggregate: true).record(size)
+    }
+}
+
+extension Duration {
+    public var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

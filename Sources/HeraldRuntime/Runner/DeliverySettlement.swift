@@ -1,0 +1,68 @@
+import AMQP
+import Foundation
+import Logging
+
+/// The broker side of a delivery's end: ack it, send it to a delay queue (then ack), publish
+/// it to the dead-letter exchange with its reason (then ack), or requeue it. A publish that
+/// fails (the connection is gone) requeues instead, so nothing is lost.
+struct DeliverySettlement: Sendable {
+    let kind: JobKind
+    let connection: AMQPConnection
+    let topology: HeraldTopology
+    let observer: RunnerObserver
+
+    func ack(_ delivery: AMQPDelivery, _ logger: Logger) async {
+        do {
+            try await delivery.ack()
+        } catch {
+            observer.ackLost(error, logger)
+        }
+    }
+
+    /// Back on its queue at once (a cancelled job, a database that is not merely away). Not
+    /// a cancellation: pause first, so a misconfigured worker does not spin on the queue.
+    func requeue(_ delivery: AMQPDelivery, type: String, because error: any Error, _ logger: Logger) async {
+        observer.requeued(type: type, because: error, logger)
+        if !(error is CancellationError) { try? await Task.sleep(for: .seconds(1)) }
+        try? await delivery.nack(requeue: true)
+    }
+
+    /// Re-publishes the message to delay tier `tier`, then acks the original.
+    func delay(_ delivery: AMQPDelivery, type: String, tier: Int, attempt: Int, reason: String, _ logger: Logger) async {
+        var properties = delivery.properties
+        properties.persistent = true
+        properties.headers["x-herald-attempt"] = .int(Int64(attempt))
+        properties.headers["x-herald-last-error"] = .string(reason)
+        properties.headers["x-herald-routing-key"] = .string(Self.originalRoutingKey(delivery))
+        do {
+            try await connection.publish(body: delivery.body, exchange: "", routingKey: topology.retryQueue(kind, tier: tier), properties: properties)
+            await ack(delivery, logger)
+        } catch {
+            await requeue(delivery, type: type, because: error, logger)
+        }
+    }
+
+    /// Publishes the message with its reason to the dead-letter exchange, then acks it.
+    func deadLetter(_ delivery: AMQPDelivery, type: String, reason: String, category: String, attempts: Int, _ logger: Logger) async {
+        var properties = delivery.properties
+        properties.persistent = true
+        properties.headers["x-herald-reason"] = .string(reason)
+        properties.headers["x-herald-category"] = .string(category)
+        properties.headers["x-herald-queue"] = .string(topology.workQueue(kind))
+        properties.headers["x-herald-routing-key"] = .string(Self.originalRoutingKey(delivery))
+        properties.headers["x-herald-attempts"] = .int(Int64(attempts))
+        properties.headers["x-herald-dead-lettered-at"] = .timestamp(Date())
+        do {
+            try await connection.publish(body: delivery.body, exchange: topology.deadLetterExchange, routingKey: kind.rawValue, properties: properties)
+            observer.deadLettered(category: category)
+            await ack(delivery, logger)
+        } catch {
+            await requeue(delivery, type: type, because: error, logger)
+        }
+    }
+
+    private static func originalRoutingKey(_ delivery: AMQPDelivery) -> String {
+        if case .string(let key)? = delivery.properties.headers["x-herald-routing-key"] { return key }
+        return delivery.routingKey
+    }
+}

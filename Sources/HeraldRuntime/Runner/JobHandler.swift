@@ -1,0 +1,85 @@
+import Logging
+import PostgresNIO
+
+/// A worker's own logic: given a validated job, perform its side effect and say how it went.
+/// Everything else (decoding, idempotency, retries, dead letters, acks, events) is the runner's.
+public protocol JobHandler: Sendable {
+    associatedtype Job: HeraldJob
+    func handle(_ job: Job, context: JobContext) async throws -> JobOutcome
+    /// True for a handler whose runs take long by design (a cleanup run): the runner does not
+    /// hold it to `runner.handler_timeout_seconds`.
+    static var runsLong: Bool { get }
+}
+
+extension JobHandler {
+    public static var runsLong: Bool { false }
+}
+
+/// What a handler knows about the delivery it is handling.
+public struct JobContext: Sendable {
+    public var envelope: JobEnvelope
+    /// Claims of this message so far, this one included (1 on the first try).
+    public var attempt: Int
+    /// True when this message may have been handled before (a retry or a redelivery):
+    /// a handler with an external side effect checks its own records first.
+    public var mayBeRepeat: Bool
+    /// Carries `message_id` and `correlation_id` as metadata.
+    public var logger: Logger
+    public var database: PostgresClient
+    /// This worker's presence key (its advisory lock is held while the worker lives): a
+    /// handler records it where another worker must tell "in progress" from "crashed".
+    public var ownerKey: Int64 = 0
+    /// How this worker waits out a database outage.
+    public var hold = DatabaseHold()
+
+    public init(envelope: JobEnvelope, attempt: Int, mayBeRepeat: Bool, logger: Logger, database: PostgresClient,
+                ownerKey: Int64 = 0, hold: DatabaseHold = DatabaseHold()) {
+        self.envelope = envelope
+        self.attempt = attempt
+        self.mayBeRepeat = mayBeRepeat
+        self.logger = logger
+        self.database = database
+        self.ownerKey = ownerKey
+        self.hold = hold
+    }
+
+    /// Runs a database write until it lands, waiting out an unreachable database: for the
+    /// record of a side effect that already happened (giving up would make the redelivery
+    /// do it again, and a handler run again at once would skip the delay queue).
+    public func untilDatabase<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await hold.run(logger, operation)
+    }
+}
+
+/// How a job ended. Throw ``JobFailure`` instead for "try again later" or "bad input".
+public struct JobOutcome: Sendable {
+    public enum Status: String, Sendable { case completed, rejected }
+
+    /// The ledger's status for this outcome.
+    public var ledgerStatus: JobStatus { status == .completed ? .completed : .rejected }
+
+    public var status: Status
+    /// Why it was rejected (safe to store and log: no secrets, no personal data).
+    public var reason: String?
+    public var events: [OutgoingEvent]
+    /// Database writes that must commit atomically with the outcome (in a shared transaction).
+    public var write: (@Sendable (PostgresConnection, Logger) async throws -> Void)?
+
+    /// The side effect happened.
+    public static func completed(events: [OutgoingEvent] = [], write: (@Sendable (PostgresConnection, Logger) async throws -> Void)? = nil) -> JobOutcome {
+        JobOutcome(status: .completed, reason: nil, events: events, write: write)
+    }
+
+    /// A permanent refusal (provider 4xx, policy): recorded, acked, not retried.
+    public static func rejected(_ reason: String, events: [OutgoingEvent] = [], write: (@Sendable (PostgresConnection, Logger) async throws -> Void)? = nil) -> JobOutcome {
+        JobOutcome(status: .rejected, reason: reason, events: events, write: write)
+    }
+}
+
+/// Thrown by a handler.
+public enum JobFailure: Error, Sendable, Equatable {
+    /// Try again later through the delay queues (provider 5xx, timeout); dead-letter after the last try.
+    case transient(String)
+    /// The job can never succeed as it is: dead-letter at once with this reason.
+    case invalid(String)
+}

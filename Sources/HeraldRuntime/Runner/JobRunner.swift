@@ -1,0 +1,273 @@
+import AMQP
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+
+/// The pipeline every worker shares: decode → validate → claim → handle → commit → ack.
+///
+/// - invalid input is dead-lettered at once with an `x-herald-reason` header;
+/// - a transient failure goes to a delay queue and comes back, until `max_attempts`, then
+///   it is dead-lettered;
+/// - a rejection is recorded and acked, its events emitted;
+/// - a message whose outcome is already committed is acked without running again;
+/// - while the database is unreachable, deliveries are held (never acked, never
+///   dead-lettered), so the prefetch fills and the worker stops taking new ones.
+///
+/// Handlers run concurrently up to the prefetch. On graceful shutdown the consumer is
+/// cancelled, in-flight jobs get `drain_timeout_seconds` to finish, the rest are requeued.
+public final class JobRunner<Handler: JobHandler>: Service, Sendable {
+    public struct Dependencies: Sendable {
+        public var connection: AMQPConnection
+        public var database: PostgresClient
+        public var health: HealthState
+        public var ownerKey: Int64
+        public var relay: EventRelay?
+
+        public init(connection: AMQPConnection, database: PostgresClient, health: HealthState, ownerKey: Int64, relay: EventRelay?) {
+            self.connection = connection
+            self.database = database
+            self.health = health
+            self.ownerKey = ownerKey
+            self.relay = relay
+        }
+    }
+
+    let kind: JobKind
+    let handler: Handler
+    let deps: Dependencies
+    let topology: HeraldTopology
+    let configuration: RunnerConfiguration
+    let prefetch: Int
+    let logger: Logger
+    let metrics: RunnerMetrics
+    let observer: RunnerObserver
+    let settlement: DeliverySettlement
+    let hold: DatabaseHold
+    let decoder: JobDecoder<Handler.Job>
+    let ledger: JobLedger
+    let committer: OutcomeCommitter
+    let claims: GroupBatcher<JobLedger.ClaimRequest, JobLedger.Claim>
+    private let inFlight = Mutex(0)
+    /// Signalled when the last in-flight job finishes.
+    private let idle = WakeSignal()
+
+    public init(kind: JobKind, handler: Handler, dependencies: Dependencies, topology: HeraldTopology, configuration: RunnerConfiguration, prefetch: Int, operationTimeout: Duration = .seconds(15), logger: Logger) {
+        self.kind = kind
+        self.handler = handler
+        self.deps = dependencies
+        self.topology = topology
+        self.configuration = configuration
+        self.prefetch = prefetch
+        self.logger = logger
+        let metrics = RunnerMetrics(queue: kind.rawValue)
+        self.metrics = metrics
+        self.observer = RunnerObserver(metrics: metrics, logger: logger)
+        self.settlement = DeliverySettlement(kind: kind, connection: dependencies.connection, topology: topology, observer: observer)
+        let health = dependencies.health
+        self.hold = DatabaseHold(operationTimeout: operationTimeout) { up in
+            health.databaseUp = up
+            if !up { metrics.databaseWait() }
+        }
+        self.decoder = JobDecoder(maxBytes: configuration.maxMessageBytes)
+        self.ledger = JobLedger(client: dependencies.database, logger: logger)
+        let (ledger, queue, ownerKey, lease) = (self.ledger, kind.rawValue, dependencies.ownerKey, configuration.leaseSeconds)
+        self.claims = GroupBatcher(maxBatch: configuration.outcomeBatchSize, timeout: operationTimeout) { requests in
+            try await ledger.claim(requests, queue: queue, ownerKey: ownerKey, leaseSeconds: lease).map { .success($0) }
+        }
+        self.committer = OutcomeCommitter(client: dependencies.database, eventsExchange: topology.eventsExchange, maxBatch: configuration.outcomeBatchSize,
+                                          timeout: operationTimeout, metrics: metrics, logger: logger)
+    }
+
+    public func run() async throws {
+        // Claims carry this worker's owner key. Until its presence lock is held, another
+        // claim of the same message would take the job over as a dead worker's, so a
+        // duplicate delivered at start-up would run twice: consume only once it is held.
+        while !deps.health.presenceHeld {
+            if Task.isCancelledOrShuttingDown { return }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        let consumer = deps.connection.consume(queue: topology.workQueue(kind), prefetch: UInt16(clamping: prefetch))
+        logger.info("consuming", metadata: ["queue": "\(topology.workQueue(kind))", "prefetch": "\(prefetch)"])
+        await withGracefulShutdownHandler {
+            // Discarding: a finished job leaves nothing behind in the group.
+            await withDiscardingTaskGroup { group in
+                for await delivery in consumer {
+                    inFlight.withLock { $0 += 1 }
+                    group.addTask {
+                        await self.process(delivery)
+                        if self.inFlight.withLock({ $0 -= 1; return $0 }) == 0 { self.idle.signal() }
+                    }
+                }
+                if await !drained() { group.cancelAll() }
+            }
+        } onGracefulShutdown: {
+            self.deps.health.draining = true
+            Task { await consumer.cancel() }
+        }
+        logger.info("runner stopped", metadata: ["queue": "\(topology.workQueue(kind))"])
+    }
+
+    /// After the consumer ends: waits for in-flight jobs up to the drain timeout. False when
+    /// some are left; the caller cancels them (a cancelled job is requeued, never acked half-done).
+    private func drained() async -> Bool {
+        let left = inFlight.withLock { $0 }
+        guard left > 0 else { return true }
+        logger.info("draining in-flight jobs", metadata: ["count": "\(left)", "timeout_s": "\(configuration.drainTimeoutSeconds)"])
+        let deadline = ContinuousClock.now + .seconds(configuration.drainTimeoutSeconds)
+        while inFlight.withLock({ $0 }) > 0 {
+            let remaining = deadline - .now
+            guard remaining > .zero else {
+                logger.warning("drain timeout; requeueing unfinished jobs", metadata: ["count": "\(inFlight.withLock { $0 })"])
+                return false
+            }
+            await idle.wait(timeout: remaining)
+        }
+        return true
+    }
+
+    // MARK: - One delivery
+
+    /// decode → claim → handle → commit → ack.
+    func process(_ delivery: AMQPDelivery) async {
+        let started = ContinuousClock.now
+        let gauge = metrics.inFlight
+        gauge.increment()
+        defer { gauge.decrement() }
+        let type = Handler.Job.typeName
+
+        // Decode: a body that can never be a job is dead-lettered at once with its reason.
+        let envelope: JobEnvelope
+        let job: Handler.Job
+        switch decoder.decode(body: delivery.body, properties: delivery.properties) {
+        case .failure(let error):
+            observer.invalidBody(type: type, reason: error.reason, messageID: delivery.properties.messageID)
+            await settlement.deadLetter(delivery, type: type, reason: error.reason, category: "invalid", attempts: 0, logger)
+            return
+        case .success(let decoded):
+            (envelope, job) = decoded
+        }
+        let logger = observer.logger(for: envelope)
+
+        // Claim: the ledger says whether this message runs here, ran already, or runs elsewhere.
+        let claim: JobLedger.Claim
+        do {
+            let request = JobLedger.ClaimRequest(messageID: envelope.messageID, jobType: envelope.typeName, token: UUID().uuidString)
+            claim = try await hold.run(logger) { try await self.claims.submit(request) }
+        } catch {
+            await settlement.requeue(delivery, type: type, because: error, logger)
+            return
+        }
+        switch claim {
+        case .finished(let status):
+            observer.duplicate(type: envelope.typeName, status: status, logger)
+            await settlement.ack(delivery, logger)
+        case .busy:
+            // A live worker runs the same message_id now: look again after the first delay.
+            observer.deferred(type: envelope.typeName)
+            await settlement.delay(delivery, type: type, tier: 0, attempt: 0, reason: "in progress elsewhere", logger)
+        case .claimed(let attempt, let tookOver):
+            if tookOver { observer.tookOver(attempt: attempt, logger) }
+            guard attempt <= configuration.maxAttempts else {
+                // A job that kills its worker every time must not loop forever.
+                await giveUp(delivery, envelope, attempts: attempt - 1,
+                             reason: "gave up after \(attempt - 1) attempts without an outcome (the worker stopped each time)", logger)
+                return
+            }
+            await run(job, delivery: delivery, envelope: envelope, attempt: attempt, started: started, logger: logger)
+        }
+    }
+
+    /// Handle → commit → ack, or the failure's way out (dead letter, delay, requeue).
+    private func run(_ job: Handler.Job, delivery: AMQPDelivery, envelope: JobEnvelope, attempt: Int, started: ContinuousClock.Instant, logger: Logger) async {
+        let type = envelope.typeName
+        let context = JobContext(envelope: envelope, attempt: attempt, mayBeRepeat: attempt > 1 || delivery.redelivered,
+                                 logger: logger, database: deps.database, ownerKey: deps.ownerKey, hold: hold)
+        do {
+            let outcome = try await handle(job, context: context)
+            let finished = JobLedger.Finished(messageID: envelope.messageID, status: outcome.ledgerStatus, reason: outcome.reason)
+            do {
+                try await hold.run(logger) { try await self.committer.commit(finished, events: outcome.events, write: outcome.write) }
+            } catch is CancellationError {
+                await settlement.requeue(delivery, type: type, because: CancellationError(), logger)
+                return
+            } catch {
+                throw JobFailure.transient("the outcome could not be recorded (\(RunnerObserver.describe(error)))")
+            }
+            if !outcome.events.isEmpty { deps.relay?.poke() }
+            await settlement.ack(delivery, logger)
+            observer.finished(type: type, status: outcome.ledgerStatus, since: started)
+        } catch JobFailure.invalid(let reason) {
+            observer.refusedInvalid(type: type, reason: reason, logger)
+            await settlement.deadLetter(delivery, type: type, reason: reason, category: "invalid", attempts: attempt, logger)
+            await recordDead(envelope.messageID, reason: reason, logger)
+        } catch JobFailure.transient(let reason) {
+            await retryOrGiveUp(delivery, envelope, attempt: attempt, reason: reason, logger)
+        } catch where Task.isCancelled {
+            await settlement.requeue(delivery, type: type, because: error, logger)
+        } catch {
+            await retryOrGiveUp(delivery, envelope, attempt: attempt, reason: "unexpected error (\(RunnerObserver.describe(error)))", logger)
+        }
+    }
+
+    /// Runs the handler; when it loses the database (a handler's own reads and writes), the
+    /// job is held until the database answers again and the handler runs again, so an
+    /// outage never turns into a retry that counts or a dead letter. A handler's database
+    /// steps are idempotent for this reason. Three holds in a row that find the database
+    /// reachable at once mean the error is the handler's own: it is thrown. A run longer than
+    /// `runner.handler_timeout_seconds` counts as a lost database (unless `Handler.runsLong`).
+    private func handle(_ job: Handler.Job, context: JobContext) async throws -> JobOutcome {
+        var spurious = 0
+        let handler = self.handler
+        let limit = Handler.runsLong || configuration.handlerTimeoutSeconds == 0 ? nil : Duration.seconds(configuration.handlerTimeoutSeconds)
+        while true {
+            do {
+                // A handler's database call that never answers (seen after a PostgreSQL
+                // restart) would hold its job, and its prefetch slot, for ever: past the limit
+                // the run is abandoned and, like a lost database, run again.
+                guard let limit else { return try await handler.handle(job, context: context) }
+                return try await withDeadline(limit) { try await handler.handle(job, context: context) }
+            } catch where DatabaseAvailability.isUnavailable(error) && !Task.isCancelled && spurious < 3 {
+                observer.handlerLostDatabase(error, context.logger)
+                let started = ContinuousClock.now
+                let (database, logger) = (deps.database, context.logger)
+                try await hold.run(logger) { try await database.query("SELECT 1", logger: logger); return true }
+                spurious = ContinuousClock.now - started < .milliseconds(50) ? spurious + 1 : 0
+            }
+        }
+    }
+
+    private func retryOrGiveUp(_ delivery: AMQPDelivery, _ envelope: JobEnvelope, attempt: Int, reason: String, _ logger: Logger) async {
+        let type = envelope.typeName
+        guard attempt < configuration.maxAttempts else {
+            await giveUp(delivery, envelope, attempts: attempt, reason: "gave up after \(attempt) attempts: \(reason)", logger)
+            return
+        }
+        do {
+            try await hold.run(logger) { try await self.ledger.markRetrying(messageID: envelope.messageID, reason: reason) }
+        } catch {
+            await settlement.requeue(delivery, type: type, because: error, logger)
+            return
+        }
+        let tier = topology.retryTier(afterAttempt: attempt)
+        observer.retried(type: type, attempt: attempt, tier: tier, reason: reason, logger)
+        await settlement.delay(delivery, type: type, tier: tier, attempt: attempt, reason: reason, logger)
+    }
+
+    /// Out of attempts: dead-lettered and recorded `dead`.
+    private func giveUp(_ delivery: AMQPDelivery, _ envelope: JobEnvelope, attempts: Int, reason: String, _ logger: Logger) async {
+        observer.exhausted(type: envelope.typeName, reason: reason, logger)
+        await settlement.deadLetter(delivery, type: envelope.typeName, reason: reason, category: "exhausted", attempts: attempts, logger)
+        await recordDead(envelope.messageID, reason: reason, logger)
+    }
+
+    private func recordDead(_ messageID: String, reason: String, _ logger: Logger) async {
+        let finished = JobLedger.Finished(messageID: messageID, status: .dead, reason: reason)
+        do {
+            try await hold.run(logger) { try await self.committer.commit(finished, events: [], write: nil) }
+        } catch {
+            observer.notRecorded("could not record a dead-lettered job", error, logger)
+        }
+    }
+}

@@ -1,0 +1,25 @@
+import Logging
+import NIOSSL
+import PostgresNIO
+
+/// Makes the shared `PostgresClient` from ``DatabaseConfiguration``. The client is a
+/// `Service`: run it in the executable's `ServiceGroup` (or a task) before querying.
+public enum Database {
+    public static func makeClient(_ configuration: DatabaseConfiguration, logger: Logger) throws -> PostgresClient {
+        let endpoint = try configuration.endpoint()
+        let tls: PostgresClient.Configuration.TLS
+        switch configuration.tls {
+        case .disable: tls = .disable
+        case .prefer: tls = .prefer(.makeClientConfiguration())
+        case .require: tls = .require(.makeClientConfiguration())
+        }
+        var config = PostgresClient.Configuration(
+            host: endpoint.host, port: endpoint.port, username: endpoint.user,
+            password: endpoint.password, database: endpoint.database, tls: tls
+        )
+        config.options.maximumConnections = configuration.maxConnections
+        config.options.connectTimeout = .seconds(Int64(configuration.connectTimeoutSeconds))
+        config.options.keepAliveBehavior = .init(frequency: .seconds(15))
+        return PostgresClient(configuration: config, backgroundLogger: logger)
+    }
+}

@@ -1,0 +1,148 @@
+import Logging
+import PostgresNIO
+
+/// The idempotency ledger: one `herald.job_runs` row per `message_id`.
+///
+/// A job is claimed before its side effect. A claim succeeds for a new message, for one
+/// waiting for a retry, and for one whose claimant is gone: its lease ended, or its worker
+/// process no longer holds its presence lock (see ``WorkerPresence``), which is how a job
+/// whose worker was SIGKILLed is taken over at once instead of after the lease.
+public struct JobLedger: Sendable {
+    public enum Claim: Sendable, Equatable {
+        /// Run it; `attempt` counts claims of this message, this one included.
+        /// `tookOver`: the previous claimant died (or its lease ended) mid-job, so its side
+        /// effect may already have happened.
+        case claimed(attempt: Int, tookOver: Bool)
+        /// Its outcome is already committed: ack without running it again.
+        case finished(status: JobStatus)
+        /// A live worker is running it right now (a duplicate publish): look again later.
+        case busy
+    }
+
+    /// A finished job, for ``finish(_:on:)``.
+    public struct Finished: Sendable {
+        public var messageID: String
+        /// `completed`, `rejected` or `dead`.
+        public var status: JobStatus
+        public var reason: String?
+
+        public init(messageID: String, status: JobStatus, reason: String?) {
+            self.messageID = messageID
+            self.status = status
+            self.reason = reason
+        }
+    }
+
+    public let client: PostgresClient
+    public let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// One claim request, for ``claim(_:queue:ownerKey:leaseSeconds:)``.
+    public struct ClaimRequest: Sendable {
+        public var messageID: String
+        public var jobType: String
+        /// Unique per delivery being processed: a claim of the same delivery that already
+        /// landed (its answer was lost to a deadline) is recognised as its own.
+        public var token: String
+
+        public init(messageID: String, jobType: String, token: String) {
+            self.messageID = messageID
+            self.jobType = jobType
+            self.token = token
+        }
+    }
+
+    public func claim(messageID: String, jobType: String, queue: String, ownerKey: Int64, token: String, leaseSeconds: Int) async throws -> Claim {
+        try await claim([ClaimRequest(messageID: messageID, jobType: jobType, token: token)], queue: queue, ownerKey: ownerKey, leaseSeconds: leaseSeconds)[0]
+    }
+
+    /// Claims many messages in one statement; answers in the order of `requests`. A
+    /// message id that appears twice is claimed once; its other requests are `.busy`.
+    public func claim(_ requests: [ClaimRequest], queue: String, ownerKey: Int64, leaseSeconds: Int) async throws -> [Claim] {
+        var unique: [String: ClaimRequest] = [:]
+        for request in requests where unique[request.messageID] == nil { unique[request.messageID] = request }
+        // A stable order, so two workers claiming the same ids lock rows in the same order.
+        let batch = unique.values.sorted { $0.messageID < $1.messageID }
+        let ids = batch.map(\.messageID), types = batch.map(\.jobType), tokens = batch.map(\.token)
+        let rows = try await client.query("""
+            WITH input AS (
+                SELECT * FROM unnest(\(ids)::text[], \(types)::text[], \(tokens)::text[]) AS i(message_id, job_type, token)
+            ), before AS (
+                SELECT o.message_id, o.status, o.claim_token FROM herald.job_runs o JOIN input USING (message_id)
+            ), claimed AS (
+                INSERT INTO herald.job_runs AS j (message_id, job_type, queue, status, attempts, owner_key, claim_token, lease_until)
+                SELECT message_id, job_type, \(queue), 'running', 1, \(ownerKey), token, now() + make_interval(secs => \(leaseSeconds))
+                  FROM input ORDER BY message_id
+                ON CONFLICT (message_id) DO UPDATE
+                   SET status = 'running', attempts = j.attempts + (j.claim_token IS DISTINCT FROM EXCLUDED.claim_token)::int,
+                       owner_key = EXCLUDED.owner_key, claim_token = EXCLUDED.claim_token,
+                       lease_until = EXCLUDED.lease_until, updated_at = now()
+                 WHERE j.status = 'retrying'
+                    OR (j.status = 'running'
+                        AND (j.claim_token = EXCLUDED.claim_token
+                             OR j.lease_until < now() OR j.owner_key IS NULL
+                             OR pg_try_advisory_xact_lock_shared(j.owner_key)))
+                RETURNING j.message_id, j.attempts
+            )
+            SELECT input.message_id, claimed.attempts, before.status, before.claim_token
+              FROM input LEFT JOIN claimed USING (message_id) LEFT JOIN before USING (message_id)
+            """, logger: logger)
+        // `before` sees the statement's snapshot: each row as it was before this claim.
+        var answers: [String: Claim] = [:]
+        for try await (id, attempts, previousStatus, previousToken) in rows.decode((String, Int?, JobStatus?, String?).self) {
+            let token = unique[id]?.token
+            if let attempts {
+                answers[id] = .claimed(attempt: attempts, tookOver: previousStatus == .running && previousToken != token)
+            } else if let previousStatus, previousStatus.isFinal {
+                answers[id] = .finished(status: previousStatus)
+            } else {
+                // Held by a live worker, or inserted by another worker after our snapshot.
+                answers[id] = .busy
+            }
+        }
+        var seen: Set<String> = []
+        return requests.map { request in
+            defer { seen.insert(request.messageID) }
+            if seen.contains(request.messageID) || unique[request.messageID]?.token != request.token { return .busy }
+            return answers[request.messageID] ?? .busy
+        }
+    }
+
+    /// The job goes to a delay queue; any worker may claim it when it comes back.
+    public func markRetrying(messageID: String, reason: String) async throws {
+        try await client.query("""
+            UPDATE herald.job_runs SET status = 'retrying', reason = \(reason), owner_key = NULL,
+                   lease_until = NULL, updated_at = now()
+             WHERE message_id = \(messageID)
+            """, logger: logger)
+    }
+
+    /// Records final outcomes, in the caller's transaction.
+    public static func finish(_ items: [Finished], on connection: PostgresConnection, logger: Logger) async throws {
+        guard !items.isEmpty else { return }
+        let ids = items.map(\.messageID)
+        let statuses = items.map(\.status.rawValue)
+        let reasons = items.map { $0.reason ?? "" }
+        try await connection.query("""
+            UPDATE herald.job_runs AS j
+               SET status = u.status, reason = NULLIF(u.reason, ''), finished_at = now(), updated_at = now(),
+                   lease_until = NULL, owner_key = NULL
+              FROM unnest(\(ids)::text[], \(statuses)::text[], \(reasons)::text[]) AS u(message_id, status, reason)
+             WHERE j.message_id = u.message_id
+            """, logger: logger)
+    }
+
+    /// A job replayed from the dead-letter queue runs again, with fresh attempts.
+    public func reopen(messageIDs: [String]) async throws {
+        guard !messageIDs.isEmpty else { return }
+        try await client.query("""
+            UPDATE herald.job_runs SET status = 'retrying', attempts = 0, reason = NULL, finished_at = NULL,
+                   owner_key = NULL, lease_until = NULL, updated_at = now()
+             WHERE message_id = ANY(\(messageIDs)::text[]) AND status IN ('dead', 'rejected')
+            """, logger: logger)
+    }
+}

@@ -1,0 +1,41 @@
+import AsyncHTTPClient
+import Foundation
+import HeraldRuntime
+import Logging
+import NIOCore
+
+/// Kannel's smsbox HTTP interface: `GET /cgi-bin/sendsms?username&password&to&text&from`,
+/// with `charset=UTF-8` and `coding=2` (UCS-2) when the text is not GSM-7. Kannel answers
+/// 202 `0: Accepted for delivery` or `3: Queued for later delivery`, with no message id
+/// (none is recorded); 4xx (bad number, missing field) is final, 403 (credentials) and
+/// 5xx go to the next provider.
+struct KannelProvider: DeliveryProvider {
+    let configuration: SMSConfiguration.Kannel
+    let http: ProviderHTTP
+    var name: String { "kannel" }
+
+    func send(_ message: SMSMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
+        var fields = [
+            ("username", configuration.username), ("password", configuration.password),
+            ("to", message.to), ("text", message.text.revealed), ("charset", "UTF-8"),
+            ("coding", message.encoding.scheme == .gsm7 ? "0" : "2"),
+        ]
+        if !configuration.from.isEmpty { fields.append(("from", configuration.from)) }
+        let separator = configuration.url.contains("?") ? "&" : "?"
+        var request = HTTPClientRequest(url: configuration.url + separator + ProviderHTTP.formEncode(fields))
+        request.method = .GET
+
+        return await http.send(request, logger: context.logger) { status, body in
+            let text = String(buffer: body).trimmingCharacters(in: .whitespacesAndNewlines)
+            // "0: Accepted for delivery", "3: Queued for later delivery", else an error text.
+            let kannelCode = text.prefix(while: \.isNumber)
+            if let failure = ProviderHTTP.classify(status: status, code: kannelCode.isEmpty ? nil : "kannel-\(kannelCode)") {
+                return ProviderAnswer(failure, httpStatus: status)
+            }
+            guard kannelCode == "0" || kannelCode == "3" else {
+                return .next("kannel-unexpected-answer", httpStatus: status)
+            }
+            return .accepted(nil, httpStatus: status)
+        }
+    }
+}

@@ -1,0 +1,19 @@
+import Foundation
+import HeraldRuntime
+import Logging
+import PostgresNIO
+
+/// One SMS to hand to a provider.
+public struct SMSMessage: Sendable {
+    public var to: String
+    public var text: Secret
+    /// The text with the code masked, for anything people read (the dev outbox).
+    public var maskedText: String
+    public var encoding: SMSEncoding
+    public var verificationID: String
+    /// The job's message id.
+    public var messageID: String
+}
+
+/// A way to send an SMS: Twilio, Kannel, a signed webhook, the dev outbox.
+public typealias SMSProvider = any DeliveryProvider<SMSMessage, NoDetail>

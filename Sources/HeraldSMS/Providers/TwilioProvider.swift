@@ -1,0 +1,45 @@
+import AsyncHTTPClient
+import Foundation
+import HeraldRuntime
+import Logging
+import NIOCore
+
+/// Twilio's Messages API: `POST {base}/2010-04-01/Accounts/{sid}/Messages.json`, a form
+/// body (`To`, `From` or `MessagingServiceSid`, `Body`), HTTP basic auth with the account
+/// SID and auth token. 201 carries the message `sid`; errors carry Twilio's numeric `code`
+/// (21211 invalid number, 21610 unsubscribed, 21408 region not enabled, …), recorded as
+/// `twilio-<code>`.
+struct TwilioProvider: DeliveryProvider {
+    let configuration: SMSConfiguration.Twilio
+    let http: ProviderHTTP
+    var name: String { "twilio" }
+
+    func send(_ message: SMSMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
+        let base = configuration.baseURL.hasSuffix("/") ? String(configuration.baseURL.dropLast()) : configuration.baseURL
+        var request = HTTPClientRequest(url: "\(base)/2010-04-01/Accounts/\(ProviderHTTP.percentEncode(configuration.accountSID))/Messages.json")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: ProviderHTTP.basicAuthorization(user: configuration.accountSID, password: configuration.authToken))
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        request.headers.add(name: "Accept", value: "application/json")
+        var fields = [("To", message.to), ("Body", message.text.revealed)]
+        if configuration.messagingServiceSID.isEmpty {
+            fields.append(("From", configuration.from))
+        } else {
+            fields.append(("MessagingServiceSid", configuration.messagingServiceSID))
+        }
+        request.body = .bytes(ByteBuffer(string: ProviderHTTP.formEncode(fields)))
+
+        return await http.send(request, logger: context.logger) { status, body in
+            let json = (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any]
+            if let failure = ProviderHTTP.classify(status: status, code: (json?["code"] as? Int).map { "twilio-\($0)" }) {
+                return ProviderAnswer(failure, httpStatus: status)
+            }
+            // Twilio answers 201 with status queued/accepted; "failed"/"undelivered" at once is a refusal.
+            if let state = json?["status"] as? String, state == "failed" || state == "undelivered" {
+                let code = (json?["error_code"] as? Int).map { "twilio-\($0)" } ?? "twilio-\(state)"
+                return .refused(code, httpStatus: status)
+            }
+            return .accepted(json?["sid"] as? String, httpStatus: status)
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import HeraldRuntime
+import Logging
+import NIOCore
+
+/// A generic HTTPS webhook, signed as Standard Webhooks specify: headers `webhook-id`,
+/// `webhook-timestamp` (Unix seconds) and `webhook-signature: v1,<base64 HMAC-SHA256>`
+/// over `id.timestamp.body`, keyed with the base64 part of the `whsec_…` secret. The body:
+/// `{"type":"sms.send","timestamp":…,"data":{"to","text","verification_id","encoding","segments"}}`.
+/// A 2xx answer may carry `{"message_id": "…"}` (or `id`).
+struct WebhookProvider: DeliveryProvider {
+    let url: String
+    /// The signing key's bytes (`SymmetricKey` is not `Sendable`).
+    let key: [UInt8]
+    let http: ProviderHTTP
+    var name: String { "webhook" }
+
+    init(configuration: SMSConfiguration.Webhook, http: ProviderHTTP) throws(ConfigError) {
+        let encoded = configuration.secret.hasPrefix("whsec_") ? String(configuration.secret.dropFirst(6)) : configuration.secret
+        guard let bytes = Data(base64Encoded: encoded), bytes.count >= 24 else {
+            throw ConfigError(key: "sms.webhook.secret", reason: "must be whsec_ and the base64 of at least 24 random bytes")
+        }
+        self.url = configuration.url
+        self.key = Array(bytes)
+        self.http = http
+    }
+
+    struct Payload: Encodable {
+        struct Data: Encodable {
+            var to: String
+            var text: String
+            var verificationID: String
+            var encoding: String
+            var segments: Int
+            enum CodingKeys: String, CodingKey { case to, text, encoding, segments, verificationID = "verification_id" }
+        }
+        var type = "sms.send"
+        var timestamp: String
+        var data: Data
+    }
+
+    /// `v1,` and the signature of `id.timestamp.body`.
+    static func signature(id: String, timestamp: Int, body: [UInt8], key: [UInt8]) -> String {
+        let signed = Array("\(id).\(timestamp).".utf8) + body
+        return "v1," + Data(HMAC<SHA256>.authenticationCode(for: signed, using: SymmetricKey(data: key))).base64EncodedString()
+    }
+
+    func send(_ message: SMSMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
+        let now = Date()
+        let payload = Payload(
+            timestamp: now.iso8601,
+            data: .init(to: message.to, text: message.text.revealed, verificationID: message.verificationID,
+                        encoding: message.encoding.scheme.rawValue, segments: message.encoding.segments))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let body = try? encoder.encode(payload) else { return .refused("encoding") }
+        let id = "msg_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let timestamp = Int(now.timeIntervalSince1970)
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(name: "webhook-id", value: id)
+        request.headers.add(name: "webhook-timestamp", value: "\(timestamp)")
+        request.headers.add(name: "webhook-signature", value: Self.signature(id: id, timestamp: timestamp, body: Array(body), key: key))
+        request.body = .bytes(ByteBuffer(bytes: body))
+
+        return await http.send(request, logger: context.logger) { status, answer in
+            if let failure = ProviderHTTP.classify(status: status, code: nil) { return ProviderAnswer(failure, httpStatus: status) }
+            let json = (try? JSONSerialization.jsonObject(with: Data(buffer: answer))) as? [String: Any]
+            let id = (json?["message_id"] as? String) ?? (json?["id"] as? String)
+            return .accepted(id, httpStatus: status)
+        }
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import HeraldRuntime
+
+/// `sms.*`: codes, templates, abuse controls and providers of `herald-sms`.
+public struct SMSConfiguration: ConfigurationSection {
+    public static let key = "sms"
+
+    /// A fixed-window limit: at most `max` SMS per `windowSeconds`.
+    public struct Limit: Sendable, Equatable {
+        public var max: Int
+        public var windowSeconds: Int
+        public init(max: Int, windowSeconds: Int) {
+            self.max = max
+            self.windowSeconds = windowSeconds
+        }
+    }
+
+    /// Which country calling codes may receive SMS.
+    public struct RegionPolicy: Sendable, Equatable {
+        public enum Mode: String, Sendable, CaseIterable {
+            /// Only the listed codes.
+            case allow
+            /// Every code but the listed ones.
+            case deny
+        }
+        public var mode: Mode = .deny
+        public var callingCodes: Set<String> = []
+
+        public init(mode: Mode = .deny, callingCodes: Set<String> = []) {
+            self.mode = mode
+            self.callingCodes = callingCodes
+        }
+
+        public func permits(_ number: PhoneNumber) -> Bool {
+            callingCodes.contains(number.callingCode.code) == (mode == .allow)
+        }
+    }
+
+    public enum ProviderKind: String, Sendable, CaseIterable { case twilio, kannel, webhook, outbox }
+
+    public struct Twilio: Sendable {
+        public var baseURL = "https://api.twilio.com"
+        public var accountSID = ""
+        public var authToken = ""
+        /// A sender number or alphanumeric id; or use `messagingServiceSID`.
+        public var from = ""
+        public var messagingServiceSID = ""
+    }
+
+    public struct Kannel: Sendable {
+        /// The smsbox `sendsms` URL.
+        public var url = "http://127.0.0.1:13013/cgi-bin/sendsms"
+        public var username = ""
+        public var password = ""
+        public var from = ""
+    }
+
+    public struct Webhook: Sendable {
+        public var url = ""
+        /// Standard Webhooks signing secret: `whsec_` and base64 of 24+ random bytes.
+        public var secret = ""
+    }
+
+    public var appName = "Herald"
+    public var codeLength = 6
+    public var codeTTLSeconds = 300
+    public var maxAttempts = 5
+    /// A second request for the same number and purpose within this interval reuses the pending code.
+    public var resendIntervalSeconds = 30
+    public var templatesDirectory = "Config/templates/sms"
+    /// When set, messages end with the WebOTP line `@origin #code`.
+    public var webOTPOrigin = ""
+    /// Number → fixed code: no SMS, no quota; the check accepts the fixed code.
+    public var testNumbers: [String: String] = [:]
+    public var regions = RegionPolicy()
+    public var phoneLimit = Limit(max: 5, windowSeconds: 3600)
+    public var prefixLimit = Limit(max: 50, windowSeconds: 3600)
+    /// Digits dropped from the end of a number to make its prefix (3: ranges of 1,000 numbers).
+    public var prefixDropDigits = 3
+    public var ipLimit = Limit(max: 20, windowSeconds: 3600)
+    public var globalLimit = Limit(max: 100_000, windowSeconds: 3600)
+    /// `force_resend` requests per number.
+    public var resendLimit = Limit(max: 3, windowSeconds: 3600)
+    /// Tried in this order; the next on a transient error or timeout.
+    public var providers: [ProviderKind] = [.outbox]
+    public var providerTimeoutMilliseconds = 10_000
+    public var twilio = Twilio()
+    public var kannel = Kannel()
+    public var webhook = Webhook()
+
+    public init() {}
+
+    public init(source: ConfigSource) throws {
+        appName = try source.string("sms.app_name", default: appName)
+        codeLength = try source.int("sms.code_length", default: codeLength, range: 4...12)
+        codeTTLSeconds = try source.int("sms.code_ttl_seconds", default: codeTTLSeconds, range: 30...86_400)
+        maxAttempts = try source.int("sms.max_attempts", default: maxAttempts, range: 1...20)
+        resendIntervalSeconds = try source.int("sms.resend_interval_seconds", default: resendIntervalSeconds, range: 0...3600)
+        templatesDirectory = try source.string("sms.templates_dir", default: templatesDirectory)
+        webOTPOrigin = try source.string("sms.webotp_origin", default: webOTPOrigin)
+        testNumbers = try Self.testNumbers(source, codeLength: codeLength)
+        regions.mode = try source.choice("sms.regions.mode", default: regions.mode)
+        regions.callingCodes = Set(try source.stringList("sms.regions.calling_codes", default: []).map {
+            let code = $0.hasPrefix("+") ? String($0.dropFirst()) : $0
+            guard CallingCodes.byCode[code] != nil else {
+                throw ConfigError(key: "sms.regions.calling_codes", reason: "'\($0)' is not an assigned country calling code")
+            }
+            return code
+        })
+        phoneLimit = try Self.limit(source, "phone", phoneLimit)
+        prefixLimit = try Self.limit(source, "prefix", prefixLimit)
+        prefixDropDigits = try source.int("sms.limits.prefix.drop_digits", default: prefixDropDigits, range: 1...8)
+        ipLimit = try Self.limit(source, "ip", ipLimit)
+        globalLimit = try Self.limit(source, "global", globalLimit)
+        resendLimit = try Self.limit(source, "resend", resendLimit)
+        providers = try source.stringList("sms.providers", default: providers.map(\.rawValue)).map {
+            guard let kind = ProviderKind(rawValue: $0) else {
+                throw ConfigError(key: "sms.providers", reason: "'\($0)' is not one of \(ProviderKind.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            return kind
+        }
+        guard !providers.isEmpty else { throw ConfigError(key: "sms.providers", reason: "name at least one provider") }
+        providerTimeoutMilliseconds = try source.int("sms.provider_timeout_ms", default: providerTimeoutMilliseconds, range: 100...120_000)
+        twilio.baseURL = try source.string("sms.twilio.base_url", default: twilio.baseURL)
+        twilio.accountSID = try source.string("sms.twilio.account_sid", default: "")
+        twilio.authToken = try source.string("sms.twilio.auth_token", default: "", secret: true)
+        twilio.from = try source.string("sms.twilio.from", default: "")
+        twilio.messagingServiceSID = try source.string("sms.twilio.messaging_service_sid", default: "")
+        kannel.url = try source.string("sms.kannel.url", default: kannel.url)
+        kannel.username = try source.string("sms.kannel.username", default: "")
+        kannel.password = try source.string("sms.kannel.password", default: "", secret: true)
+        kannel.from = try source.string("sms.kannel.from", default: "")
+        webhook.url = try source.string("sms.webhook.url", default: "")
+        webhook.secret = try source.string("sms.webhook.secret", default: "", secret: true)
+        try checkProviders()
+    }
+
+    /// Each provider in use has what it needs.
+    func checkProviders() throws(ConfigError) {
+        for provider in providers {
+            switch provider {
+            case .twilio where twilio.accountSID.isEmpty || twilio.authToken.isEmpty:
+                throw ConfigError(key: "sms.twilio", reason: "account_sid and auth_token are required when twilio is a provider")
+            case .twilio where twilio.from.isEmpty && twilio.messagingServiceSID.isEmpty:
+                throw ConfigError(key: "sms.twilio.from", reason: "set from or messaging_service_sid")
+            case .webhook where webhook.url.isEmpty || webhook.secret.isEmpty:
+                throw ConfigError(key: "sms.webhook", reason: "url and secret are required when webhook is a provider")
+            default: continue
+            }
+        }
+    }
+
+    private static func limit(_ source: ConfigSource, _ name: String, _ fallback: Limit) throws -> Limit {
+        Limit(max: try source.int("sms.limits.\(name).max", default: fallback.max, range: 0...100_000_000),
+              windowSeconds: try source.int("sms.limits.\(name).window_seconds", default: fallback.windowSeconds, range: 1...2_592_000))
+    }
+
+    /// A mapping `"+15555550100": "123456"` in the file, or `number:code,…` in HERALD_SMS_TEST_NUMBERS.
+    private static func testNumbers(_ source: ConfigSource, codeLength: Int) throws -> [String: String] {
+        var pairs: [String: String] = [:]
+        let listed = try source.string("sms.test_numbers", default: "", secret: true)
+        for entry in listed.split(separator: ",") {
+            let parts = entry.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2 else { throw ConfigError(key: "sms.test_numbers", reason: "entries are number:code") }
+            pairs[parts[0]] = parts[1]
+        }
+        for (number, code) in source.map("sms.test_numbers") {
+            pairs[number] = "\(code)"
+        }
+        for (number, code) in pairs {
+            do {
+                _ = try PhoneNumber(number)
+            } catch {
+                throw ConfigError(key: "sms.test_numbers", reason: "\(Redact.phone(number)) \(error.reason)")
+            }
+            guard code.count == codeLength, code.allSatisfy(\.isASCII), code.allSatisfy(\.isNumber) else {
+                throw ConfigError(key: "sms.test_numbers", reason: "the code of \(Redact.phone(number)) must be \(codeLength) digits")
+            }
+        }
+        return pairs
+    }
+}
+
+extension HeraldConfiguration {
+    /// `sms.*`
+    public var sms: SMSConfiguration {
+        get { self[SMSConfiguration.self] }
+        set { self[SMSConfiguration.self] = newValue }
+    }
+}

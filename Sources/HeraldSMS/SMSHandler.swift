@@ -1,0 +1,198 @@
+import Foundation
+import HeraldRuntime
+import Logging
+import PostgresNIO
+
+/// `herald-sms`: decides each `sms.verification` job in PostgreSQL (``SMSStore/prepare``:
+/// re-entrancy, test numbers, rate limits), then renders the localised text, sends it
+/// through the providers in order and records the outcome with the job's.
+///
+/// Exactly once as far as a remote API allows: a verification already sent is never sent
+/// again; the code is hashed and recorded (`sending`) before the provider call, so the only
+/// window for a second SMS is a crash between the provider's acceptance and our commit, and
+/// the retry after it is counted (`herald_sms_uncertain_sends_total`).
+public struct SMSHandler: JobHandler {
+    public let configuration: SMSConfiguration
+    let hasher: SecretHasher
+    let templates: SMSTemplates
+    let providers: ProviderChain<SMSMessage, NoDetail>
+    let metrics = SMSMetrics()
+
+    public init(configuration: SMSConfiguration, hasher: SecretHasher, templates: SMSTemplates, providers: [SMSProvider]) {
+        self.configuration = configuration
+        self.hasher = hasher
+        self.templates = templates
+        self.providers = ProviderChain(channel: "sms", providers: providers)
+    }
+
+    /// The handler a `herald-sms` process runs, from its configuration.
+    public init(configuration: HeraldConfiguration) throws {
+        let sms = configuration.sms
+        let http = ProviderHTTP(timeoutMilliseconds: sms.providerTimeoutMilliseconds)
+        let providers: [SMSProvider] = try sms.providers.map { kind throws(ConfigError) -> SMSProvider in
+            switch kind {
+            case .twilio: TwilioProvider(configuration: sms.twilio, http: http)
+            case .kannel: KannelProvider(configuration: sms.kannel, http: http)
+            case .webhook: try WebhookProvider(configuration: sms.webhook, http: http)
+            case .outbox: OutboxSMSProvider(outbox: DevOutboxDelivery(configuration: configuration.outbox))
+            }
+        }
+        self.init(
+            configuration: sms,
+            hasher: SecretHasher(keyRing: try configuration.secrets.keyRing()),
+            templates: try SMSTemplates.load(directory: sms.templatesDirectory, appName: sms.appName, webOTPOrigin: sms.webOTPOrigin),
+            providers: providers)
+    }
+
+    public func handle(_ job: SMSVerificationJob, context: JobContext) async throws -> JobOutcome {
+        let phone: PhoneNumber
+        do {
+            phone = try PhoneNumber(job.phoneNumber)
+        } catch {
+            throw JobFailure.invalid("phone_number \(error.reason)")
+        }
+        var logger = context.logger
+        logger[metadataKey: "verification_id"] = "\(job.verificationID)"
+        logger[metadataKey: "phone"] = "\(phone)"
+
+        // Test numbers first: they send nothing, so no policy applies to them.
+        let testCode = configuration.testNumbers[phone.e164]
+        if testCode == nil, !configuration.regions.permits(phone) {
+            return refused(job, phone: phone, reason: "region_not_allowed", logger: logger) { connection, logger in
+                try await connection.query("""
+                    INSERT INTO herald.sms_verifications (verification_id, phone_number, purpose, message_id, state, reason)
+                    VALUES (\(job.verificationID), \(phone.e164), \(job.purpose.rawValue), \(context.envelope.messageID), 'refused', 'region_not_allowed')
+                    ON CONFLICT (verification_id) DO NOTHING
+                    """, logger: logger)
+            }
+        }
+        let code = testCode.map(Secret.init) ?? SecretGenerator.numericCode(length: configuration.codeLength)
+        let request = SMSStore.Request(
+            verificationID: job.verificationID, messageID: context.envelope.messageID,
+            phone: phone.e164, purpose: job.purpose.rawValue, force: job.forceResend ?? false, test: testCode != nil,
+            hash: hasher.hash(code, context: PhoneVerifier.hashContext(phone: phone.e164, purpose: job.purpose.rawValue)),
+            ttlSeconds: configuration.codeTTLSeconds, maxAttempts: configuration.maxAttempts,
+            resendIntervalSeconds: configuration.resendIntervalSeconds, limits: limits(for: job, phone: phone),
+            ownerKey: context.ownerKey)
+
+        switch try await SMSStore.prepare(request, client: context.database, logger: logger) {
+        case .send(let uncertain):
+            if uncertain {
+                metrics.uncertainSend()
+                logger.warning("an earlier try of this verification may have reached a provider; sending a fresh code")
+            }
+            return try await send(job, phone: phone, code: code, context: context, logger: logger)
+        case .reused:
+            metrics.decision("reused")
+            logger.info("a code sent moments ago answers this verification too; no SMS sent")
+            return .completed()
+        case .test:
+            metrics.decision("test")
+            logger.info("test number: fixed code stored, no SMS sent")
+            return .completed()
+        case .refused(let reason):
+            return refused(job, phone: phone, reason: reason, logger: logger, write: nil)
+        case .done(let state):
+            // Decided by an earlier delivery of this verification: nothing is sent again. Its
+            // `sms.sent` may not have been committed yet (a crash after the send was recorded),
+            // so a sent verification emits it again: events are at least once.
+            logger.info("verification already decided", metadata: ["state": "\(state.rawValue)"])
+            switch state {
+            case .sent: return .completed(events: [sentEvent(job, phone: phone, delivery: nil, encoding: nil)])
+            case .refused, .failed: return .rejected("already \(state.rawValue)")
+            case .sending, .retrying, .reused, .test: return .completed()
+            }
+        case .closed:
+            metrics.decision("closed")
+            return .rejected("code_closed")
+        case .busy:
+            // Another job is calling a provider for this verification or its shared code:
+            // decide again after a delay (then `done`, `reused`, or a send if that one failed).
+            metrics.decision("busy")
+            throw JobFailure.transient("verification_in_progress")
+        }
+    }
+
+    private func send(_ job: SMSVerificationJob, phone: PhoneNumber, code: Secret, context: JobContext, logger: Logger) async throws -> JobOutcome {
+        let rendered = templates.render(purpose: job.purpose, locale: job.locale, code: code)
+        if rendered.encoding.segments > 1 {
+            logger.notice("the SMS needs more than one segment", metadata: [
+                "locale": "\(rendered.locale)", "encoding": "\(rendered.encoding.scheme.rawValue)",
+                "units": "\(rendered.encoding.units)", "segments": "\(rendered.encoding.segments)"])
+        }
+        let message = SMSMessage(to: phone.e164, text: rendered.text, maskedText: rendered.maskedText, encoding: rendered.encoding,
+                                 verificationID: job.verificationID, messageID: context.envelope.messageID)
+        let delivery = await providers.send(message, context: DeliveryContext(logger: logger, database: context.database))
+        // Each outcome is recorded at once, on its own (not in the grouped outcome transaction,
+        // whose per-job statements run one after another): a redelivery then finds it and sends
+        // nothing. Held while the database is away, never given up: giving up would make the
+        // redelivery send again, and a `retrying` re-run at once would skip the delay queue.
+        let (id, attempts, database) = (job.verificationID, delivery.attempts, context.database)
+        switch delivery.outcome {
+        case .accepted:
+            metrics.decision("sent")
+            if delivery.uncertain { metrics.uncertainSend() }
+            metrics.segments(rendered.encoding)
+            try await context.untilDatabase { try await SMSStore.sent(id, attempts: attempts, message: rendered, client: database, logger: logger) }
+            return .completed(events: [sentEvent(job, phone: phone, delivery: delivery, encoding: rendered.encoding)])
+        case .refused(let refusal):
+            metrics.decision("failed")
+            let reason = "provider_rejected:\(refusal)"
+            try await context.untilDatabase { try await SMSStore.failed(id, reason: reason, attempts: attempts, client: database, logger: logger) }
+            let event = OutgoingEvent(name: "sms.failed", payload: SMSEvent(
+                verificationID: job.verificationID, phone: Redact.phone(phone.e164), purpose: job.purpose.rawValue,
+                provider: delivery.provider, reason: reason))
+            return .rejected(reason, events: [event])
+        case .failed(let reason):
+            metrics.decision("retrying")
+            if delivery.uncertain { metrics.uncertainSend() }
+            try await context.untilDatabase { try await SMSStore.retrying(id, reason: reason, attempts: attempts, client: database, logger: logger) }
+            throw JobFailure.transient(reason)
+        }
+    }
+
+    private func sentEvent(_ job: SMSVerificationJob, phone: PhoneNumber, delivery: ProviderChain<SMSMessage, NoDetail>.Delivery?, encoding: SMSEncoding?) -> OutgoingEvent {
+        OutgoingEvent(name: "sms.sent", payload: SMSEvent(
+            verificationID: job.verificationID, phone: Redact.phone(phone.e164), purpose: job.purpose.rawValue,
+            provider: delivery?.provider, providerMessageID: delivery?.providerMessageID,
+            segments: encoding?.segments, encoding: encoding?.scheme.rawValue))
+    }
+
+    private func refused(_ job: SMSVerificationJob, phone: PhoneNumber, reason: String, logger: Logger,
+                         write: (@Sendable (PostgresConnection, Logger) async throws -> Void)?) -> JobOutcome {
+        metrics.decision("refused")
+        metrics.refusal(reason)
+        logger.notice("SMS refused", metadata: ["reason": "\(reason)"])
+        let event = OutgoingEvent(name: "sms.refused", payload: SMSEvent(
+            verificationID: job.verificationID, phone: Redact.phone(phone.e164), purpose: job.purpose.rawValue, reason: reason))
+        return .rejected(reason, events: [event], write: write)
+    }
+
+    /// The rate limits of a request; a client IP or app id the job lacks has no limit of its own.
+    func limits(for job: SMSVerificationJob, phone: PhoneNumber) -> SMSStore.Limits {
+        var limits = SMSStore.Limits()
+        limits.add("phone", key: phone.e164, configuration.phoneLimit)
+        limits.add("resend", key: phone.e164, configuration.resendLimit)
+        limits.add("prefix", key: phone.prefix(droppingLast: configuration.prefixDropDigits), configuration.prefixLimit)
+        if let ip = job.client?.ip, !ip.isEmpty { limits.add("ip", key: ip, configuration.ipLimit) }
+        limits.add("global", key: "", configuration.globalLimit)
+        return limits
+    }
+}
+
+/// Payload of `sms.sent`, `sms.failed` and `sms.refused` (the number masked).
+struct SMSEvent: Encodable {
+    var verificationID: String
+    var phone: String
+    var purpose: String
+    var provider: String?
+    var providerMessageID: String?
+    var segments: Int?
+    var encoding: String?
+    var reason: String?
+
+    enum CodingKeys: String, CodingKey {
+        case phone, purpose, provider, segments, encoding, reason
+        case verificationID = "verification_id", providerMessageID = "provider_message_id"
+    }
+}

@@ -1,0 +1,29 @@
+import HeraldRuntime
+import Metrics
+
+/// `herald-sms`'s own metrics (documented in docs/operations.md).
+public struct SMSMetrics: Sendable {
+    public init() {}
+
+    /// `herald_sms_decisions_total{decision}`: sent, reused, test, refused, failed, retrying.
+    public func decision(_ decision: String) {
+        Counter(label: "herald_sms_decisions_total", dimensions: [("decision", decision)]).increment()
+    }
+
+    /// `herald_sms_refusals_total{reason}`: region, rate_limited:phone|prefix|ip|global|resend.
+    public func refusal(_ reason: String) {
+        Counter(label: "herald_sms_refusals_total", dimensions: [("reason", reason)]).increment()
+    }
+
+    /// `herald_sms_uncertain_sends_total`: sends repeated because an earlier try may have
+    /// reached a provider (a crash between its acceptance and our commit): the only window
+    /// in which a verification gets a second SMS.
+    public func uncertainSend() {
+        Counter(label: "herald_sms_uncertain_sends_total").increment()
+    }
+
+    /// `herald_sms_segments_total{encoding}`: segments sent (what the operator pays for).
+    public func segments(_ encoding: SMSEncoding) {
+        Counter(label: "herald_sms_segments_total", dimensions: [("encoding", encoding.scheme.rawValue)]).increment(by: encoding.segments)
+    }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import HeraldRuntime
+import Yams
+
+/// The SMS texts, per locale and purpose, loaded from `sms.templates_dir` (one
+/// `<locale>.yaml` per locale, `default.yaml` the last fallback).
+///
+/// Lookup walks `pt-BR` → `pt` → `default` for the purpose's key. The rendered text is a
+/// ``Secret`` (it carries the code); when it needs more than one segment and the template
+/// has a `<purpose>_short` variant, the variant is used.
+public struct SMSTemplates: Sendable {
+    /// Locale (lower-cased, `_` → `-`) → key → template.
+    let locales: [String: [String: String]]
+    public let appName: String
+    public let webOTPOrigin: String
+
+    public init(locales: [String: [String: String]], appName: String, webOTPOrigin: String = "") throws(ConfigError) {
+        guard locales["default"] != nil else {
+            throw ConfigError(key: "sms.templates_dir", reason: "default.yaml is missing")
+        }
+        for (locale, templates) in locales {
+            for (key, text) in templates {
+                guard text.contains("{code}") else {
+                    throw ConfigError(key: "sms.templates_dir", reason: "\(locale).yaml: \(key) does not contain {code}")
+                }
+                let placeholders = Self.placeholders(in: text)
+                if let unknown = placeholders.first(where: { $0 != "code" && $0 != "app_name" }) {
+                    throw ConfigError(key: "sms.templates_dir", reason: "\(locale).yaml: \(key) uses unknown placeholder {\(unknown)}")
+                }
+            }
+        }
+        for purpose in SMSVerificationJob.Purpose.allCases where locales["default"]?[purpose.rawValue] == nil {
+            throw ConfigError(key: "sms.templates_dir", reason: "default.yaml has no \(purpose.rawValue) text")
+        }
+        self.locales = locales
+        self.appName = appName
+        self.webOTPOrigin = webOTPOrigin
+    }
+
+    /// Loads every `*.yaml` in `directory`.
+    public static func load(directory: String, appName: String, webOTPOrigin: String) throws -> SMSTemplates {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".yaml") }
+        } catch {
+            throw ConfigError(key: "sms.templates_dir", reason: "cannot read the directory '\(directory)'")
+        }
+        var locales: [String: [String: String]] = [:]
+        for name in names {
+            let path = (directory as NSString).appendingPathComponent(name)
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+                  let parsed = try? Yams.load(yaml: text),
+                  let mapping = parsed as? [String: Any]
+            else {
+                throw ConfigError(key: "sms.templates_dir", reason: "\(name) is not a YAML mapping of purpose: text")
+            }
+            var templates: [String: String] = [:]
+            for (key, value) in mapping {
+                guard let text = value as? String else {
+                    throw ConfigError(key: "sms.templates_dir", reason: "\(name): \(key) must be a string")
+                }
+                templates[key] = text
+            }
+            locales[normalize(String(name.dropLast(5)))] = templates
+        }
+        return try SMSTemplates(locales: locales, appName: appName, webOTPOrigin: webOTPOrigin)
+    }
+
+    /// The locales tried for `locale`, most specific first, `default` last.
+    public func chain(for locale: String?) -> [String] {
+        var out: [String] = []
+        if let locale {
+            var parts = Self.normalize(locale).split(separator: "-").map(String.init)
+            while !parts.isEmpty {
+                out.append(parts.joined(separator: "-"))
+                parts.removeLast()
+            }
+        }
+        out.append("default")
+        return out
+    }
+
+    /// The text for `purpose` in `locale` (with fallback), with the code and app name in.
+    public func render(purpose: SMSVerificationJob.Purpose, locale: String?, code: Secret) -> RenderedSMS {
+        let chain = chain(for: locale)
+        func lookup(_ key: String) -> (String, String)? {
+            for candidate in chain {
+                if let text = locales[candidate]?[key] { return (candidate, text) }
+            }
+            return nil
+        }
+        // default.yaml has every purpose (checked in init).
+        var (usedLocale, template) = lookup(purpose.rawValue)!
+        var encoding = SMSEncoding(fill(template, code: code))
+        if encoding.segments > 1, let (shortLocale, short) = lookup(purpose.rawValue + "_short") {
+            let shorter = SMSEncoding(fill(short, code: code))
+            if shorter.segments < encoding.segments {
+                (usedLocale, template, encoding) = (shortLocale, short, shorter)
+            }
+        }
+        let mask = Secret(String(repeating: "*", count: code.revealed.count))
+        return RenderedSMS(text: Secret(fill(template, code: code)), maskedText: fill(template, code: mask), locale: usedLocale, encoding: encoding)
+    }
+
+    private func fill(_ template: String, code: Secret) -> String {
+        var text = template
+            .replacingOccurrences(of: "{app_name}", with: appName)
+            .replacingOccurrences(of: "{code}", with: code.revealed)
+        if !webOTPOrigin.isEmpty {
+            // WebOTP: the last line binds the code to the origin that may read it.
+            text += "\n\n@\(webOTPOrigin) #\(code.revealed)"
+        }
+        return text
+    }
+
+    static func normalize(_ locale: String) -> String {
+        locale.replacingOccurrences(of: "_", with: "-").lowercased()
+    }
+
+    private static func placeholders(in text: String) -> [String] {
+        var out: [String] = []
+        var rest = Substring(text)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            out.append(String(rest[rest.index(after: open)..<close]))
+            rest = rest[rest.index(after: close)...]
+        }
+        return out
+    }
+}
+
+/// A rendered message: the text (it carries the code, hence a ``Secret``), the locale whose
+/// template was used, and its length in SMS terms.
+public struct RenderedSMS: Sendable {
+    public var text: Secret
+    /// The text with the code masked.
+    public var maskedText: String
+    public var locale: String
+    public var encoding: SMSEncoding
+}

@@ -1,0 +1,54 @@
+import Foundation
+import HeraldRuntime
+
+/// `sms.verification` v1: send a one-time code to a phone number.
+public struct SMSVerificationJob: HeraldJob, Equatable {
+    public static let kind = JobKind.sms
+    public static let name = "sms.verification"
+    public static let version = 1
+
+    public enum Purpose: String, Codable, Sendable, CaseIterable { case signIn = "sign_in", mfaEnroll = "mfa_enroll", mfaSignIn = "mfa_sign_in" }
+
+    /// Where the request came from, for rate limits.
+    public struct ClientContext: Codable, Sendable, Equatable {
+        public var ip: String?
+        public var appID: String?
+        public init(ip: String? = nil, appID: String? = nil) { self.ip = ip; self.appID = appID }
+        enum CodingKeys: String, CodingKey { case ip, appID = "app_id" }
+    }
+
+    public var version: Int
+    public var verificationID: String
+    public var phoneNumber: String
+    public var locale: String?
+    public var purpose: Purpose
+    public var forceResend: Bool?
+    public var client: ClientContext?
+
+    public init(verificationID: String, phoneNumber: String, locale: String? = nil, purpose: Purpose = .signIn, forceResend: Bool = false, client: ClientContext? = nil) {
+        self.version = Self.version
+        self.verificationID = verificationID
+        self.phoneNumber = phoneNumber
+        self.locale = locale
+        self.purpose = purpose
+        self.forceResend = forceResend
+        self.client = client
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case version, locale, purpose, client
+        case verificationID = "verification_id", phoneNumber = "phone_number", forceResend = "force_resend"
+    }
+
+    public func validate() throws(JobValidationError) {
+        try WireRules.identifier(verificationID, field: "verification_id")
+        do {
+            // Strict E.164, against the assigned country calling codes (see ``PhoneNumber``).
+            _ = try PhoneNumber(phoneNumber)
+        } catch {
+            throw JobValidationError("phone_number \(error.reason)")
+        }
+        if let locale { try WireRules.locale(locale, field: "locale") }
+    }
+}
+

@@ -1,0 +1,132 @@
+import Foundation
+import HeraldRuntime
+import Logging
+import PostgresNIO
+
+/// The SQL of `herald-sms`: the decision of a job (``prepare``), what its send did
+/// (``sent``, ``failed``, ``retrying``), each in one statement.
+public enum SMSStore {
+    /// What `herald.sms_prepare` decided.
+    public enum Decision: Sendable, Equatable {
+        /// Send the code just hashed. `uncertain`: an earlier try may have reached a provider.
+        case send(uncertain: Bool)
+        case reused
+        case test
+        case refused(reason: String)
+        /// Decided before; the verification's state.
+        case done(state: SMSVerificationState)
+        /// A retry whose code was used, killed or expired meanwhile.
+        case closed
+        /// A send of this verification, or of the pending code it would share, is under way.
+        case busy
+    }
+
+    /// The rate limits of one request, checked in this order.
+    public struct Limits: Sendable {
+        public var scopes: [String] = []
+        public var keys: [String] = []
+        public var windows: [Int] = []
+        public var maxes: [Int] = []
+
+        public init() {}
+
+        public mutating func add(_ scope: String, key: String, _ limit: SMSConfiguration.Limit) {
+            scopes.append(scope)
+            keys.append(key)
+            windows.append(limit.windowSeconds)
+            maxes.append(limit.max)
+        }
+    }
+
+    public struct Request: Sendable {
+        public var verificationID: String
+        public var messageID: String
+        public var phone: String
+        public var purpose: String
+        public var force: Bool
+        public var test: Bool
+        public var hash: StoredSecretHash
+        public var ttlSeconds: Int
+        public var maxAttempts: Int
+        public var resendIntervalSeconds: Int
+        public var limits: Limits
+        /// The presence key of this worker: while its lock is held, its `sending` is in progress.
+        public var ownerKey: Int64 = 0
+    }
+
+    public static func prepare(_ request: Request, client: PostgresClient, logger: Logger) async throws -> Decision {
+        // A concurrent first request for the same number, or a deadlock victim: decide again.
+        try await Database.retryingConflicts { try await prepareOnce(request, client: client, logger: logger) }
+    }
+
+    private static func prepareOnce(_ r: Request, client: PostgresClient, logger: Logger) async throws -> Decision {
+        let hash = ByteBuffer(bytes: r.hash.digest)
+        let rows = try await client.query("""
+            SELECT o_decision, o_reason, o_uncertain FROM herald.sms_prepare(
+                \(r.verificationID), \(r.messageID), \(r.phone), \(r.purpose), \(r.force), \(r.test), \(r.hash.keyID), \(hash),
+                \(r.ttlSeconds)::int, \(r.maxAttempts)::int, \(r.resendIntervalSeconds)::int,
+                \(r.limits.scopes)::text[], \(r.limits.keys)::text[], \(r.limits.windows)::int[], \(r.limits.maxes)::int[],
+                \(r.ownerKey)::bigint)
+            """, logger: logger)
+        for try await (decision, reason, uncertain) in rows.decode((String, String?, Bool).self) {
+            switch decision {
+            case "send": return .send(uncertain: uncertain)
+            case "reused": return .reused
+            case "test": return .test
+            case "refused": return .refused(reason: reason ?? "refused")
+            case "done":
+                guard let state = reason.flatMap(SMSVerificationState.init(rawValue:)) else { break }
+                return .done(state: state)
+            case "closed": return .closed
+            case "busy": return .busy
+            default: break
+            }
+        }
+        throw StoreError("herald.sms_prepare gave no decision")
+    }
+
+    /// A send whose calls include one that may have delivered counts once as uncertain.
+    static func uncertainSends(_ attempts: [DeliveryAttempt]) -> Int {
+        attempts.contains(where: \.uncertain) ? 1 : 0
+    }
+
+    /// `herald.sms_send_attempts`: every provider call of a verification.
+    static let attempts = AttemptLog(table: "herald.sms_send_attempts", keyColumn: "verification_id")
+
+    public static func sent(_ verificationID: String, attempts: [DeliveryAttempt], message: RenderedSMS, client: PostgresClient, logger: Logger) async throws {
+        let accepted = attempts.last
+        let query = try Self.attempts.query(change: """
+            UPDATE herald.sms_verifications
+               SET state = 'sent', reason = NULL, provider = NULLIF($2, ''), provider_message_id = NULLIF($3, ''), segments = $4, encoding = $5,
+                   uncertain_sends = uncertain_sends + $6, updated_at = now()
+             WHERE verification_id = $1 AND state = 'sending'
+            RETURNING verification_id, code_id
+            """, [verificationID, accepted?.provider ?? "", accepted?.providerMessageID ?? "", message.encoding.segments,
+                  message.encoding.scheme.rawValue, uncertainSends(attempts)],
+            attempts: attempts)
+        try await client.query(query, logger: logger)
+    }
+
+    /// A permanent failure: the code is closed, so the next request sends a fresh one.
+    public static func failed(_ verificationID: String, reason: String, attempts: [DeliveryAttempt], client: PostgresClient, logger: Logger) async throws {
+        let query = try Self.attempts.query(change: """
+            UPDATE herald.sms_verifications SET state = 'failed', reason = $2, updated_at = now()
+             WHERE verification_id = $1 AND state IN ('sending', 'retrying')
+            RETURNING verification_id, code_id
+            """, [verificationID, reason], attempts: attempts,
+            final: "UPDATE herald.sms_codes SET status = 'failed', finished_at = now() WHERE id IN (SELECT code_id FROM v) AND status = 'pending'")
+        try await client.query(query, logger: logger)
+    }
+
+    /// Every provider failed transiently: the job will be retried with a fresh code. Not an
+    /// uncertain send, unless a call timed out (it may have been delivered).
+    public static func retrying(_ verificationID: String, reason: String, attempts: [DeliveryAttempt], client: PostgresClient, logger: Logger) async throws {
+        let query = try Self.attempts.query(change: """
+            UPDATE herald.sms_verifications
+               SET state = 'retrying', reason = $2, uncertain_sends = uncertain_sends + $3, updated_at = now()
+             WHERE verification_id = $1 AND state = 'sending'
+            RETURNING verification_id, code_id
+            """, [verificationID, reason, uncertainSends(attempts)], attempts: attempts)
+        try await client.query(query, logger: logger)
+    }
+}

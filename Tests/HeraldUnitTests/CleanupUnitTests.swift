@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+import HeraldClient
+@testable import HeraldCleanup
+@testable import HeraldEmail
+@testable import HeraldPush
+@testable import HeraldRuntime
+@testable import HeraldSMS
+
+@Suite struct CleanupUnitTests {
+    @Test func theAccountDeletedBodyIsTheEventShapeWithEscapedFields() throws {
+        let event = AccountDeletedEvent(accountID: "a\"b\\c\u{1}é", createdAt: Date(timeIntervalSince1970: 0),
+                                        deletedAt: Date(timeIntervalSince1970: 1_800_000_000.5), runID: "cr-1").outgoing
+        #expect(event.name == "account.deleted" && event.typeName == "account.deleted.v1")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(event.body)) as? [String: Any])
+        #expect(object["account_id"] as? String == "a\"b\\c\u{1}é")
+        #expect(object["version"] as? Int == 1)
+        #expect(object["event"] as? String == "account.deleted")
+        #expect(object["reason"] as? String == "anonymous_expired")
+        #expect(object["run_id"] as? String == "cr-1")
+        #expect(object["created_at"] as? String == "1970-01-01T00:00:00.000Z")
+        #expect((object["deleted_at"] as? String)?.hasPrefix("2027-01-15T08:00:00.5") == true)
+        #expect(object["occurred_at"] as? String == object["deleted_at"] as? String)
+    }
+
+    @Test func cleanupKeysParseWithDefaultsAndRanges() throws {
+        let defaults = try HeraldConfiguration(every: ConfigSource(values: [:]))
+        #expect(defaults.cleanup.batchSize == 1_000 && defaults.cleanup.maxAccountsPerRun == 1_000_000)
+        let source = ConfigSource(values: ["cleanup.batch_size": 50, "cleanup.purge.job_runs_days": 2],
+                                  environment: ["HERALD_CLEANUP_RATE_LIMIT_PER_SECOND": "0", "HERALD_CLEANUP_FAN_OUT": "4"])
+        let configuration = try HeraldConfiguration(every: source)
+        #expect(configuration.cleanup.batchSize == 50)
+        #expect(configuration.cleanup.rateLimitPerSecond == 0)
+        #expect(configuration.cleanup.fanOut == 4)
+        #expect(PurgeTarget.registry(configuration.cleanup).first { $0.name == "job_runs" }?.retentionDays == 2)
+        #expect(source.unknownKeys().isEmpty)
+        #expect(throws: ConfigError.self) { try HeraldConfiguration(every: ConfigSource(values: ["cleanup.batch_size": 0])) }
+    }
+
+    @Test func theShippedConfigurationFileNamesEveryCleanupKey() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let source = try ConfigSource(path: root.appendingPathComponent("Config/herald.yaml").path, environment: [:])
+        _ = try HeraldConfiguration(every: source)
+        #expect(source.unknownKeys().isEmpty)
+        for key in ["cleanup.batch_size", "cleanup.max_accounts_per_run", "cleanup.rate_limit_per_second", "cleanup.purge.job_runs_days"] {
+            #expect(source.map("cleanup").keys.contains(String(key.dropFirst("cleanup.".count))), "\(key)")
+        }
+    }
+
+    @Test func runIDsAreValidMessageIDPrefixes() throws {
+        let id = CleanupScheduler.newRunID(now: Date(timeIntervalSince1970: 1_800_000_000))
+        #expect(id.hasPrefix("cr-20270115T080000Z-"))
+        try CleanupRunJob(runID: id).validate()
+        try JobEnvelope.checkMessageID(id + ".r1800000000.12")
+    }
+
+    @Test func theEligibilityRuleIsOneStatementUsingThePartialIndexColumns() {
+        let predicate = CleanupEligibility.predicate("x")
+        #expect(predicate.contains("x.is_anonymous"))
+        #expect(predicate.contains("x.created_at <"))
+        #expect(predicate.contains("NOT EXISTS"))
+        #expect(CleanupEligibility.selectIDs("x").hasSuffix("ORDER BY x.created_at"))
+    }
+
+    @Test func migrationThreeSplitsIntoStatementsWithTheFunctionBodyWhole() throws {
+        let migration = try #require(HeraldChannels.migrations.first { $0.version == 3 })
+        #expect(migration.name == "cleanup")
+        let function = try #require(migration.statements.first { $0.hasPrefix("CREATE FUNCTION") })
+        #expect(function.hasSuffix("END $$;"))
+        #expect(Migrations.latest(HeraldChannels.migrations) >= 3)
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+@testable import HeraldCleanup
+@testable import HeraldEmail
+@testable import HeraldPush
+@testable import HeraldRuntime
+@testable import HeraldSMS
+
+/// E.164 against the calling-code table, SMS lengths, templates and the SMS configuration.
+@Suite struct SMSRulesTests {
+    @Test(arguments: [
+        ("+4915112345678", "49", "DE"), ("+14155552671", "1", "US"), ("+442071838750", "44", "GB"),
+        ("+33612345678", "33", "FR"), ("+5511912345678", "55", "BR"), ("+8613812345678", "86", "CN"),
+        ("+35312345678", "353", "IE"), ("+9647712345678", "964", "IQ"), ("+6837001", "683", "NU"),
+    ])
+    func validNumbersParseWithTheirCountry(number: String, code: String, region: String) throws {
+        let phone = try PhoneNumber(number)
+        #expect(phone.callingCode.code == code)
+        #expect(phone.callingCode.regions.contains(region))
+        #expect(phone.description == Redact.phone(number))
+    }
+
+    @Test(arguments: [
+        ("4915112345678", "must start with '+'"),
+        ("+49 151 12345678", "digits only"),
+        ("+49-15112345678", "digits only"),
+        ("+", "digits only"),
+        ("+0151123456", "no country calling code starts with 0"),
+        ("+2812345678", "no assigned country calling code"),
+        ("+80012345678", "non-geographic"),
+        ("+1415555267", "numbers there have 10"),
+        ("+10155552671", "North American"),
+        ("+14150552671", "North American"),
+        ("+4412345678901234", "at most 15"),
+        ("+٤٩١٥١١٢٣٤٥٦٧٨", "digits only"),
+    ])
+    func invalidNumbersSayWhy(number: String, reason: String) {
+        #expect(throws: JobValidationError.self) { try PhoneNumber(number) }
+        do {
+            _ = try PhoneNumber(number)
+        } catch {
+            #expect(error.reason.contains(reason), "\(error.reason)")
+            #expect(!error.reason.contains(number.dropFirst()), "the reason must not echo the number")
+        }
+    }
+
+    @Test func everyTableEntryIsWellFormed() {
+        #expect(CallingCodes.byCode.count > 200)
+        for (code, entry) in CallingCodes.byCode {
+            #expect((1...3).contains(code.count))
+            #expect(entry.nationalLengths.upperBound + code.count <= 15)
+            // Prefix-free: no code is the start of another.
+            for other in CallingCodes.byCode.keys where other != code { #expect(!other.hasPrefix(code)) }
+        }
+    }
+
+    @Test func thePrefixDropsTheLastDigits() throws {
+        #expect(try PhoneNumber("+4915112345678").prefix(droppingLast: 3) == "+4915112345")
+    }
+
+    @Test func smsLengthIsCountedInGSM7OrUCS2() {
+        let short = SMSEncoding("123456 is your code.")
+        #expect(short.scheme == .gsm7 && short.units == 20 && short.segments == 1)
+        #expect(SMSEncoding(String(repeating: "a", count: 160)).segments == 1)
+        #expect(SMSEncoding(String(repeating: "a", count: 161)).segments == 2)
+        #expect(SMSEncoding(String(repeating: "a", count: 306)).segments == 2)
+        #expect(SMSEncoding(String(repeating: "a", count: 307)).segments == 3)
+        // The extension table costs two septets.
+        #expect(SMSEncoding("€[]").units == 6)
+        #expect(SMSEncoding(String(repeating: "€", count: 80)).segments == 1)
+        #expect(SMSEncoding(String(repeating: "€", count: 81)).segments == 2)
+        // One character outside GSM-7 makes it UCS-2: 70 per segment, 67 when concatenated.
+        #expect(SMSEncoding("Bestätigungscode für").scheme == .gsm7)
+        #expect(SMSEncoding("código").scheme == .ucs2)
+        #expect(SMSEncoding("ваш код").scheme == .ucs2)
+        #expect(SMSEncoding(String(repeating: "ж", count: 70)).segments == 1)
+        #expect(SMSEncoding(String(repeating: "ж", count: 71)).segments == 2)
+        #expect(SMSEncoding(String(repeating: "ж", count: 135)).segments == 3)
+        #expect(SMSEncoding("😀").units == 2)
+    }
+
+    static var templatesDirectory: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Config/templates/sms").standardized.path
+    }
+
+    @Test func localesFallBackFromRegionToLanguageToDefault() throws {
+        let templates = try SMSTemplates.load(directory: Self.templatesDirectory, appName: "Acme", webOTPOrigin: "")
+        #expect(templates.chain(for: "pt_BR") == ["pt-br", "pt", "default"])
+        let code = Secret("123456")
+        // pt-BR has its own MFA text, but falls back to pt for sign-in.
+        #expect(templates.render(purpose: .mfaSignIn, locale: "pt-BR", code: code).locale == "pt-br")
+        let signIn = templates.render(purpose: .signIn, locale: "pt-BR", code: code)
+        #expect(signIn.locale == "pt")
+        #expect(signIn.text.revealed == "123456 é o seu código de verificação do Acme.")
+        #expect(signIn.maskedText == "****** é o seu código de verificação do Acme.")
+        #expect(templates.render(purpose: .signIn, locale: "xx-YY", code: code).locale == "default")
+        #expect(templates.render(purpose: .signIn, locale: nil, code: code).text.revealed == "123456 is your Acme verification code.")
+    }
+
+    @Test func everyShippedTextFitsOneSegmentWithTheLongestCode() throws {
+        let templates = try SMSTemplates.load(directory: Self.templatesDirectory, appName: "Herald", webOTPOrigin: "")
+        for locale in templates.locales.keys {
+            for purpose in SMSVerificationJob.Purpose.allCases {
+                let rendered = templates.render(purpose: purpose, locale: locale, code: Secret("123456"))
+                #expect(rendered.encoding.segments == 1, "\(locale) \(purpose): \(rendered.encoding)")
+            }
+        }
+    }
+
+    @Test func aShortVariantIsUsedWhenTheTextNeedsTwoSegments() throws {
+        let templates = try SMSTemplates(locales: [
+            "default": ["sign_in": "{code}", "mfa_enroll": "{code}", "mfa_sign_in": "{code}"],
+            "ru": ["sign_in": "{code} " + String(repeating: "ж", count: 80), "sign_in_short": "{code} — код {app_name}"],
+        ], appName: "Acme")
+        let rendered = templates.render(purpose: .signIn, locale: "ru", code: Secret("123456"))
+        #expect(rendered.text.revealed == "123456 — код Acme")
+        #expect(rendered.encoding.segments == 1)
+    }
+
+    @Test func theWebOTPLineBindsTheCodeToTheOrigin() throws {
+        let templates = try SMSTemplates.load(directory: Self.templatesDirectory, appName: "Acme", webOTPOrigin: "login.example.com")
+        let rendered = templates.render(purpose: .signIn, locale: "en", code: Secret("654321"))
+        #expect(rendered.text.revealed.hasSuffix("\n\n@login.example.com #654321"))
+        #expect(rendered.maskedText.hasSuffix("@login.example.com #******"))
+    }
+
+    @Test func badTemplatesAreConfigurationErrors() {
+        #expect(throws: ConfigError.self) { try SMSTemplates(locales: ["en": ["sign_in": "{code}"]], appName: "A") }
+        #expect(throws: ConfigError.self) {
+            try SMSTemplates(locales: ["default": ["sign_in": "no code here", "mfa_enroll": "{code}", "mfa_sign_in": "{code}"]], appName: "A")
+        }
+        #expect(throws: ConfigError.self) {
+            try SMSTemplates(locales: ["default": ["sign_in": "{code} {user}", "mfa_enroll": "{code}", "mfa_sign_in": "{code}"]], appName: "A")
+        }
+    }
+
+    @Test func smsConfigurationFromEnvironment() throws {
+        let source = ConfigSource(values: [:], environment: [
+            "HERALD_SMS_TEST_NUMBERS": "+15555550100:123456, +4915112345678:654321",
+            "HERALD_SMS_REGIONS_MODE": "allow",
+            "HERALD_SMS_REGIONS_CALLING_CODES": "+49,1",
+            "HERALD_SMS_LIMITS_PHONE_MAX": "3",
+            "HERALD_SMS_PROVIDERS": "kannel,outbox",
+        ])
+        let sms = try HeraldConfiguration(every: source).sms
+        #expect(sms.testNumbers == ["+15555550100": "123456", "+4915112345678": "654321"])
+        #expect(sms.regions == .init(mode: .allow, callingCodes: ["49", "1"]))
+        #expect(sms.phoneLimit == .init(max: 3, windowSeconds: 3600))
+        #expect(sms.providers == [.kannel, .outbox])
+        #expect(sms.regions.permits(try PhoneNumber("+4915112345678")))
+        #expect(!sms.regions.permits(try PhoneNumber("+33612345678")))
+    }
+
+    @Test(arguments: [
+        ["HERALD_SMS_PROVIDERS": "carrier-pigeon"],
+        ["HERALD_SMS_PROVIDERS": "twilio"],
+        ["HERALD_SMS_PROVIDERS": "webhook"],
+        ["HERALD_SMS_REGIONS_CALLING_CODES": "28"],
+        ["HERALD_SMS_TEST_NUMBERS": "+15555550100:12"],
+        ["HERALD_SMS_TEST_NUMBERS": "+0123:123456"],
+    ])
+    func badSMSConfigurationNamesTheKey(environment: [String: String]) {
+        #expect(throws: ConfigError.self) { try HeraldConfiguration(every: ConfigSource(values: [:], environment: environment)) }
+    }
+
+    @Test func theKeyRingIsRequiredAndNeverEchoed() throws {
+        #expect(throws: ConfigError.self) { try SecretsConfiguration().keyRing() }
+        let key = Data(repeating: 7, count: 32).base64EncodedString()
+        let ring = try SecretsConfiguration(hmacKeys: "new:\(key),old:\(key)").keyRing()
+        #expect(ring.activeKeyID == "new")
+        do {
+            _ = try SecretsConfiguration(hmacKeys: "k:c2hvcnQ=").keyRing()
+        } catch {
+            #expect(!"\(error)".contains("c2hvcnQ="))
+        }
+    }
+}

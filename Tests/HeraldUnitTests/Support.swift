@@ -1,0 +1,9 @@
+import HeraldClient
+import HeraldRuntime
+
+extension HeraldConfiguration {
+    /// Every section, the platform's and every channel's, as `heraldctl config check` reads them.
+    init(every source: ConfigSource) throws {
+        try self.init(source: source, sections: HeraldChannels.sections)
+    }
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Draws docs/architecture/targets.svg from Package.swift (the package's own targets and the
+dependencies among them) and docs/architecture/job-path.svg from job-path.dot, with Graphviz's
+`dot` (Debian: graphviz).
+
+    scripts/architecture-graph.py          (make graphs)
+"""
+import pathlib
+import re
+import subprocess
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+OUT = ROOT / "docs" / "architecture"
+package = (ROOT / "Package.swift").read_text()
+
+# Named dependency lists (`let channels: [Target.Dependency] = [...]`), as Package.swift uses them.
+lists = {name: re.findall(r'"([\w-]+)"', re.sub(r'\.product\([^)]*\)', "", body))
+         for name, body in re.findall(r"let (\w+): \[Target\.Dependency\] = \[(.*?)\]\n", package, re.S)}
+targets = {}
+for match in re.finditer(r'\.(target|executableTarget|testTarget|systemLibrary)\(\s*name:\s*"([\w-]+)"(.*?)(?=\n        \.\w+\(|\n    \]\n\))', package, re.S):
+    kind, name, rest = match.groups()
+    deps = []
+    dep_match = re.search(r"dependencies:\s*(\[.*?\])(\s*\+\s*(\w+))?", rest, re.S)
+    if dep_match:
+        deps = [d for d in re.findall(r'"([\w-]+)"', re.sub(r'\.product\([^)]*\)', "", dep_match.group(1)))]
+        if dep_match.group(3):
+            deps += lists.get(dep_match.group(3), [])
+    targets[name] = (kind, deps)
+
+shown = {n: v for n, v in targets.items() if v[0] != "testTarget"}
+channels = [n for n in shown if re.fullmatch(r"Herald(SMS|Email|Push|Cleanup|Apple)", n)]
+style = {
+    "HeraldRuntime": 'shape=box, style="filled,bold", fillcolor="#dbe9ff"',
+    "AMQP": 'shape=box, style=filled, fillcolor="#eeeeee"',
+    "CRabbitMQ": 'shape=box, style=filled, fillcolor="#eeeeee"',
+    "HeraldClient": 'shape=box, style=filled, fillcolor="#e6f5e6"',
+    "HeraldStubs": 'shape=box, style="filled,dashed", fillcolor="#fff4d6"',
+}
+lines = ["digraph targets {", '  rankdir=BT; node [fontname="Helvetica", fontsize=11]; edge [color="#555555"];']
+lines.append('  subgraph cluster_channels { label="channels: each on HeraldRuntime only"; fontname="Helvetica"; style=rounded; color="#88aaaa";')
+for c in channels:
+    lines.append(f'    "{c}" [shape=box, style=filled, fillcolor="#ffe3d6"];')
+lines.append("  }")
+for name, (kind, deps) in shown.items():
+    if name in channels:
+        continue
+    attrs = style.get(name, 'shape=ellipse' if kind == "executableTarget" else "shape=box")
+    lines.append(f'  "{name}" [{attrs}];')
+# Transitive reduction: an edge another path already implies is left out of the picture.
+edges = {name: {d for d in deps if d in shown} for name, (kind, deps) in shown.items()}
+def reachable(start, skip):
+    seen, stack = set(), [d for d in edges[start] if d != skip]
+    while stack:
+        node = stack.pop()
+        if node not in seen:
+            seen.add(node)
+            stack.extend(edges.get(node, ()))
+    return seen
+for name in shown:
+    for dep in sorted(edges[name]):
+        if dep not in reachable(name, dep):
+            lines.append(f'  "{name}" -> "{dep}";')
+lines.append("}")
+(OUT / "targets.dot").write_text("\n".join(lines) + "\n")
+for graph in ("targets", "job-path"):
+    subprocess.run(["dot", "-Tsvg", str(OUT / f"{graph}.dot"), "-o", str(OUT / f"{graph}.svg")], check=True)
+    print(f"wrote docs/architecture/{graph}.svg")
