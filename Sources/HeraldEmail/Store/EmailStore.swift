@@ -74,7 +74,7 @@ public enum EmailStore {
                    uncertain_sends = uncertain_sends + $5, updated_at = now()
              WHERE request_id = $1 AND state = 'sending'
             RETURNING request_id
-            """, [requestID, state, accepted?.provider ?? "", accepted?.providerMessageID ?? "", uncertainSends(attempts)], attempts: attempts)
+            """, [requestID, state, accepted?.provider ?? "", accepted?.providerMessageID ?? "", attempts.uncertainSends], attempts: attempts)
         try await client.query(query, logger: logger)
     }
 
@@ -96,13 +96,8 @@ public enum EmailStore {
                SET state = 'retrying', reason = $2, uncertain_sends = uncertain_sends + $3, updated_at = now()
              WHERE request_id = $1 AND state = 'sending'
             RETURNING request_id
-            """, [requestID, reason, uncertainSends(attempts)], attempts: attempts)
+            """, [requestID, reason, attempts.uncertainSends], attempts: attempts)
         try await client.query(query, logger: logger)
-    }
-
-    /// A send whose calls include one that may have delivered counts once as uncertain.
-    static func uncertainSends(_ attempts: [DeliveryAttempt]) -> Int {
-        attempts.contains(where: \.uncertain) ? 1 : 0
     }
 
     /// Whether `email` (normal form) belongs to an enabled account with an email provider

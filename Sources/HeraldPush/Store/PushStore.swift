@@ -114,7 +114,7 @@ public enum PushStore {
                    provider = $2, http_status = NULLIF($3, -1), reason = $4,
                    uncertain_sends = uncertain_sends + $5, updated_at = now()
              WHERE receipt = $1 AND state = 'sending' RETURNING receipt
-            """, [receipt, last?.provider ?? "", last?.httpStatus ?? -1, reason, attempts.contains(where: \.uncertain) ? 1 : 0], attempts: attempts)
+            """, [receipt, last?.provider ?? "", last?.httpStatus ?? -1, reason, attempts.uncertainSends], attempts: attempts)
         try await client.query(query, logger: logger)
     }
 }

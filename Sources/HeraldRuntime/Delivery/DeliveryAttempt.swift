@@ -24,3 +24,9 @@ public struct DeliveryAttempt: Sendable, Equatable {
     /// job is then an uncertain one (counted, never hidden).
     public var uncertain: Bool { result == .timeout }
 }
+
+extension Collection where Element == DeliveryAttempt {
+    /// What a send adds to a record's `uncertain_sends`: 1 when one of its calls may have
+    /// delivered (it failed without saying so), else 0.
+    public var uncertainSends: Int { contains(where: \.uncertain) ? 1 : 0 }
+}

@@ -85,11 +85,6 @@ public enum SMSStore {
         throw StoreError("herald.sms_prepare gave no decision")
     }
 
-    /// A send whose calls include one that may have delivered counts once as uncertain.
-    static func uncertainSends(_ attempts: [DeliveryAttempt]) -> Int {
-        attempts.contains(where: \.uncertain) ? 1 : 0
-    }
-
     /// `herald.sms_send_attempts`: every provider call of a verification.
     static let attempts = AttemptLog(table: "herald.sms_send_attempts", keyColumn: "verification_id")
 
@@ -102,7 +97,7 @@ public enum SMSStore {
              WHERE verification_id = $1 AND state = 'sending'
             RETURNING verification_id, code_id
             """, [verificationID, accepted?.provider ?? "", accepted?.providerMessageID ?? "", message.encoding.segments,
-                  message.encoding.scheme.rawValue, uncertainSends(attempts)],
+                  message.encoding.scheme.rawValue, attempts.uncertainSends],
             attempts: attempts)
         try await client.query(query, logger: logger)
     }
@@ -126,7 +121,7 @@ public enum SMSStore {
                SET state = 'retrying', reason = $2, uncertain_sends = uncertain_sends + $3, updated_at = now()
              WHERE verification_id = $1 AND state = 'sending'
             RETURNING verification_id, code_id
-            """, [verificationID, reason, uncertainSends(attempts)], attempts: attempts)
+            """, [verificationID, reason, attempts.uncertainSends], attempts: attempts)
         try await client.query(query, logger: logger)
     }
 }
