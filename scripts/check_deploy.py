@@ -358,7 +358,7 @@ def rabbitmq(export_path: str, declared_vhost: str, imported_vhost: str, generat
 
 def documented_metrics() -> set[str]:
     text = (ROOT / "docs/operations.md").read_text()
-    return set(re.findall(r"^\| `(herald_[a-z0-9_]+)`", text, re.M))
+    return set(re.findall(r"^\| `(herald_[a-z0-9_]+)[`{]", text, re.M))
 
 
 def used_metrics(expression: str) -> set[str]:
