@@ -65,11 +65,27 @@ pg_bin() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1; }
 as_pg() {
   if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
+# As root, PostgreSQL runs as the postgres user, which must be able to pass through every
+# directory above its data (a clone in `mktemp -d` is 0700 root). Grant only that: o+x,
+# traverse without listing, on the directories that lack it, and say so.
+pg_can_reach() {
+  [ "$(id -u)" -eq 0 ] || return 0
+  runuser -u postgres -- test -x "$1" && return 0
+  local dir="" part parts
+  IFS=/ read -ra parts <<<"${1#/}"
+  for part in "${parts[@]}"; do  # from / down, so each test sees its parents already open
+    dir="$dir/$part"
+    if ! runuser -u postgres -- test -x "$dir"; then
+      chmod o+x "$dir" && log "let the postgres user pass through $dir (chmod o+x)"
+    fi
+  done
+}
 start_postgres() {
   local bin; bin="$(pg_bin)"
   [ -n "$bin" ] || { log "PostgreSQL is not installed (run: $0 install)"; exit 1; }
   local data="$RUN_DIR/postgres"
   mkdir -p "$RUN_DIR"
+  pg_can_reach "$RUN_DIR"
   if [ ! -f "$data/PG_VERSION" ]; then
     mkdir -p "$data"
     [ "$(id -u)" -eq 0 ] && chown postgres: "$data"
