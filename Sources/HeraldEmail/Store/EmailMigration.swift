@@ -53,19 +53,7 @@ public enum EmailSchema {
         // has had since migration 2), and the send decision as one SQL function like SMS and push
         // (herald.email_prepare), instead of a transaction of round trips from Swift.
         Migration(version: 6, name: "email_attempts_and_prepare", sql: """
-        CREATE TABLE herald.email_send_attempts (
-            id                   bigserial PRIMARY KEY,
-            request_id           text NOT NULL,
-            provider             text NOT NULL,
-            result               text NOT NULL CHECK (result IN ('accepted','rejected','transient','timeout')),
-            http_status          integer,
-            error_code           text,
-            provider_message_id  text,
-            duration_ms          integer NOT NULL,
-            created_at           timestamptz NOT NULL DEFAULT now()
-        );
-        CREATE INDEX email_send_attempts_request_idx ON herald.email_send_attempts (request_id);
-        CREATE INDEX email_send_attempts_created_idx ON herald.email_send_attempts (created_at);
+        \(EmailStore.attempts.createSQL)
 
         -- Decides one email.action job: records the request (or finds it), supersedes an earlier
         -- try's pending code, and stores the new code (p_code_hash NULL: the no-account note or

@@ -1,3 +1,4 @@
+import Logging
 import PostgresNIO
 
 /// Where a channel keeps its ``DeliveryAttempt``s (`herald.<channel>_send_attempts`, every one
@@ -13,6 +14,27 @@ public struct AttemptLog: Sendable {
     public init(table: String, keyColumn: String) {
         self.table = table
         self.keyColumn = keyColumn
+    }
+
+    /// The table's DDL, for the channel's migration that creates it: every channel's attempt
+    /// log has these columns, so none writes them out again.
+    public var createSQL: String {
+        let bare = table.split(separator: ".").last.map(String.init) ?? table
+        return """
+            CREATE TABLE \(table) (
+                id                   bigserial PRIMARY KEY,
+                \(keyColumn.padding(toLength: 20, withPad: " ", startingAt: 0)) text NOT NULL,
+                provider             text NOT NULL,
+                result               text NOT NULL CHECK (result IN ('accepted','rejected','transient','timeout')),
+                http_status          integer,
+                error_code           text,
+                provider_message_id  text,
+                duration_ms          integer NOT NULL,
+                created_at           timestamptz NOT NULL DEFAULT now()
+            );
+            CREATE INDEX \(bare)_\(keyColumn)_idx ON \(table) (\(keyColumn));
+            CREATE INDEX \(bare)_created_idx ON \(table) (created_at);
+            """
     }
 
     /// One statement: `change` (an UPDATE returning `keyColumn`, with binds `$1…`), then the
@@ -36,5 +58,21 @@ public struct AttemptLog: Sendable {
                        AS t(p, r, h, e, m, d))
             \(final)
             """, binds: bindings)
+    }
+
+    /// The calls recorded for one key, oldest first (what `heraldctl verify show-*` prints).
+    public func read(_ key: String, client: PostgresClient, logger: Logger) async throws -> [DeliveryAttempt] {
+        var binds = PostgresBindings()
+        try binds.append(key)
+        let rows = try await client.query(PostgresQuery(unsafeSQL: """
+            SELECT provider, result, http_status, error_code, provider_message_id, duration_ms
+              FROM \(table) WHERE \(keyColumn) = $1 ORDER BY id
+            """, binds: binds), logger: logger)
+        var out: [DeliveryAttempt] = []
+        for try await (provider, result, status, code, messageID, ms) in rows.decode((String, DeliveryAttempt.Result, Int?, String?, String?, Int).self) {
+            out.append(DeliveryAttempt(provider: provider, result: result, httpStatus: status, errorCode: code,
+                                       providerMessageID: messageID, durationMilliseconds: ms))
+        }
+        return out
     }
 }
