@@ -90,17 +90,7 @@ struct ShowSMS: AsyncParsableCommand {
                 out["attempts"] = row.8
                 out["max_attempts"] = row.9
                 out["expires_at"] = row.10
-                let calls = try await client.query("""
-                    SELECT provider, result, http_status, error_code, duration_ms FROM herald.sms_send_attempts WHERE verification_id = \(id) ORDER BY id
-                    """, logger: logger)
-                var attempts: [[String: Any]] = []
-                for try await (provider, result, status, code, ms) in calls.decode((String, String, Int?, String?, Int).self) {
-                    var call: [String: Any] = ["provider": provider, "result": result, "duration_ms": ms]
-                    call["http_status"] = status
-                    call["error_code"] = code
-                    attempts.append(call)
-                }
-                out["provider_calls"] = attempts
+                out["provider_calls"] = try await SMSStore.attempts.read(id, client: client, logger: logger).map(\.record)
                 return try JSONSerialization.data(withJSONObject: out)
             }
             return nil
@@ -108,14 +98,7 @@ struct ShowSMS: AsyncParsableCommand {
         guard let json, let found = try JSONSerialization.jsonObject(with: json) as? [String: Any] else {
             throw CLIExit.fail("no SMS verification \(verificationID)")
         }
-        if options.output == .json {
-            printJSON(found)
-        } else {
-            for key in found.keys.sorted() where key != "provider_calls" { print("\(key): \(found[key]!)") }
-            for call in found["provider_calls"] as? [[String: Any]] ?? [] {
-                print("call: " + call.keys.sorted().map { "\($0)=\(call[$0]!)" }.joined(separator: " "))
-            }
-        }
+        printRecord(found, json: options.output == .json, lists: ["provider_calls": "call"])
     }
 }
 
@@ -174,7 +157,7 @@ struct VerifyEmailLink: AsyncParsableCommand {
 
 /// `heraldctl verify show-email REQUEST_ID`: state, provider and codes of one email request; never a code.
 struct ShowEmail: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "show-email", abstract: "Show an email request: state, provider, its link codes' status.")
+    static let configuration = CommandConfiguration(commandName: "show-email", abstract: "Show an email request: state, provider, its link codes' status, provider calls.")
     @OptionGroup var options: GlobalOptions
     @Argument(help: "The request id.") var requestID: String
 
@@ -207,6 +190,7 @@ struct ShowEmail: AsyncParsableCommand {
                     list.append(code)
                 }
                 out["codes"] = list
+                out["provider_calls"] = try await EmailStore.attempts.read(id, client: client, logger: logger).map(\.record)
                 return try JSONSerialization.data(withJSONObject: out)
             }
             return nil
@@ -214,13 +198,6 @@ struct ShowEmail: AsyncParsableCommand {
         guard let json, let found = try JSONSerialization.jsonObject(with: json) as? [String: Any] else {
             throw CLIExit.fail("no email request \(requestID)")
         }
-        if options.output == .json {
-            printJSON(found)
-        } else {
-            for key in found.keys.sorted() where key != "codes" { print("\(key): \(found[key]!)") }
-            for code in found["codes"] as? [[String: Any]] ?? [] {
-                print("code: " + code.keys.sorted().map { "\($0)=\(code[$0]!)" }.joined(separator: " "))
-            }
-        }
+        printRecord(found, json: options.output == .json, lists: ["codes": "code", "provider_calls": "call"])
     }
 }

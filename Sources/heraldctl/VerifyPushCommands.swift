@@ -82,6 +82,7 @@ struct ShowPush: AsyncParsableCommand {
                 out["device_token"] = r.13
                 out["token_status"] = r.14
                 out["token_reason"] = r.15
+                out["provider_calls"] = try await PushStore.attempts.read(receipt, client: client, logger: logger).map(\.record)
                 return try JSONSerialization.data(withJSONObject: out)
             }
             return nil
@@ -89,7 +90,7 @@ struct ShowPush: AsyncParsableCommand {
         guard let json, let found = try JSONSerialization.jsonObject(with: json) as? [String: Any] else {
             throw CLIExit.fail("no push verification \(receipt)")
         }
-        printRecord(found, json: options.output == .json)
+        printRecord(found, json: options.output == .json, lists: ["provider_calls": "call"])
     }
 }
 
@@ -121,13 +122,5 @@ struct ShowToken: AsyncParsableCommand {
         out["last_success_at"] = health.lastSuccessAt?.iso8601
         out["last_failure_at"] = health.lastFailureAt?.iso8601
         printRecord(out, json: options.output == .json)
-    }
-}
-
-private func printRecord(_ record: [String: Any], json: Bool) {
-    if json {
-        printJSON(record)
-    } else {
-        for key in record.keys.sorted() { print("\(key): \(record[key]!)") }
     }
 }

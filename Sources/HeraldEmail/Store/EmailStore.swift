@@ -37,7 +37,8 @@ public enum EmailStore {
     }
 
     /// `herald.email_send_attempts`: every provider call of a request.
-    static let attempts = AttemptLog(table: "herald.email_send_attempts", keyColumn: "request_id")
+    /// Its provider calls (`heraldctl verify show-*` reads them).
+    public static let attempts = AttemptLog(table: "herald.email_send_attempts", keyColumn: "request_id")
 
     /// Records the request (or finds it), supersedes an earlier try's pending code, and stores
     /// the new code, in one statement.

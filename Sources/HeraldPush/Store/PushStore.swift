@@ -54,7 +54,8 @@ public enum PushStore {
     }
 
     /// `herald.push_send_attempts`: every provider call of a receipt.
-    static let attempts = AttemptLog(table: "herald.push_send_attempts", keyColumn: "receipt")
+    /// Its provider calls (`heraldctl verify show-*` reads them).
+    public static let attempts = AttemptLog(table: "herald.push_send_attempts", keyColumn: "receipt")
 
     /// The provider accepted: the receipt is `sent`, the token healthy (valid again if it was not).
     public static func sent(_ receipt: String, tokenHash: String, delivery attempts: [DeliveryAttempt], client: PostgresClient, logger: Logger) async throws {

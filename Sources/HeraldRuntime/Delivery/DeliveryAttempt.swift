@@ -1,7 +1,7 @@
 /// One provider call, as every channel records it (`herald.<channel>_send_attempts`).
 public struct DeliveryAttempt: Sendable, Equatable {
     /// The `result` column: `timeout` is a failed call that may have delivered (uncertain).
-    public enum Result: String, Sendable, Equatable, CaseIterable { case accepted, rejected, transient, timeout }
+    public enum Result: String, StoredState { case accepted, rejected, transient, timeout }
 
     public var provider: String
     public var result: Result

@@ -86,7 +86,8 @@ public enum SMSStore {
     }
 
     /// `herald.sms_send_attempts`: every provider call of a verification.
-    static let attempts = AttemptLog(table: "herald.sms_send_attempts", keyColumn: "verification_id")
+    /// Its provider calls (`heraldctl verify show-*` reads them).
+    public static let attempts = AttemptLog(table: "herald.sms_send_attempts", keyColumn: "verification_id")
 
     public static func sent(_ verificationID: String, attempts: [DeliveryAttempt], message: RenderedSMS, client: PostgresClient, logger: Logger) async throws {
         let accepted = attempts.last
