@@ -55,7 +55,7 @@ public struct CleanupPolicyStore: Sendable {
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("UPDATE herald.cleanup_policy SET enabled = false, updated_at = now()", logger: logger)
             try await connection.query("""
-                UPDATE herald.cleanup_runs SET status = 'cancelled', ended_at = now(), reason = 'cleanup disabled'
+                UPDATE herald.cleanup_runs SET status = \(CleanupRun.Status.cancelled), ended_at = now(), reason = 'cleanup disabled'
                  WHERE status IN ('scheduled', 'running')
                 """, logger: logger)
         }

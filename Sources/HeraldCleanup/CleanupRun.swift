@@ -3,7 +3,7 @@ import HeraldRuntime
 
 /// One row of `herald.cleanup_runs`: a run's state and its counts.
 public struct CleanupRun: Sendable, Equatable {
-    public enum Status: String, Sendable, CaseIterable {
+    public enum Status: String, StoredState {
         /// Inserted by `heraldctl cleanup schedule`; no worker has joined yet.
         case scheduled
         case running

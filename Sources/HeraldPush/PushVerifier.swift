@@ -37,26 +37,26 @@ public struct PushVerifier: Sendable {
                 SELECT state, secret_status, key_id, secret_hash, expires_at <= now(), app_id, platform
                   FROM herald.push_verifications WHERE receipt = \(receipt) FOR UPDATE
                 """, logger: logger)
-            var found: (String, String, String?, ByteBuffer?, Bool, String, String)?
-            for try await row in rows.decode((String, String, String?, ByteBuffer?, Bool, String, String).self) { found = row }
+            var found: (PushVerificationState, PushSecretStatus, String?, ByteBuffer?, Bool, String, String)?
+            for try await row in rows.decode((PushVerificationState, PushSecretStatus, String?, ByteBuffer?, Bool, String, String).self) { found = row }
             guard let (state, status, keyID, digest, isExpired, appID, platform) = found else { return .notFound }
             // `sending`: the app may answer before the worker has recorded the provider's acceptance.
-            guard state == "sent" || state == "sending" || status == "verified" else { return .notFound }
+            guard state == .sent || state == .sending || status == .verified else { return .notFound }
             switch status {
-            case "verified": return .alreadyUsed
-            case "expired": return .expired
-            case "pending": break
-            default: return .notFound
+            case .verified: return .alreadyUsed
+            case .expired: return .expired
+            case .pending: break
+            case .void: return .notFound
             }
             guard let keyID, let digest else { return .notFound }
             if isExpired {
-                try await connection.query("UPDATE herald.push_verifications SET secret_status = 'expired', updated_at = now() WHERE receipt = \(receipt)", logger: logger)
+                try await connection.query("UPDATE herald.push_verifications SET secret_status = \(PushSecretStatus.expired), updated_at = now() WHERE receipt = \(receipt)", logger: logger)
                 return .expired
             }
             let stored = StoredSecretHash(keyID: keyID, digest: Array(buffer: digest))
             guard hasher.verify(secret, context: Self.hashContext(receipt: receipt), against: stored) else { return .mismatch }
             try await connection.query("""
-                UPDATE herald.push_verifications SET secret_status = 'verified', verified_at = now(), updated_at = now() WHERE receipt = \(receipt)
+                UPDATE herald.push_verifications SET secret_status = \(PushSecretStatus.verified), verified_at = now(), updated_at = now() WHERE receipt = \(receipt)
                 """, logger: logger)
             return .verified(appID: appID, platform: PushVerificationJob.Platform(rawValue: platform) ?? .apns)
         }

@@ -35,7 +35,7 @@ public struct CleanupRunStore: Sendable {
     public func create(id: String, dryRun: Bool, maxAccounts: Int, fanOut: Int) async throws -> Creation {
         let rows = try await client.query("""
             INSERT INTO herald.cleanup_runs (id, status, dry_run, max_accounts, fan_out)
-            VALUES (\(id), 'scheduled', \(dryRun), \(maxAccounts), \(fanOut))
+            VALUES (\(id), \(CleanupRun.Status.scheduled), \(dryRun), \(maxAccounts), \(fanOut))
             ON CONFLICT DO NOTHING
             RETURNING \(unescaped: Self.columns())
             """, logger: logger)
@@ -88,7 +88,7 @@ public struct CleanupRunStore: Sendable {
     /// Ends an active run (no-op for one that has ended).
     public func finish(_ id: String, status: CleanupRun.Status, reason: String?) async throws {
         try await client.query("""
-            UPDATE herald.cleanup_runs SET status = \(status.rawValue), ended_at = now(), heartbeat_at = now(),
+            UPDATE herald.cleanup_runs SET status = \(status), ended_at = now(), heartbeat_at = now(),
                    reason = coalesce(\(reason), reason)
              WHERE id = \(id) AND status IN ('scheduled', 'running')
             """, logger: logger)
@@ -98,7 +98,7 @@ public struct CleanupRunStore: Sendable {
     public func recordDryRun(_ id: String, report: CleanupReport) async throws {
         let purged = String(decoding: try JSONSerialization.data(withJSONObject: report.purgeable, options: [.sortedKeys]), as: UTF8.self)
         try await client.query("""
-            UPDATE herald.cleanup_runs SET status = 'completed', started_at = coalesce(started_at, now()),
+            UPDATE herald.cleanup_runs SET status = \(CleanupRun.Status.completed), started_at = coalesce(started_at, now()),
                    ended_at = now(), heartbeat_at = now(), eligible_at_start = \(report.eligible),
                    purged = \(purged)::jsonb, reason = 'dry run: nothing deleted'
              WHERE id = \(id)
@@ -107,11 +107,11 @@ public struct CleanupRunStore: Sendable {
 
     static func decode(_ rows: PostgresRowSequence) async throws -> [CleanupRun] {
         var out: [CleanupRun] = []
-        typealias Row = (String, String, Bool, Int, Int, Date, Date?, Date?, Date, Int?, Int, String, Int, Int, String?)
+        typealias Row = (String, CleanupRun.Status, Bool, Int, Int, Date, Date?, Date?, Date, Int?, Int, String, Int, Int, String?)
         for try await row in rows.decode(Row.self) {
             let purged = (try? JSONSerialization.jsonObject(with: Data(row.11.utf8))) as? [String: Int] ?? [:]
             out.append(CleanupRun(
-                id: row.0, status: CleanupRun.Status(rawValue: row.1) ?? .failed, dryRun: row.2, maxAccounts: row.3,
+                id: row.0, status: row.1, dryRun: row.2, maxAccounts: row.3,
                 fanOut: row.4, requestedAt: row.5, startedAt: row.6, endedAt: row.7, heartbeatAt: row.8,
                 eligibleAtStart: row.9, accountsDeleted: row.10, purged: purged, batches: row.12, joins: row.13, reason: row.14))
         }
