@@ -78,7 +78,7 @@ import Testing
             #expect(try await email.consume(normal, String(code.reversed())) == .notFound)
             #expect(try await email.consume(normal, "short") == .notFound)
 
-            let events = try await email.events(atLeast: 1)
+            let events = try await email.events.take(atLeast: 1)
             #expect(events.map(\.0) == ["email.sent"])
             #expect(events.first?.1["request_id"] as? String == job.requestID)
             #expect(events.first?.1["email"] as? String == Redact.email(normal))
@@ -149,7 +149,7 @@ import Testing
                 return
             }
 
-            let events = try await email.events(atLeast: 2).sorted { ($0.1["request_id"] as? String ?? "") < ($1.1["request_id"] as? String ?? "") }
+            let events = try await email.events.take(atLeast: 2).sorted { ($0.1["request_id"] as? String ?? "") < ($1.1["request_id"] as? String ?? "") }
             #expect(events.map(\.0) == ["email.sent", "email.sent"])
             #expect(Set(events[0].1.keys) == Set(events[1].1.keys), "the same fields for both")
             #expect(try await email.request(jobs[1].requestID)?.0 == "no_account")
@@ -176,7 +176,7 @@ import Testing
             #expect(message.link == nil)
             #expect(!message.text.contains("oobCode"))
             #expect(try await email.request(job.requestID)?.0 == "noted")
-            #expect(try await email.events(atLeast: 1).map(\.0) == ["email.sent"])
+            #expect(try await email.events.take(atLeast: 1).map(\.0) == ["email.sent"])
             try await worker.stop()
         }
     }

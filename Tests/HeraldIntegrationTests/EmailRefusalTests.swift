@@ -43,7 +43,7 @@ import Testing
             for n in 0..<cases.count { #expect(email.received(to: email.address(n)).isEmpty) }
             let rows = try await harness.database.query("SELECT count(*)::bigint FROM herald.email_requests WHERE request_id = ANY(\(requests)::text[])", logger: harness.logger)
             for try await count in rows.decode(Int.self) { #expect(count == 0) }
-            #expect(try await email.events().isEmpty)
+            #expect(try await email.events.take().isEmpty)
             try await worker.stop()
         }
     }

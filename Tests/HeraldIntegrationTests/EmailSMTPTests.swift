@@ -124,7 +124,7 @@ import Testing
             #expect(failed.0 == "failed")
             #expect(failed.1 == "provider_rejected:smtp:smtp-550-5.1.1")
             #expect(try await email.codes(rejected.requestID) == ["failed"])
-            let events = try await email.events(atLeast: 3)
+            let events = try await email.events.take(atLeast: 3)
             #expect(events.filter { $0.0 == "email.sent" }.count == 2)
             let failure = try #require(events.first { $0.0 == "email.failed" })
             #expect(failure.1["request_id"] as? String == rejected.requestID)
@@ -168,6 +168,16 @@ import Testing
             for try await body in outbox.decode(String.self) {
                 #expect(body.contains("oobCode=********"), "the outbox table holds it masked")
             }
+            // Both calls are recorded, and `heraldctl verify show-email` prints them as they were.
+            let calls = try await EmailStore.attempts.read(job.requestID, client: harness.database, logger: harness.logger)
+            #expect(calls.map(\.provider) == ["smtp", "outbox"])
+            #expect(calls.map(\.result) == [.transient, .accepted])
+            let shown = try JSONSerialization.jsonObject(with: Data(try await runHeraldctl(
+                ["verify", "show-email", job.requestID, "--output", "json"], namespace: harness.namespace).utf8)) as? [String: Any]
+            let printed = try #require(shown?["provider_calls"] as? [[String: Any]])
+            #expect(printed.map { $0["provider"] as? String } == ["smtp", "outbox"])
+            #expect(printed.map { $0["result"] as? String } == ["transient", "accepted"])
+            #expect(shown?["state"] as? String == "sent")
             try await worker.stop()
         }
     }

@@ -47,11 +47,7 @@ import Testing
             let health = try #require(try await push.health(job.deviceToken))
             #expect(health.status == "valid")
             #expect(health.pushes == 1)
-            var events: [(String, [String: Any])] = []
-            try await eventually("event") {
-                events += try await push.events()
-                return !events.isEmpty
-            }
+            let events = try await push.events.take(atLeast: 1)
             #expect(events.map(\.0) == ["push.sent"])
             #expect(events.first?.1["provider_message_id"] as? String == apnsID)
             #expect(events.first?.1["receipt"] as? String == job.receipt)
@@ -92,11 +88,7 @@ import Testing
             #expect(health.status == "invalid")
             #expect(health.reason == "unregistered")
             #expect(health.invalidSince == Date(timeIntervalSince1970: TimeInterval(since) / 1000))
-            var events = try await push.events()
-            try await eventually("event") {
-                events += try await push.events()
-                return !events.isEmpty
-            }
+            let events = try await push.events.take(atLeast: 1)
             #expect(events.first?.0 == "push.token.invalid")
             #expect(events.first?.1["device_token"] as? String == job.deviceToken)
             #expect(events.first?.1["reason"] as? String == "unregistered")
@@ -148,11 +140,8 @@ import Testing
             let topicHealth = try #require(try await push.health(wrongTopic.deviceToken))
             #expect(topicHealth.reason == "bad_device_token")
             #expect(topicHealth.detail?.hasPrefix("DeviceTokenNotForTopic") == true)
-            var events: [(String, [String: Any])] = []
-            try await eventually("events") {
-                events += try await push.events()
-                return events.count == 2
-            }
+            let events = try await push.events.take(atLeast: 2)
+            #expect(events.count == 2)
             #expect(events.allSatisfy { $0.0 == "push.token.invalid" })
             try await worker.stop()
         }
@@ -250,6 +239,15 @@ import Testing
             #expect(Set(secrets.map(\.1)).count == 3)
             #expect(try await push.confirm(failing.receipt, secrets[0].1) == .mismatch)
             #expect(try await push.confirm(failing.receipt, secrets[2].1) == .verified(appID: failing.appID, platform: .apns))
+            // Every try's call is in the attempt log, and `heraldctl verify show-push` prints them.
+            let calls = try await PushStore.attempts.read(failing.receipt, client: harness.database, logger: harness.logger)
+            #expect(calls.map(\.result) == [.transient, .transient, .accepted])
+            #expect(calls.prefix(2).map(\.httpStatus) == [500, 503])
+            let shown = try JSONSerialization.jsonObject(with: Data(try await runHeraldctl(
+                ["verify", "show-push", failing.receipt, "--output", "json"], namespace: harness.namespace).utf8)) as? [String: Any]
+            let printed = try #require(shown?["provider_calls"] as? [[String: Any]])
+            #expect(printed.map { $0["result"] as? String } == ["transient", "transient", "accepted"])
+            #expect(printed.allSatisfy { $0["provider"] as? String == "apns" })
             try await worker.stop()
         }
     }
@@ -325,11 +323,8 @@ import Testing
             #expect(try await harness.statuses(ids) == [ids[0]: "completed", ids[1]: "completed", ids[2]: "rejected"])
             #expect(push.production.requestCount == 2)
             #expect(try await push.verification(jobs[2].receipt)?.reason == "rate_limited:device")
-            var events: [(String, [String: Any])] = []
-            try await eventually("events") {
-                events += try await push.events()
-                return events.count == 3
-            }
+            let events = try await push.events.take(atLeast: 3)
+            #expect(events.count == 3)
             let refused = events.first { $0.0 == "push.refused" }
             #expect(refused?.1["reason"] as? String == "rate_limited:device")
             #expect(refused?.1["receipt"] as? String == jobs[2].receipt)

@@ -86,11 +86,8 @@ import Testing
             #expect(try await push.health(gone.deviceToken, platform: .fcm)?.reason == "unregistered")
             #expect(try await push.health(bad.deviceToken, platform: .fcm)?.reason == "invalid_argument")
             #expect(try await push.health(bad.deviceToken, platform: .fcm)?.status == "invalid")
-            var events: [(String, [String: Any])] = []
-            try await eventually("events") {
-                events += try await push.events()
-                return events.count == 2
-            }
+            let events = try await push.events.take(atLeast: 2)
+            #expect(events.count == 2)
             #expect(events.allSatisfy { $0.0 == "push.token.invalid" && $0.1["provider"] as? String == "fcm" })
             #expect(Set(events.compactMap { $0.1["device_token"] as? String }) == [gone.deviceToken, bad.deviceToken])
             try await worker.stop()

@@ -61,7 +61,7 @@ import Testing
             #expect(attempts.count == 1)
             #expect(attempts.first?.1 == "accepted")
             #expect(attempts.first?.2 == 201)
-            let events = try await sms.events()
+            let events = try await sms.events.take(atLeast: 1)
             #expect(events.first?.0 == "sms.sent")
             #expect(events.first?.1["provider_message_id"] as? String == row.providerMessageID)
             try await worker.stop()
@@ -92,7 +92,7 @@ import Testing
             let attempts = try await sms.attempts(job.verificationID)
             #expect(attempts.map(\.1) == ["rejected"])
             #expect(attempts.first?.3 == "twilio-21211")
-            #expect(try await sms.events().map(\.0) == ["sms.failed"])
+            #expect(try await sms.events.take(atLeast: 1).map(\.0) == ["sms.failed"])
             // The code was closed: the next request for this number sends a fresh one at once.
             #expect(try await sms.verify(job.verificationID, "123456") == .notFound)
             try await worker.stop()

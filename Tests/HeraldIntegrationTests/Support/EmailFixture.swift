@@ -15,7 +15,8 @@ import PostgresNIO
 /// with the events it emits and the consume API.
 final class EmailFixture: Sendable {
     let harness: Harness
-    let eventsQueue: String
+    /// The channel's events, as a front API's consumer reads them.
+    let events: EventTap
     let spool: String
 
     static let env = ProcessInfo.processInfo.environment
@@ -33,11 +34,8 @@ final class EmailFixture: Sendable {
 
     init(_ harness: Harness) async throws {
         self.harness = harness
-        eventsQueue = "\(harness.namespace).test-email-events"
         spool = NSTemporaryDirectory() + "herald-email-\(harness.namespace)"
-        try await harness.connection.declare(.init(
-            queues: [.init(name: eventsQueue, durable: false, autoDelete: false)],
-            bindings: [.init(queue: eventsQueue, exchange: harness.topology.eventsExchange, routingKey: "email.#")]))
+        events = try await EventTap(harness, channel: "email")
         harness.onClose { await self.close() }
     }
 
@@ -117,27 +115,7 @@ final class EmailFixture: Sendable {
             : try await verification.consumeEmailAction(mode, email: email, oobCode: code, logger: harness.logger)
     }
 
-    /// Events emitted so far: (routing key, JSON object).
-    func events() async throws -> [(String, [String: Any])] {
-        var out: [(String, [String: Any])] = []
-        while let delivery = try await harness.connection.get(queue: eventsQueue) {
-            let object = (try? JSONSerialization.jsonObject(with: Data(delivery.body))) as? [String: Any] ?? [:]
-            out.append((delivery.routingKey, object))
-            try await delivery.ack()
-        }
-        return out
-    }
 
-    /// Events, waiting until at least `count` have arrived (the relay publishes them after
-    /// the outcome commits, so they can trail the ledger).
-    func events(atLeast count: Int) async throws -> [(String, [String: Any])] {
-        let collected = EventBox()
-        try? await eventually(timeout: .seconds(10), "\(count) events") {
-            collected.append(try await self.events())
-            return collected.count >= count
-        }
-        return collected.all
-    }
 
     /// (state, reason, provider, uncertain sends) of a request.
     func request(_ id: String) async throws -> (String, String?, String?, Int)? {
@@ -157,16 +135,7 @@ final class EmailFixture: Sendable {
     }
 
     func close() async {
-        try? await harness.connection.deleteQueue(eventsQueue)
         try? FileManager.default.removeItem(atPath: spool)
     }
 }
 
-/// Events collected across polls.
-final class EventBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var events: [(String, [String: Any])] = []
-    func append(_ more: [(String, [String: Any])]) { lock.withLock { events += more } }
-    var count: Int { lock.withLock { events.count } }
-    var all: [(String, [String: Any])] { lock.withLock { events } }
-}

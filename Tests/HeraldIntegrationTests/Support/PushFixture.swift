@@ -33,7 +33,8 @@ final class PushFixture: @unchecked Sendable {
     let sandbox: APNsStubServer
     let fcm: FCMStubServer
     let serviceAccountJSON: String
-    let eventsQueue: String
+    /// The channel's events, as a front API's consumer reads them.
+    let events: EventTap
     let spool: String
     let clock = TestClock()
 
@@ -50,11 +51,8 @@ final class PushFixture: @unchecked Sendable {
         let account: [String: Any] = ["type": "service_account", "project_id": "test-project", "client_email": email,
                                       "private_key": rsa.pemRepresentation, "token_uri": fcm.tokenURL]
         serviceAccountJSON = String(decoding: try JSONSerialization.data(withJSONObject: account), as: UTF8.self)
-        eventsQueue = "\(harness.namespace).test-push-events"
         spool = NSTemporaryDirectory() + "herald-push-\(harness.namespace)"
-        try await harness.connection.declare(.init(
-            queues: [.init(name: eventsQueue, durable: false, autoDelete: false)],
-            bindings: [.init(queue: eventsQueue, exchange: harness.topology.eventsExchange, routingKey: "push.#")]))
+        events = try await EventTap(harness, channel: "push")
         harness.onClose { await self.close() }
     }
 
@@ -149,22 +147,12 @@ final class PushFixture: @unchecked Sendable {
         try await PushTokens.health(platform: platform, token: token, client: harness.database, logger: harness.logger)
     }
 
-    /// Events emitted so far: (routing key, JSON object).
-    func events() async throws -> [(String, [String: Any])] {
-        var out: [(String, [String: Any])] = []
-        while let delivery = try await harness.connection.get(queue: eventsQueue) {
-            out.append((delivery.routingKey, (try? JSONSerialization.jsonObject(with: Data(delivery.body))) as? [String: Any] ?? [:]))
-            try await delivery.ack()
-        }
-        return out
-    }
 
     func close() async {
         await production.close()
         await sandbox.close()
         await fcm.close()
         tls.remove()
-        try? await harness.connection.deleteQueue(eventsQueue)
         try? FileManager.default.removeItem(atPath: spool)
     }
 }

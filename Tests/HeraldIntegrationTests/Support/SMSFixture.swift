@@ -14,15 +14,13 @@ import PostgresNIO
 final class SMSFixture: Sendable {
     let harness: Harness
     let spool: String
-    let eventsQueue: String
+    /// The channel's events, as a front API's consumer reads them.
+    let events: EventTap
 
     init(_ harness: Harness) async throws {
         self.harness = harness
         spool = NSTemporaryDirectory() + "herald-sms-\(harness.namespace)"
-        eventsQueue = "\(harness.namespace).test-sms-events"
-        try await harness.connection.declare(.init(
-            queues: [.init(name: eventsQueue, durable: false, autoDelete: false)],
-            bindings: [.init(queue: eventsQueue, exchange: harness.topology.eventsExchange, routingKey: "sms.#")]))
+        events = try await EventTap(harness, channel: "sms")
         harness.onClose { await self.close() }
     }
 
@@ -75,16 +73,6 @@ final class SMSFixture: Sendable {
         return try await verification.verifyPhone(verificationID: verificationID, code: code, logger: harness.logger)
     }
 
-    /// Events emitted so far: (routing key, JSON object).
-    func events() async throws -> [(String, [String: Any])] {
-        var out: [(String, [String: Any])] = []
-        while let delivery = try await harness.connection.get(queue: eventsQueue) {
-            let object = (try? JSONSerialization.jsonObject(with: Data(delivery.body))) as? [String: Any] ?? [:]
-            out.append((delivery.routingKey, object))
-            try await delivery.ack()
-        }
-        return out
-    }
 
     struct Verification: Sendable {
         var state: String
@@ -115,7 +103,6 @@ final class SMSFixture: Sendable {
     }
 
     func close() async {
-        try? await harness.connection.deleteQueue(eventsQueue)
         try? FileManager.default.removeItem(atPath: spool)
     }
 }

@@ -1,0 +1,48 @@
+import AMQP
+import Foundation
+
+/// A queue of the harness's namespace bound to one channel's events (`sms.#`, `email.#`,
+/// `push.#`): what a front API's consumer would read. Deleted when the harness closes.
+final class EventTap: Sendable {
+    let harness: Harness
+    let queue: String
+
+    init(_ harness: Harness, channel: String) async throws {
+        self.harness = harness
+        queue = "\(harness.namespace).test-\(channel)-events"
+        try await harness.connection.declare(.init(
+            queues: [.init(name: queue, durable: false, autoDelete: false)],
+            bindings: [.init(queue: queue, exchange: harness.topology.eventsExchange, routingKey: "\(channel).#")]))
+        harness.onClose { [queue] in try? await harness.connection.deleteQueue(queue) }
+    }
+
+    /// The events that have arrived so far: (routing key, JSON object).
+    func take() async throws -> [(String, [String: Any])] {
+        var out: [(String, [String: Any])] = []
+        while let delivery = try await harness.connection.get(queue: queue) {
+            out.append((delivery.routingKey, (try? JSONSerialization.jsonObject(with: Data(delivery.body))) as? [String: Any] ?? [:]))
+            try await delivery.ack()
+        }
+        return out
+    }
+
+    /// The events, waiting until at least `count` have arrived: the relay publishes them after
+    /// the outcome commits, so they trail the ledger (and more may come later).
+    func take(atLeast count: Int) async throws -> [(String, [String: Any])] {
+        let collected = EventBox()
+        try? await eventually(timeout: .seconds(10), "\(count) events") {
+            collected.append(try await self.take())
+            return collected.count >= count
+        }
+        return collected.all
+    }
+}
+
+/// Events collected across polls.
+final class EventBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [(String, [String: Any])] = []
+    func append(_ more: [(String, [String: Any])]) { lock.withLock { events += more } }
+    var count: Int { lock.withLock { events.count } }
+    var all: [(String, [String: Any])] { lock.withLock { events } }
+}
