@@ -182,7 +182,10 @@ import Testing
     }
 
     @Test func localisedAndDeduplicated() async throws {
-        try await withHarness() { harness in
+        // The duplicate retries (email_in_progress) while the first is at the SMTP server: its
+        // tries must outlast that send under the parallel suites' load (3 tries in 0.7 s did
+        // not, and it was dead-lettered), as production's retry delays do.
+        try await withHarness(retryDelays: [300], maxAttempts: 30) { harness in
             let email = try await EmailFixture(harness)
             let worker = try await email.start()
             var job = email.job(30, locale: "de-CH")

@@ -270,6 +270,9 @@ import Testing
         let accounts = AccountStore(client: db.client, logger: db.logger)
         var latencies: [Duration] = []
         var updates = 0
+        // Sign-ins that completed with the run still going: how many does not depend on the
+        // machine's speed (under load the run can end before the loop's 400).
+        var duringRun = 0
         while (try await db.runs.get(runID))?.status == .running && updates < 400 {
             // Alternately an account the run is deleting (maybe locked by the batch right now)
             // and one it never touches.
@@ -281,12 +284,11 @@ import Testing
             }
             latencies.append(.now - started)
             updates += 1
+            if (try await db.runs.get(runID))?.status == .running { duringRun += 1 }
             _ = try await accounts.recordSignIn(accountID: "busy-member-\(updates % 200)")
         }
-        let stillRunning = try await db.runs.get(runID)?.status == .running
         _ = try await running.value
-        #expect(updates >= 20)
-        #expect(stillRunning || updates == 400, "sign-ins went on while the run ran")
+        #expect(duringRun >= 20, "sign-ins went on while the run ran: \(duringRun) of \(updates)")
         let worst = latencies.max() ?? .zero
         #expect(worst < .milliseconds(1_500), "worst sign-in \(worst)")
         #expect(try await db.accountIDs().count == 200)
