@@ -36,7 +36,7 @@ struct Report {
             "short": options.short, "workers": workers, "passed": passed,
             "scenarios": results.map { r -> [String: Any] in
                 ["name": r.name, "published": r.published, "completed": r.completed, "lost": r.lost, "failed": r.failed,
-                 "dead_lettered": r.deadLettered, "dead_letter_reasons": r.deadLetterReasons, "duplicated_sends": r.duplicateSends,
+                 "dead_lettered": r.deadLettered, "dead_letter_reasons": r.deadLetterReasons, "duplicated_sends": r.duplicateSends, "hidden_duplicated_sends": r.hiddenDuplicateSends,
                  "missing_sends": r.missingSends, "kills": r.kills, "recovery_seconds": r.recoverySeconds as Any? ?? NSNull(),
                  "seconds": r.seconds, "notes": r.notes, "failures": r.failures, "passed": r.passed]
             },

@@ -19,6 +19,9 @@ struct ScenarioResult: Sendable {
     var deadLettered = 0
     var deadLetterReasons: [String: Int] = [:]
     var duplicateSends = 0
+    /// Duplicated sends that the job's record does not count as uncertain: a repeat nobody
+    /// could see in `heraldctl verify show-*`. None is allowed in any scenario.
+    var hiddenDuplicateSends = 0
     var missingSends = 0
     var kills = 0
     var recoverySeconds: Double?
@@ -50,6 +53,19 @@ struct Tally: Sendable {
 
     static let final: Set<String> = ["completed", "rejected", "dead"]
 
+    /// id → the uncertain sends its record counts (SMS verification, email request, push
+    /// receipt: each is the message id in this harness), for the ids that have any.
+    func uncertainSends(_ ids: [String]) async throws -> [String: Int] {
+        let rows = try await database.query("""
+            SELECT verification_id, uncertain_sends FROM herald.sms_verifications WHERE verification_id = ANY(\(ids)::text[]) AND uncertain_sends > 0
+            UNION ALL SELECT request_id, uncertain_sends FROM herald.email_requests WHERE request_id = ANY(\(ids)::text[]) AND uncertain_sends > 0
+            UNION ALL SELECT receipt, uncertain_sends FROM herald.push_verifications WHERE receipt = ANY(\(ids)::text[]) AND uncertain_sends > 0
+            """, logger: logger)
+        var out: [String: Int] = [:]
+        for try await (id, count) in rows.decode((String, Int).self) { out[id] = count }
+        return out
+    }
+
     /// Seconds from the first claim of any of `ids` to the last one finished, as the ledger
     /// recorded them: the time the workers took for these jobs, free of the harness's polling.
     func span(_ ids: [String]) async throws -> Double {
@@ -75,7 +91,8 @@ struct Tally: Sendable {
     /// accepted per job, by kind (SMS per verification id, pushes per receipt: both are the
     /// message id in this harness). Kinds without a counting provider (the dev outbox) are not
     /// counted for duplicates.
-    func account(_ result: inout ScenarioResult, ids: [String], kinds: [String: JobKind], statuses: [String: String], accepted: [JobKind: [String: Int]]) {
+    func account(_ result: inout ScenarioResult, ids: [String], kinds: [String: JobKind], statuses: [String: String], accepted: [JobKind: [String: Int]],
+                 uncertain: [String: Int]) {
         result.published = ids.count
         for id in ids {
             let counts = kinds[id].flatMap { accepted[$0] }
@@ -86,7 +103,11 @@ struct Tally: Sendable {
             case "rejected", "dead": result.failed += 1
             default: result.lost += 1
             }
-            if let counts { result.duplicateSends += max(0, (counts[id] ?? 0) - 1) }
+            if let counts {
+                let repeats = max(0, (counts[id] ?? 0) - 1)
+                result.duplicateSends += repeats
+                result.hiddenDuplicateSends += max(0, repeats - (uncertain[id] ?? 0))
+            }
         }
     }
 

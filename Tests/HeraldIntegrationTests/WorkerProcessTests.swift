@@ -31,7 +31,10 @@ import Testing
 
     @Test func sigtermDrainsInFlightJobsAndExitsZero() async throws {
         try await withHarness() { harness in
-            let worker = try WorkerProcess("herald-sms", namespace: harness.namespace, environment: ["HERALD_OUTBOX_DELAY_MS": "1500"])
+            // Each job stays at the (slow) outbox for 5 s: long enough for all ten to be claimed
+            // and in flight together even under load (at 1.5 s the first ones had finished
+            // before the last was claimed, so "ten running" never held).
+            let worker = try WorkerProcess("herald-sms", namespace: harness.namespace, environment: ["HERALD_OUTBOX_DELAY_MS": "5000"])
             try await worker.waitUntilReady()
             var ids: [String] = []
             for n in 0..<10 { ids.append(try await harness.enqueue(harness.sms(20 + n))) }
