@@ -36,8 +36,8 @@ public enum EmailStore {
         public var finalState: EmailRequestState?
     }
 
-    /// `herald.email_send_attempts`: every provider call of a request.
-    /// Its provider calls (`heraldctl verify show-*` reads them).
+    /// `herald.email_send_attempts`: every provider call of a request (`heraldctl verify show-*`
+    /// prints them).
     public static let attempts = AttemptLog(table: "herald.email_send_attempts", keyColumn: "request_id")
 
     /// Records the request (or finds it), supersedes an earlier try's pending code, and stores

@@ -53,8 +53,8 @@ public enum PushStore {
         throw StoreError("herald.push_prepare gave no decision")
     }
 
-    /// `herald.push_send_attempts`: every provider call of a receipt.
-    /// Its provider calls (`heraldctl verify show-*` reads them).
+    /// `herald.push_send_attempts`: every provider call of a receipt (`heraldctl verify show-*`
+    /// prints them).
     public static let attempts = AttemptLog(table: "herald.push_send_attempts", keyColumn: "receipt")
 
     /// The provider accepted: the receipt is `sent`, the token healthy (valid again if it was not).

@@ -85,8 +85,8 @@ public enum SMSStore {
         throw StoreError("herald.sms_prepare gave no decision")
     }
 
-    /// `herald.sms_send_attempts`: every provider call of a verification.
-    /// Its provider calls (`heraldctl verify show-*` reads them).
+    /// `herald.sms_send_attempts`: every provider call of a verification (`heraldctl verify show-*`
+    /// prints them).
     public static let attempts = AttemptLog(table: "herald.sms_send_attempts", keyColumn: "verification_id")
 
     public static func sent(_ verificationID: String, attempts: [DeliveryAttempt], message: RenderedSMS, client: PostgresClient, logger: Logger) async throws {
