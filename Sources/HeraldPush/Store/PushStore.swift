@@ -74,17 +74,23 @@ public enum PushStore {
         try await client.query(query, logger: logger)
     }
 
-    /// The token is dead: the receipt `failed` (its secret void), the token `invalid`.
-    public static func tokenInvalid(_ receipt: String, tokenHash: String, invalid: InvalidToken, recorded detail: String,
-                                    delivery attempts: [DeliveryAttempt], client: PostgresClient, logger: Logger) async throws {
-        let last = attempts.last
-        let query = try Self.attempts.query(change: """
+    /// A receipt refused for good: `failed`, its secret void. Binds: $1 receipt, $2 provider,
+    /// $3 HTTP status (-1: none), $4 reason.
+    private static let failReceipt = """
             UPDATE herald.push_verifications
                SET state = 'failed', secret_status = 'void', secret_hash = NULL, provider = $2, http_status = NULLIF($3, -1),
                    reason = $4, updated_at = now()
              WHERE receipt = $1 AND state = 'sending' RETURNING receipt
-            """, [receipt, last?.provider ?? "", last?.httpStatus ?? -1, "token_invalid:\(invalid.reason.rawValue)",
-                  tokenHash, invalid.reason.rawValue, detail, invalid.since ?? Date()], attempts: attempts, final: """
+        """
+
+    /// The token is dead: the receipt `failed` (its secret void), the token `invalid`.
+    public static func tokenInvalid(_ receipt: String, tokenHash: String, invalid: InvalidToken, recorded detail: String,
+                                    delivery attempts: [DeliveryAttempt], client: PostgresClient, logger: Logger) async throws {
+        let last = attempts.last
+        let query = try Self.attempts.query(
+            change: Self.failReceipt,
+            [receipt, last?.provider ?? "", last?.httpStatus ?? -1, "token_invalid:\(invalid.reason.rawValue)",
+             tokenHash, invalid.reason.rawValue, detail, invalid.since ?? Date()], attempts: attempts, final: """
             UPDATE herald.device_tokens
                SET status = 'invalid', reason = $6, detail = $7, invalid_since = $8,
                    failures = failures + 1, last_failure_at = now(), updated_at = now()
@@ -96,12 +102,7 @@ public enum PushStore {
     /// Refused for good for another reason: the receipt `failed`, its secret void.
     public static func failed(_ receipt: String, reason: String, delivery attempts: [DeliveryAttempt], client: PostgresClient, logger: Logger) async throws {
         let last = attempts.last
-        let query = try Self.attempts.query(change: """
-            UPDATE herald.push_verifications
-               SET state = 'failed', secret_status = 'void', secret_hash = NULL, provider = $2, http_status = NULLIF($3, -1),
-                   reason = $4, updated_at = now()
-             WHERE receipt = $1 AND state = 'sending' RETURNING receipt
-            """, [receipt, last?.provider ?? "", last?.httpStatus ?? -1, reason], attempts: attempts)
+        let query = try Self.attempts.query(change: Self.failReceipt, [receipt, last?.provider ?? "", last?.httpStatus ?? -1, reason], attempts: attempts)
         try await client.query(query, logger: logger)
     }
 
