@@ -59,8 +59,8 @@ import Testing
             #expect(row.providerMessageID?.hasPrefix("SM") == true)
             let attempts = try await sms.attempts(job.verificationID)
             #expect(attempts.count == 1)
-            #expect(attempts.first?.1 == "accepted")
-            #expect(attempts.first?.2 == 201)
+            #expect(attempts.first?.result == .accepted)
+            #expect(attempts.first?.httpStatus == 201)
             let events = try await sms.events.take(atLeast: 1)
             #expect(events.first?.0 == "sms.sent")
             #expect(events.first?.1["provider_message_id"] as? String == row.providerMessageID)
@@ -90,8 +90,8 @@ import Testing
             #expect(row.state == "failed")
             #expect(row.reason == "provider_rejected:twilio:twilio-21211")
             let attempts = try await sms.attempts(job.verificationID)
-            #expect(attempts.map(\.1) == ["rejected"])
-            #expect(attempts.first?.3 == "twilio-21211")
+            #expect(attempts.map(\.result) == [.rejected])
+            #expect(attempts.first?.errorCode == "twilio-21211")
             #expect(try await sms.events.take(atLeast: 1).map(\.0) == ["sms.failed"])
             // The code was closed: the next request for this number sends a fresh one at once.
             #expect(try await sms.verify(job.verificationID, "123456") == .notFound)
@@ -120,11 +120,11 @@ import Testing
             try await eventually("both sent") { try await harness.statuses([a, b]).values.filter { $0 == "completed" }.count == 2 }
 
             let first = try await sms.attempts(unavailable.verificationID)
-            #expect(first.map(\.0) == ["twilio", "webhook"])
-            #expect(first.map(\.1) == ["transient", "accepted"])
-            #expect(first.first?.2 == 503)
+            #expect(first.map(\.provider) == ["twilio", "webhook"])
+            #expect(first.map(\.result) == [.transient, .accepted])
+            #expect(first.first?.httpStatus == 503)
             let second = try await sms.attempts(hanging.verificationID)
-            #expect(second.map(\.1) == ["timeout", "accepted"])
+            #expect(second.map(\.result) == [.timeout, .accepted])
             #expect(try await sms.verification(hanging.verificationID)?.provider == "webhook")
 
             // What the receiver gets is verifiable with the shared secret, as Standard Webhooks specify.
@@ -191,7 +191,7 @@ import Testing
             let job = SMSVerificationJob(verificationID: "\(harness.namespace)-k", phoneNumber: harness.phone(6), locale: "en-GB", purpose: .mfaSignIn)
             let id = try await harness.enqueue(job)
             try await eventually("accepted by Kannel") { try await harness.ledger(id)?.0 == "completed" }
-            #expect(try await sms.attempts(job.verificationID).first?.2 == 202)
+            #expect(try await sms.attempts(job.verificationID).first?.httpStatus == 202)
             // fakesmsc prints each message it gets: "Got message N: <from to text …>".
             var line = ""
             try await eventually("at the SMSC") {
@@ -221,7 +221,7 @@ import Testing
             try await eventually("dead after its tries") { try await harness.ledger(id)?.0 == "dead" }
             let attempts = try await sms.attempts(job.verificationID)
             #expect(attempts.count == 3)
-            #expect(attempts.allSatisfy { $0.1 == "transient" && $0.2 == 403 })
+            #expect(attempts.allSatisfy { $0.result == .transient && $0.httpStatus == 403 })
             #expect(try await harness.drainDeadLetters(.sms).count == 1)
             try await worker.stop()
         }

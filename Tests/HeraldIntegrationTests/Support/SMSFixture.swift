@@ -92,14 +92,9 @@ final class SMSFixture: Sendable {
         return nil
     }
 
-    /// Provider calls recorded for a verification: (provider, result, HTTP status, error code).
-    func attempts(_ id: String) async throws -> [(String, String, Int?, String?)] {
-        let rows = try await harness.database.query("""
-            SELECT provider, result, http_status, error_code FROM herald.sms_send_attempts WHERE verification_id = \(id) ORDER BY id
-            """, logger: harness.logger)
-        var out: [(String, String, Int?, String?)] = []
-        for try await row in rows.decode((String, String, Int?, String?).self) { out.append(row) }
-        return out
+    /// Provider calls recorded for a verification, as `heraldctl verify show-sms` reads them.
+    func attempts(_ id: String) async throws -> [DeliveryAttempt] {
+        try await SMSStore.attempts.read(id, client: harness.database, logger: harness.logger)
     }
 
     func close() async {
