@@ -119,4 +119,8 @@ struct TimedHandler<Inner: JobHandler>: JobHandler {
         }
         return outcome
     }
+
+    func exhausted(_ job: Inner.Job, reason: String, context: JobContext) -> JobOutcome {
+        inner.exhausted(job, reason: reason, context: context)
+    }
 }

@@ -6,6 +6,13 @@ import PostgresNIO
 public protocol JobHandler: Sendable {
     associatedtype Job: HeraldJob
     func handle(_ job: Job, context: JobContext) async throws -> JobOutcome
+    /// Called once when the job is dead-lettered after `runner.max_attempts` (transient
+    /// failures each time, or a worker that stopped each time): the outcome's `write` and
+    /// `events` commit atomically with the ledger's `dead` record, so the channel's own
+    /// rows end in a true state (`failed`, its code dead) instead of `retrying` for ever.
+    /// `reason` is the dead letter's. Its `status` and `reason` are not used (the ledger
+    /// says `dead`). The default leaves the channel's rows alone.
+    func exhausted(_ job: Job, reason: String, context: JobContext) -> JobOutcome
     /// True for a handler whose runs take long by design (a cleanup run): the runner does not
     /// hold it to `runner.handler_timeout_seconds`.
     static var runsLong: Bool { get }
@@ -13,6 +20,10 @@ public protocol JobHandler: Sendable {
 
 extension JobHandler {
     public static var runsLong: Bool { false }
+
+    public func exhausted(_ job: Job, reason: String, context: JobContext) -> JobOutcome {
+        .rejected(reason)
+    }
 }
 
 /// What a handler knows about the delivery it is handling.

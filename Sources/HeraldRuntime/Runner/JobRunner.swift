@@ -88,7 +88,9 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
             if Task.isCancelledOrShuttingDown { return }
             try? await Task.sleep(for: .milliseconds(20))
         }
-        let consumer = deps.connection.consume(queue: topology.workQueue(kind), prefetch: UInt16(clamping: prefetch))
+        // A body over the limit is drained unbuffered by the connection and dead-lettered here.
+        let consumer = deps.connection.consume(queue: topology.workQueue(kind), prefetch: UInt16(clamping: prefetch),
+                                               maxBodyBytes: configuration.maxMessageBytes)
         logger.info("consuming", metadata: ["queue": "\(topology.workQueue(kind))", "prefetch": "\(prefetch)"])
         await withGracefulShutdownHandler {
             // Discarding: a finished job leaves nothing behind in the group.
@@ -140,7 +142,7 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
         // Decode: a body that can never be a job is dead-lettered at once with its reason.
         let envelope: JobEnvelope
         let job: Handler.Job
-        switch decoder.decode(body: delivery.body, properties: delivery.properties) {
+        switch decoder.decode(delivery) {
         case .failure(let error):
             observer.invalidBody(type: type, reason: error.reason, messageID: delivery.properties.messageID)
             await settlement.deadLetter(delivery, type: type, reason: error.reason, category: "invalid", attempts: 0, logger)
@@ -171,7 +173,7 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
             if tookOver { observer.tookOver(attempt: attempt, logger) }
             guard attempt <= configuration.maxAttempts else {
                 // A job that kills its worker every time must not loop forever.
-                await giveUp(delivery, envelope, attempts: attempt - 1,
+                await giveUp(job, delivery, envelope, attempt: attempt, attempts: attempt - 1,
                              reason: "gave up after \(attempt - 1) attempts without an outcome (the worker stopped each time)", logger)
                 return
             }
@@ -182,8 +184,7 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
     /// Handle → commit → ack, or the failure's way out (dead letter, delay, requeue).
     private func run(_ job: Handler.Job, delivery: AMQPDelivery, envelope: JobEnvelope, attempt: Int, started: ContinuousClock.Instant, logger: Logger) async {
         let type = envelope.typeName
-        let context = JobContext(envelope: envelope, attempt: attempt, mayBeRepeat: attempt > 1 || delivery.redelivered,
-                                 logger: logger, database: deps.database, ownerKey: deps.ownerKey, hold: hold)
+        let context = self.context(delivery, envelope, attempt: attempt, logger)
         do {
             let outcome = try await handle(job, context: context)
             let finished = JobLedger.Finished(messageID: envelope.messageID, status: outcome.ledgerStatus, reason: outcome.reason)
@@ -203,12 +204,17 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
             await settlement.deadLetter(delivery, type: type, reason: reason, category: "invalid", attempts: attempt, logger)
             await recordDead(envelope.messageID, reason: reason, logger)
         } catch JobFailure.transient(let reason) {
-            await retryOrGiveUp(delivery, envelope, attempt: attempt, reason: reason, logger)
+            await retryOrGiveUp(job, delivery, envelope, attempt: attempt, reason: reason, logger)
         } catch where Task.isCancelled {
             await settlement.requeue(delivery, type: type, because: error, logger)
         } catch {
-            await retryOrGiveUp(delivery, envelope, attempt: attempt, reason: "unexpected error (\(RunnerObserver.describe(error)))", logger)
+            await retryOrGiveUp(job, delivery, envelope, attempt: attempt, reason: "unexpected error (\(RunnerObserver.describe(error)))", logger)
         }
+    }
+
+    private func context(_ delivery: AMQPDelivery, _ envelope: JobEnvelope, attempt: Int, _ logger: Logger) -> JobContext {
+        JobContext(envelope: envelope, attempt: attempt, mayBeRepeat: attempt > 1 || delivery.redelivered,
+                   logger: logger, database: deps.database, ownerKey: deps.ownerKey, hold: hold)
     }
 
     /// Runs the handler; when it loses the database (a handler's own reads and writes), the
@@ -238,10 +244,10 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
         }
     }
 
-    private func retryOrGiveUp(_ delivery: AMQPDelivery, _ envelope: JobEnvelope, attempt: Int, reason: String, _ logger: Logger) async {
+    private func retryOrGiveUp(_ job: Handler.Job, _ delivery: AMQPDelivery, _ envelope: JobEnvelope, attempt: Int, reason: String, _ logger: Logger) async {
         let type = envelope.typeName
         guard attempt < configuration.maxAttempts else {
-            await giveUp(delivery, envelope, attempts: attempt, reason: "gave up after \(attempt) attempts: \(reason)", logger)
+            await giveUp(job, delivery, envelope, attempt: attempt, attempts: attempt, reason: "gave up after \(attempt) attempts: \(reason)", logger)
             return
         }
         do {
@@ -255,11 +261,26 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
         await settlement.delay(delivery, type: type, tier: tier, attempt: attempt, reason: reason, logger)
     }
 
-    /// Out of attempts: dead-lettered and recorded `dead`.
-    private func giveUp(_ delivery: AMQPDelivery, _ envelope: JobEnvelope, attempts: Int, reason: String, _ logger: Logger) async {
+    /// Out of attempts: dead-lettered and recorded `dead`, with the handler's last word
+    /// (``JobHandler/exhausted(_:reason:context:)``: its channel rows end `failed`) in the
+    /// same transaction. `attempt` is this claim's number, `attempts` the tries that ran.
+    private func giveUp(_ job: Handler.Job, _ delivery: AMQPDelivery, _ envelope: JobEnvelope, attempt: Int, attempts: Int, reason: String, _ logger: Logger) async {
         observer.exhausted(type: envelope.typeName, reason: reason, logger)
         await settlement.deadLetter(delivery, type: envelope.typeName, reason: reason, category: "exhausted", attempts: attempts, logger)
-        await recordDead(envelope.messageID, reason: reason, logger)
+        let outcome = handler.exhausted(job, reason: reason, context: context(delivery, envelope, attempt: attempt, logger))
+        guard outcome.write != nil || !outcome.events.isEmpty else {
+            await recordDead(envelope.messageID, reason: reason, logger)
+            return
+        }
+        let finished = JobLedger.Finished(messageID: envelope.messageID, status: .dead, reason: reason)
+        do {
+            try await hold.run(logger) { try await self.committer.commit(finished, events: outcome.events, write: outcome.write) }
+            if !outcome.events.isEmpty { deps.relay?.poke() }
+        } catch {
+            // The handler's write failed on its own: the ledger still says `dead`.
+            observer.notRecorded("could not record an exhausted job's final state", error, logger)
+            await recordDead(envelope.messageID, reason: reason, logger)
+        }
     }
 
     private func recordDead(_ messageID: String, reason: String, _ logger: Logger) async {
