@@ -92,6 +92,7 @@ public actor SMTPClient {
         case .protocolViolation: "smtp-protocol"
         case .unexpected(let reply): reply.recordedCode
         case .tlsUnavailable: "smtp-no-starttls"
+        case .repliesBeforeTLS: "smtp-starttls-injection"
         case .authUnavailable: "smtp-no-auth"
         }
     }

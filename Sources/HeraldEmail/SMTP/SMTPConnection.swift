@@ -40,8 +40,9 @@ final class SMTPConnection: @unchecked Sendable {
                     if implicit, let tls {
                         try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: hostname))
                     }
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(SMTPReplyDecoder()))
-                    try channel.pipeline.syncOperations.addHandler(SMTPClientHandler())
+                    let decoder = SMTPReplyDecoder()
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(decoder))
+                    try channel.pipeline.syncOperations.addHandler(SMTPClientHandler(decoder: decoder))
                 }
             }
             .connect(host: configuration.host, port: configuration.port).get()
@@ -52,7 +53,12 @@ final class SMTPConnection: @unchecked Sendable {
             if configuration.tls == .starttls {
                 guard connection.capabilities.contains("STARTTLS"), let tls else { throw SMTPError.tlsUnavailable }
                 try await connection.expect(try await connection.exchange("STARTTLS"), 220)
+                // Checked and upgraded in one event-loop turn: whatever the plain socket delivered
+                // up to now is either refused here or, after it, goes through TLS.
                 try await channel.eventLoop.submit {
+                    guard try !channel.pipeline.syncOperations.handler(type: SMTPClientHandler.self).hasPendingInput else {
+                        throw SMTPError.repliesBeforeTLS
+                    }
                     try channel.pipeline.syncOperations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: hostname), position: .first)
                 }.get()
                 try await connection.hello(configuration.heloName)
@@ -241,6 +247,14 @@ final class SMTPClientHandler: ChannelInboundHandler {
     private var waiting: [(count: Int, replies: [SMTPReply], promise: EventLoopPromise<[SMTPReply]>, timer: Scheduled<Void>?)] = []
     private var unclaimed: [SMTPReply] = []
     private var failure: SMTPError?
+    private let decoder: SMTPReplyDecoder
+
+    init(decoder: SMTPReplyDecoder) {
+        self.decoder = decoder
+    }
+
+    /// Input nobody asked for yet: whole replies kept for later, or bytes of one still coming.
+    var hasPendingInput: Bool { !unclaimed.isEmpty || decoder.hasPartialReply }
 
     func await(_ count: Int, on channel: any Channel, timeout: TimeAmount) -> EventLoopFuture<[SMTPReply]> {
         let promise = channel.eventLoop.makePromise(of: [SMTPReply].self)

@@ -24,8 +24,13 @@ public struct SMTPReply: Sendable, Equatable {
 final class SMTPReplyDecoder: ByteToMessageDecoder {
     typealias InboundOut = SMTPReply
     private var lines: [String] = []
+    /// Bytes received but not yet a whole reply (a partial line, or the first lines of a
+    /// multi-line reply): after STARTTLS's 220 there must be none (``SMTPClientHandler/hasPendingInput``).
+    private(set) var bufferedBytes = 0
+    var hasPartialReply: Bool { bufferedBytes > 0 || !lines.isEmpty }
 
     func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+        defer { bufferedBytes = buffer.readableBytes }
         guard let newline = buffer.readableBytesView.firstIndex(of: UInt8(ascii: "\n")) else {
             if buffer.readableBytes > 16 * 1024 { throw SMTPError.protocolViolation("reply line too long") }
             return .needMoreData
@@ -58,6 +63,9 @@ public enum SMTPError: Error, Sendable, Equatable, CustomStringConvertible {
     case protocolViolation(String)
     case unexpected(SMTPReply)
     case tlsUnavailable
+    /// Reply bytes arrived after STARTTLS's 220 and before TLS began: a man in the middle may
+    /// have injected them to be read as answers inside TLS (CVE-2011-0411's class). Not upgraded.
+    case repliesBeforeTLS
     case authUnavailable
 
     public var description: String {
@@ -67,6 +75,7 @@ public enum SMTPError: Error, Sendable, Equatable, CustomStringConvertible {
         case .protocolViolation(let what): "protocol violation: \(what)"
         case .unexpected(let reply): reply.recordedCode
         case .tlsUnavailable: "the server does not offer STARTTLS"
+        case .repliesBeforeTLS: "reply bytes followed the 220 to STARTTLS before TLS began (possible injection); not upgrading"
         case .authUnavailable: "the server offers neither AUTH PLAIN nor AUTH LOGIN"
         }
     }
