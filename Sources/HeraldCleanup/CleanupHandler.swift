@@ -8,7 +8,8 @@ import Logging
 /// `cleanup.fan_out` of them) adds a worker to the same run.
 ///
 /// - dry run: records what a run would delete and purge (``CleanupReport``), deletes nothing;
-/// - cleanup disabled: the run is cancelled and the job rejected;
+/// - cleanup disabled: the run goes on, deleting only the accounts whose kept date is due;
+/// - run cancelled (`heraldctl cleanup cancel`): the workers leave it after their batch;
 /// - another run active: the job is rejected, no duplicate run starts;
 /// - shutdown mid-run: a transient failure, so the job comes back (to this or another
 ///   worker) and the run goes on; a SIGKILL is the runner's usual takeover.
@@ -64,12 +65,8 @@ public struct CleanupHandler: JobHandler {
             return .completed()
         }
 
-        let policy = try await CleanupPolicyStore(client: context.database, logger: logger).load()
-        guard policy.enabled else {
-            try await runs.finish(run.id, status: .cancelled, reason: "cleanup disabled")
-            metrics.run(outcome: "cancelled")
-            return .rejected("cleanup is disabled")
-        }
+        // Whether cleanup is enabled does not matter here: switched off, it gives no new dates,
+        // but the accounts it dated before stay due (CleanupEligibility), and purges go on.
         guard let joined = try await runs.join(run.id), joined.status.isActive else {
             metrics.run(outcome: "ended")
             return .completed()

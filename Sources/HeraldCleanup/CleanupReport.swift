@@ -29,7 +29,7 @@ public struct CleanupReport: Sendable, Equatable {
         }
         var sample: [String] = []
         for try await id in try await client.query("""
-            \(unescaped: CleanupEligibility.selectIDs("a")) LIMIT \(sampleSize)
+            \(unescaped: CleanupEligibility.selectIDs("a", limit: sampleSize))
             """, logger: logger).decode(String.self) {
             sample.append(id)
         }

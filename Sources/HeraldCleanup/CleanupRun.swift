@@ -9,7 +9,8 @@ public struct CleanupRun: Sendable, Equatable {
         case running
         /// Nothing eligible was left, or the cap was reached.
         case completed
-        /// Cleanup was disabled while the run was active.
+        /// An operator cancelled it (`heraldctl cleanup cancel`); runs before migration 11 were
+        /// also cancelled by `disable`.
         case cancelled
         case failed
 

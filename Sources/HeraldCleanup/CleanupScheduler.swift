@@ -26,13 +26,10 @@ public struct CleanupScheduler: Sendable {
         case resumed(CleanupRun)
         /// A run is active and making progress: nothing was published.
         case alreadyActive(CleanupRun)
-        /// Cleanup is disabled: nothing was scheduled.
-        case disabled
 
-        public var run: CleanupRun? {
+        public var run: CleanupRun {
             switch self {
             case .scheduled(let run), .resumed(let run), .alreadyActive(let run): run
-            case .disabled: nil
             }
         }
 
@@ -41,18 +38,15 @@ public struct CleanupScheduler: Sendable {
             case .scheduled: "scheduled"
             case .resumed: "resumed"
             case .alreadyActive: "already_active"
-            case .disabled: "disabled"
             }
         }
     }
 
-    /// Schedules a run (a dry run never conflicts with an active run).
+    /// Schedules a run (a dry run never conflicts with an active run), whether cleanup is
+    /// enabled or not: switched off, it gives no new dates, but a run still deletes the
+    /// accounts whose kept date is due, and purges.
     public func schedule(runID: String = CleanupScheduler.newRunID(), dryRun: Bool = false, fanOut: Int? = nil, publish: Publish) async throws -> Result {
         let fanOut = dryRun ? 1 : (fanOut ?? configuration.fanOut)
-        if !dryRun {
-            let policy = try await CleanupPolicyStore(client: client, logger: logger).load()
-            guard policy.enabled else { return .disabled }
-        }
         let runs = CleanupRunStore(client: client, logger: logger)
         switch try await runs.create(id: runID, dryRun: dryRun, maxAccounts: configuration.maxAccountsPerRun, fanOut: fanOut) {
         case .created(let run):

@@ -15,7 +15,7 @@ extension CleanupWorker {
                 // hash the whole table once the batch is large.
                 let rows = try await connection.query("""
                     DELETE FROM herald.accounts WHERE ctid = ANY (ARRAY(
-                        \(unescaped: CleanupEligibility.select("a.ctid", "a")) LIMIT \(limit) FOR UPDATE OF a SKIP LOCKED))
+                        \(unescaped: CleanupEligibility.select("a.ctid", "a", limit: limit, locking: "FOR UPDATE OF a SKIP LOCKED"))))
                     RETURNING id, created_at, now()
                     """, logger: logger)
                 var events: [OutgoingEvent] = []

@@ -35,7 +35,7 @@ public struct CleanupWorker: Sendable {
         case completed
         /// The per-run cap was reached.
         case capped
-        /// Cleanup was disabled (the run was cancelled).
+        /// The run was cancelled (`heraldctl cleanup cancel`).
         case cancelled
         /// Another worker ended the run.
         case ended

@@ -10,8 +10,8 @@ import HeraldSMS
 /// `heraldctl cleanup …`: the expired anonymous account cleanup (docs/operations.md, "Cleanup").
 struct Cleanup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Expired anonymous account cleanup: schedule, status, enable, disable, dry-run, follow.",
-        subcommands: [Schedule.self, Status.self, Enable.self, Disable.self, DryRun.self, Follow.self]
+        abstract: "Expired anonymous account cleanup: schedule, status, enable, disable, preview, dry-run, follow, cancel.",
+        subcommands: [Schedule.self, Status.self, Enable.self, Disable.self, Preview.self, DryRun.self, Follow.self, Cancel.self]
     )
 
     struct Schedule: AsyncParsableCommand {
@@ -37,15 +37,12 @@ struct Cleanup: AsyncParsableCommand {
                 }
             }
             if options.output == .json {
-                var out: [String: Any] = ["result": result.name]
-                if let run = result.run { out["run"] = run.json }
-                printJSON(out)
+                printJSON(["result": result.name, "run": result.run.json])
             } else {
                 switch result {
                 case .scheduled(let run): print("scheduled cleanup run \(run.id) (\(run.fanOut) job\(run.fanOut == 1 ? "" : "s"))")
                 case .resumed(let run): print("resumed stale cleanup run \(run.id)")
                 case .alreadyActive(let run): print("cleanup run \(run.id) is active (\(run.status.rawValue)); nothing scheduled")
-                case .disabled: print("cleanup is disabled; nothing scheduled (heraldctl cleanup enable)")
                 }
             }
         }
@@ -59,15 +56,18 @@ struct Cleanup: AsyncParsableCommand {
         func run() async throws {
             let context = try CLIContext.load(options)
             let limit = self.limit
-            let (policy, runs) = try await context.withDatabase { client in
-                (try await CleanupPolicyStore(client: client, logger: context.logger).load(),
-                 try await CleanupRunStore(client: client, logger: context.logger).recent(limit: limit))
+            let (policy, kept, runs) = try await context.withDatabase { client in
+                let store = CleanupPolicyStore(client: client, logger: context.logger)
+                return (try await store.load(), try await store.keptDates(),
+                        try await CleanupRunStore(client: client, logger: context.logger).recent(limit: limit))
             }
             if options.output == .json {
-                printJSON(["policy": policy.json, "runs": runs.map(\.json)])
+                var policyJSON = policy.json
+                policyJSON["kept_dates"] = kept
+                printJSON(["policy": policyJSON, "runs": runs.map(\.json)])
                 return
             }
-            print(policy.line)
+            print(policy.line + (kept > 0 ? "; \(kept) anonymous accounts keep a deletion date given before it was switched off" : ""))
             print("RUN".padding(toLength: 40, withPad: " ", startingAt: 0) + "STATUS     DRY  DELETED   ELIGIBLE  PURGED  STARTED               ENDED")
             for run in runs { print(run.line) }
         }
@@ -75,7 +75,7 @@ struct Cleanup: AsyncParsableCommand {
 
     struct Enable: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Switch cleanup on (accounts that exist now become eligible a retention after now); or change the retention.")
+            abstract: "Switch cleanup on (accounts that exist now without a date are due a retention after now); or change the retention.")
         @OptionGroup var options: GlobalOptions
         @Option(help: "Delete anonymous accounts older than this many days (default: the current retention, 30 at first).")
         var retentionDays: Int?
@@ -90,7 +90,8 @@ struct Cleanup: AsyncParsableCommand {
     }
 
     struct Disable: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Switch cleanup off; an active run is cancelled after its current batch.")
+        static let configuration = CommandConfiguration(
+            abstract: "Switch cleanup off: no new deletion dates; dates already given are kept and runs still delete those accounts when due.")
         @OptionGroup var options: GlobalOptions
         @Option(help: "Also set the retention kept for the next enable.") var retentionDays: Int?
 
@@ -104,6 +105,54 @@ struct Cleanup: AsyncParsableCommand {
                 return try await store.disable()
             }
             if options.output == .json { printJSON(policy.json) } else { print(policy.line) }
+        }
+    }
+
+    struct Preview: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "How many anonymous accounts would become due, and on which day, if cleanup were enabled now with a retention (on or off).")
+        @OptionGroup var options: GlobalOptions
+        @Option(help: "The retention to preview, e.g. 30d, 12h (default: the policy's).") var retention: AgeArgument?
+
+        func run() async throws {
+            let context = try CLIContext.load(options)
+            var seconds: Int?
+            if let retention {
+                guard CleanupPreview.retentionRange.contains(Int(retention.seconds)) else {
+                    throw CLIExit.fail("--retention must be 1s to 3650d", code: .usage)
+                }
+                seconds = Int(retention.seconds)
+            }
+            let retentionSeconds = seconds
+            let preview = try await context.withDatabase {
+                try await CleanupPreview.make(client: $0, retentionSeconds: retentionSeconds, logger: context.logger)
+            }
+            if options.output == .json { printJSON(preview.json); return }
+            let iso = ISO8601DateFormatter()
+            let state = preview.policy.enabled ? "cleanup enabled" : "cleanup disabled; if enabled now"
+            print("\(state), retention \(formatAge(Double(preview.retentionSeconds))): accounts created before \(iso.string(from: preview.countsFrom)) count from then")
+            print("due now (the next run deletes them): \(preview.dueNow)")
+            if !preview.days.isEmpty { print("DAY (UTC)   ACCOUNTS  KEPT") }
+            for day in preview.days {
+                print(day.day.padding(toLength: 12, withPad: " ", startingAt: 0)
+                      + String(day.accounts).padding(toLength: 10, withPad: " ", startingAt: 0) + String(day.kept))
+            }
+            print("total: \(preview.total) anonymous accounts (\(preview.kept) with a date kept from before cleanup was switched off)")
+        }
+    }
+
+    struct Cancel: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Stop the active run after its current batch (deletion dates stay; the next schedule starts again).")
+        @OptionGroup var options: GlobalOptions
+
+        func run() async throws {
+            let context = try CLIContext.load(options)
+            let run = try await context.withDatabase {
+                try await CleanupRunStore(client: $0, logger: context.logger).cancelActive(reason: "cancelled by heraldctl cleanup cancel")
+            }
+            guard let run else { throw CLIExit.fail(CleanupError.noActiveRun.description) }
+            if options.output == .json { printJSON(run.json) } else { print("cancelled cleanup run \(run.id)") }
         }
     }
 

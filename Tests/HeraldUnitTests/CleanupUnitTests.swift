@@ -58,8 +58,40 @@ import HeraldClient
         let predicate = CleanupEligibility.predicate("x")
         #expect(predicate.contains("x.is_anonymous"))
         #expect(predicate.contains("x.created_at <"))
+        #expect(predicate.contains("x.delete_after < now()"), "kept dates are due whether cleanup is on or off")
         #expect(predicate.contains("NOT EXISTS"))
-        #expect(CleanupEligibility.selectIDs("x").hasSuffix("ORDER BY x.created_at"))
+        // Kept dates by their index first, then computed ones by theirs, each limited and locked.
+        let batch = CleanupEligibility.select("x.ctid", "x", limit: 7, locking: "FOR UPDATE OF x SKIP LOCKED")
+        let kept = try! #require(batch.range(of: "ORDER BY x.delete_after LIMIT 7 FOR UPDATE OF x SKIP LOCKED"))
+        let computed = try! #require(batch.range(of: "ORDER BY x.created_at LIMIT 7 FOR UPDATE OF x SKIP LOCKED"))
+        #expect(kept.lowerBound < computed.lowerBound)
+        #expect(batch.hasSuffix("LIMIT 7"))
+        #expect(!CleanupEligibility.selectIDs("x", limit: 3).contains("FOR UPDATE"))
+    }
+
+    @Test func aDeletionDateIsTheKeptOneElseCreationOrEnablingPlusRetention() {
+        let date = AccountDeletion.date("x", enabledAt: "E", retention: "R")
+        #expect(date == "coalesce(x.delete_after, greatest(x.created_at, E) + R)")
+        #expect(AccountDeletion.current("x").contains("WHERE p.enabled"))
+        // Disabling keeps exactly the computed date of accounts without one.
+        #expect(AccountDeletion.keepComputedDates.contains("SET delete_after = greatest(a.created_at, p.enabled_at) + p.retention"))
+        #expect(AccountDeletion.keepComputedDates.contains("a.delete_after IS NULL"))
+    }
+
+    @Test func migrationElevenAddsTheDatesAndTheLinkTriggerClearsThem() throws {
+        let migration = try #require(HeraldChannels.migrations.first { $0.version == 11 })
+        #expect(migration.name == "cleanup_deletion_dates")
+        #expect(Migrations.runtime.contains { $0.version == 11 }, "with the accounts schema, in the runtime")
+        let function = try #require(migration.statements.first { $0.hasPrefix("CREATE OR REPLACE FUNCTION") })
+        #expect(function.hasSuffix("END $$;") && function.contains("delete_after = NULL"))
+        #expect(migration.statements.contains { $0.hasPrefix("CREATE INDEX accounts_delete_after_idx") })
+        #expect(!migration.statements.contains { $0.hasPrefix("UPDATE") }, "the backfill writes nothing (see the migration's note)")
+    }
+
+    @Test func thePreviewRetentionIsBounded() {
+        #expect(!CleanupPreview.retentionRange.contains(0))
+        #expect(CleanupPreview.retentionRange.contains(30 * 86_400))
+        #expect(!CleanupPreview.retentionRange.contains(3_651 * 86_400))
     }
 
     @Test func migrationThreeSplitsIntoStatementsWithTheFunctionBodyWhole() throws {

@@ -94,6 +94,16 @@ public struct CleanupRunStore: Sendable {
             """, logger: logger)
     }
 
+    /// Cancels the active (non-dry) run, if any: its workers stop after their batch (the
+    /// batch's count is refused and it rolls back). Returns the cancelled run.
+    public func cancelActive(reason: String) async throws -> CleanupRun? {
+        try await Self.decode(client.query("""
+            UPDATE herald.cleanup_runs SET status = \(CleanupRun.Status.cancelled), ended_at = now(), heartbeat_at = now(), reason = \(reason)
+             WHERE status IN ('scheduled', 'running') AND NOT dry_run
+            RETURNING \(unescaped: Self.columns())
+            """, logger: logger)).first
+    }
+
     /// Records a finished dry run's report.
     public func recordDryRun(_ id: String, report: CleanupReport) async throws {
         let purged = String(decoding: try JSONSerialization.data(withJSONObject: report.purgeable, options: [.sortedKeys]), as: UTF8.self)

@@ -22,6 +22,12 @@ public struct AccountStore: Sendable {
         public var lastSignInAt: Date?
         public var disabled: Bool
         public var providers: [String]
+        /// When cleanup deletes it (``AccountDeletion/current(_:)``): nil for a linked account,
+        /// or while cleanup is off for an account that was given no date.
+        public var deletionDate: Date?
+        /// Whether that date is kept (written when cleanup was switched off) rather than
+        /// computed from the policy.
+        public var deletionDateKept: Bool
     }
 
     /// Creates an anonymous account (signed in at once, as Firebase's `signInAnonymously`).
@@ -59,14 +65,14 @@ public struct AccountStore: Sendable {
     }
 
     /// Links a provider (`google.com`, `apple.com`, `phone`, `password`, …) to an account.
-    /// An anonymous account is upgraded: it is no longer anonymous and cleanup never deletes
-    /// it. False when the account does not exist (e.g. cleanup deleted it: the front API then
+    /// An anonymous account is upgraded: it is no longer anonymous, its deletion date is
+    /// removed for good (also a kept one) and cleanup never deletes it. False when the account does not exist (e.g. cleanup deleted it: the front API then
     /// signs the user in as a new account). Throws on a `provider_uid` linked to another account.
     @discardableResult
     public func linkProvider(accountID: String, provider: String, providerUID: String) async throws -> Bool {
         var linked = false
         // The foreign key locks the account row against a cleanup batch deleting it meanwhile;
-        // the trigger clears is_anonymous in this transaction.
+        // the trigger clears is_anonymous and delete_after in this transaction.
         for try await _ in try await client.query("""
             INSERT INTO herald.account_providers (account_id, provider, provider_uid)
             SELECT id, \(provider), \(providerUID) FROM herald.accounts WHERE id = \(accountID)
@@ -93,11 +99,13 @@ public struct AccountStore: Sendable {
     public func account(_ id: String) async throws -> Account? {
         let rows = try await client.query("""
             SELECT a.id, a.created_at, a.is_anonymous, a.last_sign_in_at, a.disabled,
-                   coalesce((SELECT array_agg(p.provider ORDER BY p.provider) FROM herald.account_providers p WHERE p.account_id = a.id), '{}')
+                   coalesce((SELECT array_agg(p.provider ORDER BY p.provider) FROM herald.account_providers p WHERE p.account_id = a.id), '{}'),
+                   \(unescaped: AccountDeletion.current("a")), a.delete_after IS NOT NULL
               FROM herald.accounts a WHERE a.id = \(id)
             """, logger: logger)
-        for try await row in rows.decode((String, Date, Bool, Date?, Bool, [String]).self) {
-            return Account(id: row.0, createdAt: row.1, isAnonymous: row.2, lastSignInAt: row.3, disabled: row.4, providers: row.5)
+        for try await row in rows.decode((String, Date, Bool, Date?, Bool, [String], Date?, Bool).self) {
+            return Account(id: row.0, createdAt: row.1, isAnonymous: row.2, lastSignInAt: row.3, disabled: row.4, providers: row.5,
+                           deletionDate: row.6, deletionDateKept: row.7)
         }
         return nil
     }

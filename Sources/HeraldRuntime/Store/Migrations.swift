@@ -37,7 +37,8 @@ public struct Migration: Sendable {
 
 /// The runtime's own migrations: the ledger, the event outbox and the dev outbox (1), and the
 /// account directory with the cleanup policy and runs (3: accounts are shared by every channel
-/// that reads or deletes them; a released migration is never split). Each channel target
+/// that reads or deletes them; a released migration is never split), and the accounts'
+/// kept deletion dates (11), the migration and worker database roles (12, Migrations+Roles.swift). Each channel target
 /// declares its own (``HeraldChannel/migrations``); a process applies the union.
 public enum Migrations {
     /// The highest version in `migrations`.
@@ -158,5 +159,26 @@ public enum Migrations {
             -- off by default, and an index there would cost every account.deleted insert.)
             CREATE INDEX dev_outbox_created_idx ON herald.dev_outbox (created_at);
             """),
+        Migration(version: 11, name: "cleanup_deletion_dates", sql: """
+            -- Deletion dates that outlive the switch (Firebase: "If you turn off automatic clean-up,
+            -- any anonymous account scheduled for deletion remains scheduled for deletion").
+            -- While cleanup is enabled an anonymous account's date is greatest(created_at, enabled_at)
+            -- + retention, computed from the policy (AccountStore.deletionDate); switching cleanup off
+            -- writes that date into delete_after, where it stays: runs go on deleting those accounts
+            -- when due, and a later enable or retention change does not move it. Linking a provider
+            -- clears it for good (the trigger below).
+            ALTER TABLE herald.accounts ADD COLUMN delete_after timestamptz;
+            -- Linked or provider-created accounts never hold a date.
+            ALTER TABLE herald.accounts ADD CONSTRAINT accounts_delete_after_anonymous CHECK (delete_after IS NULL OR is_anonymous);
+            -- The due scan of dated accounts (runs delete them oldest date first, enabled or not).
+            CREATE INDEX accounts_delete_after_idx ON herald.accounts (delete_after) WHERE delete_after IS NOT NULL;
+            CREATE OR REPLACE FUNCTION herald.account_provider_linked() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE herald.accounts SET is_anonymous = false, upgraded_at = coalesce(upgraded_at, now()), delete_after = NULL WHERE id = NEW.account_id AND is_anonymous; RETURN NEW; END $$;
+            -- Existing data: under the old rule an enabled policy judged every anonymous account by
+            -- greatest(created_at, enabled_at) + retention, which is the date the new rule computes
+            -- for an account without delete_after, so nothing is written for it; a disabled policy
+            -- had scheduled nothing (disabling cancelled the schedule), so nothing is kept either.
+            -- Hence no account gets delete_after here: the backfill is the identity, on purpose.
+            """),
+        databaseRoles,
     ]
 }

@@ -37,7 +37,7 @@ import Testing
             let result = try await CleanupScheduler(client: db.client, configuration: configuration, logger: db.logger).schedule { job, id in
                 try await harness.enqueue(job, messageID: id)
             }
-            let runID = try #require(result.run?.id)
+            let runID = result.run.id
             try await eventually(timeout: .seconds(30), "run under way") { (try await db.runs.get(runID)?.accountsDeleted ?? 0) >= 1_500 }
             first.signal(SIGKILL)
             second.signal(SIGKILL)

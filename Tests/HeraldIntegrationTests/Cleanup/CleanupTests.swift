@@ -74,19 +74,22 @@ import Testing
         #expect(try await db.outboxAccountIDs(exchange: "tdry.events").isEmpty)
     }
 
-    @Test func disabledCleanupDeletesNothingAndCancelsTheRun() async throws {
+    /// Cleanup never enabled: no account has a date, so a run (which is no longer refused
+    /// while cleanup is off: dates given before stay due) deletes none, however old.
+    @Test func aRunWithCleanupNeverEnabledDeletesNoAccount() async throws {
         let db = try await CleanupDatabase()
         defer { db.close() }
         try await db.reset()
         try await db.insertEligible(10, prefix: "off")
         let runID = "off-\(UUID().uuidString.prefix(6))"
         let outcome = try await db.handle(CleanupRunJob(runID: runID), configuration: .init(), exchange: "toff.events")
-        #expect(outcome.status == .rejected)
+        #expect(outcome.status == .completed)
         #expect(try await db.accountIDs().count == 10)
-        #expect(try await db.runs.get(runID)?.status == .cancelled)
+        let run = try #require(try await db.runs.get(runID))
+        #expect(run.status == .completed && run.accountsDeleted == 0)
     }
 
-    @Test func disablingMidRunCancelsItAfterItsBatchAndEveryDeletionHasItsEvent() async throws {
+    @Test func cancellingMidRunStopsItAfterItsBatchAndEveryDeletionHasItsEvent() async throws {
         let db = try await CleanupDatabase()
         defer { db.close() }
         try await db.reset()
@@ -98,10 +101,11 @@ import Testing
         let runID = "stop-\(UUID().uuidString.prefix(6))"
         let running = Task { try await db.handle(CleanupRunJob(runID: runID), configuration: configuration, exchange: "tstop.events") }
         try await eventually("run under way") { (try await db.runs.get(runID)?.accountsDeleted ?? 0) >= 200 }
-        try await CleanupPolicyStore(client: db.client, logger: db.logger).disable()
+        let cancelled = try await db.runs.cancelActive(reason: "test cancel")
+        #expect(cancelled?.id == runID)
         #expect(try await running.value.status == .completed)
         let run = try #require(try await db.runs.get(runID))
-        #expect(run.status == .cancelled && run.reason == "cleanup disabled")
+        #expect(run.status == .cancelled && run.reason == "test cancel")
         let left = try await db.accountIDs().count
         #expect(left > 0, "stopped before the end")
         #expect(run.accountsDeleted == 3_000 - left)
@@ -183,8 +187,8 @@ import Testing
         configuration.fanOut = 3
         let scheduler = CleanupScheduler(client: db.client, configuration: configuration, logger: db.logger)
         let published = PublishedJobs()
-        #expect(try await scheduler.schedule(publish: published.record) == .disabled)
-        try await db.enable(sinceDaysAgo: 60, retentionDays: 30)
+        // Scheduled whether cleanup is on or off (off, a run deletes only kept dates that are due).
+        #expect(try await CleanupPolicyStore(client: db.client, logger: db.logger).load().enabled == false)
         let first = try await scheduler.schedule(publish: published.record)
         guard case .scheduled(let run) = first else { Issue.record("not scheduled: \(first)"); return }
         #expect(published.ids == ["\(run.id).1", "\(run.id).2", "\(run.id).3"])
@@ -234,7 +238,7 @@ import Testing
             let result = try await CleanupScheduler(client: db.client, configuration: cleanup, logger: db.logger).schedule { job, id in
                 try await harness.enqueue(job, messageID: id)
             }
-            let runID = try #require(result.run?.id)
+            let runID = result.run.id
             try await eventually(timeout: .seconds(60), "run completed") { try await db.runs.get(runID)?.status == .completed }
             let received = try await events.collect(atLeast: eligible)
             #expect(try await db.accountIDs() == Set(kept.map(\.id)))

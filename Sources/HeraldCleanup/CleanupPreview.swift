@@ -1,0 +1,73 @@
+import Foundation
+import HeraldRuntime
+import Logging
+import PostgresNIO
+
+/// `heraldctl cleanup preview`: when the anonymous accounts that exist now would be due if
+/// cleanup were enabled now with `retention` (``AccountDeletion/date(_:enabledAt:retention:)``,
+/// the dates a run deletes by). Enabled, the dates count from the policy's `enabled_at` (as
+/// `heraldctl cleanup enable --retention-days` would leave it); disabled, from now (as
+/// `enable` would set it). Kept dates (given before cleanup was switched off) do not depend
+/// on the retention. Accounts created from now on are not counted: each will be due a
+/// retention after its creation. Reads only; works whether cleanup is on or off.
+public struct CleanupPreview: Sendable, Equatable {
+    /// One UTC day and the accounts that become due on it.
+    public struct Day: Sendable, Equatable {
+        /// `YYYY-MM-DD` (UTC).
+        public var day: String
+        public var accounts: Int
+        /// Of those, accounts whose date is kept.
+        public var kept: Int
+    }
+
+    public var policy: CleanupPolicy
+    public var retentionSeconds: Int
+    /// What the computed dates count from for accounts created before it.
+    public var countsFrom: Date
+    /// Dates already passed: a run would delete these at once.
+    public var dueNow: Int
+    /// Later dates per UTC day, in order.
+    public var days: [Day]
+    /// Anonymous accounts holding a kept date (included in `dueNow` and `days`).
+    public var kept: Int
+
+    /// Every anonymous account counted: `dueNow` plus the days.
+    public var total: Int { dueNow + days.map(\.accounts).reduce(0, +) }
+
+    /// At most ten years, at least a second (the policy's own bounds are whole days).
+    public static let retentionRange = 1...(3_650 * 86_400)
+
+    public static func make(client: PostgresClient, retentionSeconds: Int?, logger: Logger) async throws -> CleanupPreview {
+        let policy = try await CleanupPolicyStore(client: client, logger: logger).load()
+        let retention = retentionSeconds ?? policy.retentionSeconds
+        let date = AccountDeletion.date("a", enabledAt: "p.counts_from", retention: "make_interval(secs => p.retention)")
+        // One statement, one snapshot: "now", the policy and the accounts agree.
+        let rows = try await client.query("""
+            WITH p AS (SELECT CASE WHEN enabled THEN enabled_at ELSE now() END AS counts_from,
+                              \(retention)::float8 AS retention FROM herald.cleanup_policy),
+                 dated AS (SELECT \(unescaped: date) AS due, a.delete_after IS NOT NULL AS kept
+                             FROM herald.accounts a, p WHERE \(unescaped: AccountDeletion.isAnonymous("a")))
+            SELECT (SELECT counts_from FROM p),
+                   CASE WHEN due < now() THEN NULL ELSE to_char(due AT TIME ZONE 'UTC', 'YYYY-MM-DD') END AS day,
+                   count(*)::bigint, (count(*) FILTER (WHERE kept))::bigint
+              FROM dated GROUP BY day ORDER BY day NULLS FIRST
+            """, logger: logger)
+        var countsFrom = policy.enabled ? (policy.enabledAt ?? Date()) : Date()
+        var (dueNow, kept, days) = (0, 0, [Day]())
+        for try await (from, day, accounts, keptOnDay) in rows.decode((Date, String?, Int, Int).self) {
+            countsFrom = from
+            kept += keptOnDay
+            if let day { days.append(Day(day: day, accounts: accounts, kept: keptOnDay)) } else { dueNow = accounts }
+        }
+        return CleanupPreview(policy: policy, retentionSeconds: retention, countsFrom: countsFrom, dueNow: dueNow, days: days, kept: kept)
+    }
+
+    public var json: [String: Any] {
+        [
+            "enabled": policy.enabled, "retention_days": Double(retentionSeconds) / 86_400,
+            "counts_from": ISO8601DateFormatter().string(from: countsFrom), "due_now": dueNow,
+            "days": days.map { ["day": $0.day, "accounts": $0.accounts, "kept": $0.kept] as [String: Any] },
+            "kept": kept, "total": total,
+        ]
+    }
+}
