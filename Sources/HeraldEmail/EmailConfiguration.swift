@@ -84,6 +84,9 @@ public struct EmailConfiguration: ConfigurationSection {
     public var providerTimeoutMilliseconds = 30_000
     public var smtp = SMTP()
     public var httpMail = HTTPMail()
+    /// Lets the providers in use reach a host other than loopback in clear (SMTP with
+    /// `tls: none`, an `http://` HTTP mail URL): off, such a configuration does not start.
+    public var allowInsecureTransport = false
 
     public init() {}
 
@@ -106,6 +109,7 @@ public struct EmailConfiguration: ConfigurationSection {
             "email.smtp.idle_timeout_seconds": smtp.idleTimeoutSeconds,
             "email.smtp.max_messages_per_connection": smtp.maxMessagesPerConnection,
             "email.http_mail.url": httpMail.url, "email.http_mail.token": mask(httpMail.token),
+            "email.allow_insecure_transport": allowInsecureTransport,
         ]
         for mode in EmailActionJob.Mode.allCases { values["email.expiry_seconds.\(mode.rawValue)"] = expiry(mode) }
         return values
@@ -165,6 +169,7 @@ public struct EmailConfiguration: ConfigurationSection {
         smtp.maxMessagesPerConnection = try source.int("email.smtp.max_messages_per_connection", default: smtp.maxMessagesPerConnection, range: 1...1_000_000)
         httpMail.url = try source.string("email.http_mail.url", default: "")
         httpMail.token = try source.string("email.http_mail.token", default: "", secret: true)
+        allowInsecureTransport = try source.bool("email.allow_insecure_transport", default: false)
         try checkProviders()
     }
 
@@ -176,8 +181,14 @@ public struct EmailConfiguration: ConfigurationSection {
                 throw ConfigError(key: "email.http_mail", reason: "url and token are required when http_mail is a provider")
             case .smtp where !smtp.username.isEmpty && smtp.password.isEmpty:
                 throw ConfigError(key: "email.smtp.password", reason: "required when email.smtp.username is set")
-            case .smtp where !smtp.username.isEmpty && smtp.tls == .none && !["127.0.0.1", "::1", "localhost"].contains(smtp.host):
-                throw ConfigError(key: "email.smtp.tls", reason: "AUTH without TLS is allowed only to a loopback relay")
+            case .smtp where smtp.tls == .none:
+                // Never the password in clear, even with allow_insecure_transport.
+                if !smtp.username.isEmpty, !ClearTextPolicy.isLoopback(smtp.host) {
+                    throw ConfigError(key: "email.smtp.tls", reason: "AUTH without TLS is allowed only to a loopback relay")
+                }
+                try ClearTextPolicy.check(host: smtp.host, key: "email.smtp.tls", allowed: allowInsecureTransport, allowKey: "email.allow_insecure_transport")
+            case .httpMail:
+                try ClearTextPolicy.check(url: httpMail.url, key: "email.http_mail.url", allowed: allowInsecureTransport, allowKey: "email.allow_insecure_transport")
             default: continue
             }
         }

@@ -61,6 +61,9 @@ public struct PushConfiguration: ConfigurationSection {
     public var rateLimitWindowSeconds = 3600
     public var apns = APNs()
     public var fcm = FCM()
+    /// Lets live delivery reach a host other than loopback over `http://` (APNs hosts, FCM
+    /// endpoints, a service account's `token_uri`): off, such a configuration does not start.
+    public var allowInsecureTransport = false
 
     public init() {}
 
@@ -90,6 +93,7 @@ public struct PushConfiguration: ConfigurationSection {
         fcm.tokenEndpoint = try source.string("push.fcm.token_endpoint", default: "")
         fcm.sendEndpoint = try Self.url(source, "push.fcm.send_endpoint", fcm.sendEndpoint)
         fcm.timeoutMilliseconds = try source.int("push.fcm.timeout_ms", default: fcm.timeoutMilliseconds, range: 100...120_000)
+        allowInsecureTransport = try source.bool("push.allow_insecure_transport", default: false)
         if delivery == .live { try checkLive() }
     }
 
@@ -98,6 +102,16 @@ public struct PushConfiguration: ConfigurationSection {
     func checkLive() throws(ConfigError) {
         if !apns.key.isEmpty, apns.keyID.isEmpty || apns.teamID.isEmpty {
             throw ConfigError(key: "push.apns", reason: "key_id and team_id are required with a key")
+        }
+        // Nothing in clear to a host other than loopback. (A service account that does not
+        // parse is reported by checkCredentials and at the handler's start.)
+        var urls = [("push.apns.production_host", apns.productionHost), ("push.apns.sandbox_host", apns.sandboxHost),
+                    ("push.fcm.send_endpoint", fcm.sendEndpoint), ("push.fcm.token_endpoint", fcm.tokenEndpoint)]
+        if fcm.tokenEndpoint.isEmpty, let account = try? ServiceAccount(json: fcm.serviceAccount) {
+            urls.append(("push.fcm.service_account", account.tokenURI))
+        }
+        for (key, url) in urls {
+            try ClearTextPolicy.check(url: url, key: key, allowed: allowInsecureTransport, allowKey: "push.allow_insecure_transport")
         }
     }
 
@@ -124,6 +138,7 @@ public struct PushConfiguration: ConfigurationSection {
             "push.fcm.project_id": fcm.projectID, "push.fcm.service_account": mask(fcm.serviceAccount),
             "push.fcm.token_endpoint": fcm.tokenEndpoint,
             "push.fcm.send_endpoint": fcm.sendEndpoint, "push.fcm.timeout_ms": fcm.timeoutMilliseconds,
+            "push.allow_insecure_transport": allowInsecureTransport,
         ]
     }
 

@@ -87,6 +87,9 @@ public struct SMSConfiguration: ConfigurationSection {
     public var twilio = Twilio()
     public var kannel = Kannel()
     public var webhook = Webhook()
+    /// Lets the providers in use reach a host other than loopback over `http://` (Kannel, a
+    /// webhook, a Twilio base URL): off, such a configuration does not start (``ClearTextPolicy``).
+    public var allowInsecureTransport = false
 
     public init() {}
 
@@ -132,6 +135,7 @@ public struct SMSConfiguration: ConfigurationSection {
         kannel.from = try source.string("sms.kannel.from", default: "")
         webhook.url = try source.string("sms.webhook.url", default: "")
         webhook.secret = try source.string("sms.webhook.secret", default: "", secret: true)
+        allowInsecureTransport = try source.bool("sms.allow_insecure_transport", default: false)
         try checkProviders()
     }
 
@@ -147,6 +151,18 @@ public struct SMSConfiguration: ConfigurationSection {
                 throw ConfigError(key: "sms.webhook", reason: "url and secret are required when webhook is a provider")
             default: continue
             }
+        }
+        try checkTransport()
+    }
+
+    /// The providers in use send nothing in clear to a host other than loopback.
+    func checkTransport() throws(ConfigError) {
+        let urls: [ProviderKind: (key: String, url: String)] = [
+            .twilio: ("sms.twilio.base_url", twilio.baseURL), .kannel: ("sms.kannel.url", kannel.url), .webhook: ("sms.webhook.url", webhook.url),
+        ]
+        for provider in providers {
+            guard let (key, url) = urls[provider] else { continue }
+            try ClearTextPolicy.check(url: url, key: key, allowed: allowInsecureTransport, allowKey: "sms.allow_insecure_transport")
         }
     }
 

@@ -141,6 +141,7 @@ struct ConfigCommand: AsyncParsableCommand {
                 "sms.kannel.url": s.kannel.url, "sms.kannel.username": s.kannel.username,
                 "sms.kannel.password": mask(s.kannel.password), "sms.kannel.from": s.kannel.from,
                 "sms.webhook.url": s.webhook.url, "sms.webhook.secret": mask(s.webhook.secret),
+                "sms.allow_insecure_transport": s.allowInsecureTransport,
             ]
             for (name, limit) in [("phone", s.phoneLimit), ("prefix", s.prefixLimit), ("ip", s.ipLimit), ("global", s.globalLimit), ("resend", s.resendLimit)] {
                 values["sms.limits.\(name).max"] = limit.max

@@ -82,6 +82,39 @@ import Testing
         }
     }
 
+    /// A man in the middle answers STARTTLS with `220` and, in the same write, a reply meant
+    /// to be read as an answer inside TLS: the client refuses and never starts TLS. The honest
+    /// server (nothing after the 220) gets a ClientHello from the same client, so the stub tells
+    /// an upgrade from a refusal.
+    @Test(arguments: [
+        ("250 2.0.0 injected\r\n", true), // a whole reply
+        ("250-injected\r\n", true), // the first line of a multi-line one
+        ("235 2.7.0", true), // a partial line
+        ("", false), // nothing: an honest server
+    ])
+    func repliesInjectedAfterSTARTTLSAreRefused(injected: String, refused: Bool) async throws {
+        let server = try await STARTTLSStubServer(injected: injected)
+        defer { Task { await server.close() } }
+        var configuration = EmailConfiguration.SMTP()
+        configuration.host = "127.0.0.1"
+        configuration.port = server.port
+        configuration.tls = .starttls
+        configuration.caFile = EmailFixture.smtpCA
+        configuration.commandTimeoutMilliseconds = 5_000
+        let client = try SMTPClient(configuration: configuration)
+        let result = await client.send(Self.message(to: "nobody@example.net"), logger: Self.logger)
+        await client.shutdown()
+        try await eventually("the stub answered STARTTLS") { server.bytesAfterSTARTTLS.count == 1 }
+        let after = try #require(server.bytesAfterSTARTTLS.first)
+        if refused {
+            #expect(result == .transient(code: "smtp-starttls-injection"))
+            #expect(after.first != 0x16, "no TLS ClientHello after injected replies")
+        } else {
+            #expect(after.first == 0x16, "an honest 220 is followed by a TLS ClientHello")
+            #expect(result != .transient(code: "smtp-starttls-injection"))
+        }
+    }
+
     @Test func answersAreClassified() async throws {
         let namespace = TestEnvironment.namespace()
         let client = try SMTPClient(configuration: EmailFixture.emailConfiguration().smtp)

@@ -108,4 +108,20 @@ import Testing
             #expect(worker.log.contains("amqp.prefetch"))
         }
     }
+
+    /// A provider reached over http:// on a host other than loopback stops the worker at start
+    /// (exit 78), naming the URL's key and the switch that would allow it; the secret stays out.
+    @Test func aWorkerWithAClearTextProviderToARemoteHostDoesNotStart() async throws {
+        try await withHarness() { harness in
+            let secret = "whsec_" + Data((0..<24).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+            let worker = try WorkerProcess("herald-sms", namespace: harness.namespace, environment: [
+                "HERALD_SMS_PROVIDERS": "webhook", "HERALD_SMS_WEBHOOK_URL": "http://sms-gateway.example.com/send",
+                "HERALD_SMS_WEBHOOK_SECRET": secret,
+            ])
+            #expect(await worker.waitForExit(timeout: .seconds(10)) == 78)
+            #expect(worker.log.contains("sms.webhook.url"))
+            #expect(worker.log.contains("sms.allow_insecure_transport"))
+            #expect(!worker.log.contains(secret))
+        }
+    }
 }
