@@ -1,7 +1,7 @@
 import Foundation
 import HeraldRuntime
 
-/// `email.action` v1: send a sign-in, verification or reset link.
+/// `email.action` v1: send a sign-in, verification, reset, change or recovery link.
 public struct EmailActionJob: HeraldJob, Equatable {
     public static let kind = JobKind.email
     public static let name = "email.action"
@@ -9,6 +9,9 @@ public struct EmailActionJob: HeraldJob, Equatable {
 
     public enum Mode: String, Codable, Sendable, CaseIterable {
         case signIn = "sign_in", verifyEmail = "verify_email", resetPassword = "reset_password", verifyAndChangeEmail = "verify_and_change_email"
+        /// The notice to the old address after a `verify_and_change_email` link was used: Herald
+        /// enqueues it itself (a job of this mode from anyone else is refused as invalid).
+        case recoverEmail = "recover_email"
     }
 
     /// Firebase's ActionCodeSettings.
@@ -46,26 +49,36 @@ public struct EmailActionJob: HeraldJob, Equatable {
     public var requestID: String
     public var email: String
     public var mode: Mode
+    /// `verify_and_change_email` only (required there): the account's current address, which
+    /// gets the recovery notice once the new address (`email`) is verified.
+    public var oldEmail: String?
     public var locale: String?
     public var actionCodeSettings: ActionCodeSettings
 
-    public init(requestID: String, email: String, mode: Mode, locale: String? = nil, actionCodeSettings: ActionCodeSettings) {
+    public init(requestID: String, email: String, mode: Mode, oldEmail: String? = nil, locale: String? = nil, actionCodeSettings: ActionCodeSettings) {
         self.version = Self.version
         self.requestID = requestID
         self.email = email
         self.mode = mode
+        self.oldEmail = oldEmail
         self.locale = locale
         self.actionCodeSettings = actionCodeSettings
     }
 
     enum CodingKeys: String, CodingKey {
         case version, email, mode, locale
-        case requestID = "request_id", actionCodeSettings = "action_code_settings"
+        case requestID = "request_id", actionCodeSettings = "action_code_settings", oldEmail = "old_email"
     }
 
     public func validate() throws(JobValidationError) {
         try WireRules.identifier(requestID, field: "request_id")
         try WireRules.email(email, field: "email")
+        if mode == .verifyAndChangeEmail {
+            guard let oldEmail else { throw JobValidationError("old_email is required for verify_and_change_email") }
+            try WireRules.email(oldEmail, field: "old_email")
+        } else if oldEmail != nil {
+            throw JobValidationError("old_email is only for verify_and_change_email")
+        }
         if let locale { try WireRules.locale(locale, field: "locale") }
         try WireRules.httpURL(actionCodeSettings.url, field: "action_code_settings.url")
         if mode == .signIn, actionCodeSettings.handleCodeInApp != true {

@@ -75,7 +75,7 @@ public struct EmailConfiguration: ConfigurationSection {
     public var linkPath = "/__/auth/action"
     /// Seconds a code stays valid, per mode.
     public var expirySeconds: [EmailActionJob.Mode: Int] = [
-        .signIn: 3600, .verifyEmail: 259_200, .resetPassword: 3600, .verifyAndChangeEmail: 259_200,
+        .signIn: 3600, .verifyEmail: 259_200, .resetPassword: 3600, .verifyAndChangeEmail: 259_200, .recoverEmail: 259_200,
     ]
     public var unknownAddress: UnknownAddress = .silent
     public var templatesDirectory = "Config/templates/email"

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HeraldRuntime
 import Logging
@@ -18,10 +19,19 @@ public struct EmailHandler: JobHandler {
     let hasher: SecretHasher
     let templates: EmailTemplates
     let providers: ProviderChain<EmailMessage, NoDetail>
+    /// Where a used verify_and_change_email link's recover_email job is published (the jobs
+    /// exchange of this worker's namespace).
+    let jobsExchange: String
+    /// Where `email.failed` goes when a request fails for good (written with that change, only
+    /// if it applied).
+    let eventsExchange: String
     let metrics = EmailMetrics()
 
-    public init(configuration: EmailConfiguration, hasher: SecretHasher, templates: EmailTemplates, providers: [EmailProvider]) {
+    public init(configuration: EmailConfiguration, hasher: SecretHasher, templates: EmailTemplates, providers: [EmailProvider],
+                topology: HeraldTopology = HeraldTopology()) {
         self.configuration = configuration
+        self.jobsExchange = topology.jobsExchange
+        self.eventsExchange = topology.eventsExchange
         self.policy = EmailLinkPolicy(configuration: configuration)
         self.hasher = hasher
         self.templates = templates
@@ -40,14 +50,31 @@ public struct EmailHandler: JobHandler {
             }
         }
         self.init(configuration: email, hasher: SecretHasher(keyRing: try configuration.secrets.keyRing()),
-                  templates: try EmailTemplates.load(directory: email.templatesDirectory, appName: email.appName), providers: providers)
+                  templates: try EmailTemplates.load(directory: email.templatesDirectory, appName: email.appName), providers: providers,
+                  topology: HeraldTopology(configuration.amqp, configuration.runner))
     }
 
     /// Modes whose link only makes sense for an existing account: for an address without
     /// one, nothing (or the no-account note) is sent. sign_in creates the account;
-    /// verify_and_change_email goes to the new address, which has no account yet.
+    /// verify_and_change_email goes to the new address, which has no account yet; recover_email
+    /// to the old one, which the account no longer has.
     static func needsAccount(_ mode: EmailActionJob.Mode) -> Bool {
         mode == .resetPassword || mode == .verifyEmail
+    }
+
+    /// The recover_email job a used verify_and_change_email link enqueues (to the old address,
+    /// with the same settings and locale), as the JSON body the outbox publishes. Its request_id
+    /// is derived from the change's, so a repeated consume can never enqueue a second notice.
+    static func recoveryJob(for job: EmailActionJob) throws -> (String, String)? {
+        guard job.mode == .verifyAndChangeEmail, let oldEmail = job.oldEmail else { return nil }
+        let digest = SHA256.hash(data: Data(job.requestID.utf8)).map { String(format: "%02x", $0) }.joined()
+        var settings = job.actionCodeSettings
+        settings.dynamicLinkDomain = nil
+        let recovery = EmailActionJob(requestID: "recover-\(digest.prefix(40))", email: EmailAddress.normalize(oldEmail),
+                                      mode: .recoverEmail, locale: job.locale, actionCodeSettings: settings)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (EmailAddress.normalize(oldEmail), String(decoding: try encoder.encode(recovery), as: UTF8.self))
     }
 
     public func handle(_ job: EmailActionJob, context: JobContext) async throws -> JobOutcome {
@@ -84,9 +111,15 @@ public struct EmailHandler: JobHandler {
                             settings: EmailLink.settingsJSON(job.actionCodeSettings, approved: approved),
                             expiresSeconds: configuration.expiry(job.mode))
         }
+        let recovery = try Self.recoveryJob(for: job)
         let request = EmailStore.Request(requestID: job.requestID, messageID: context.envelope.messageID, email: email,
-                                         mode: job.mode.rawValue, code: stored, ownerKey: context.ownerKey, finalState: finalState)
+                                         mode: job.mode.rawValue, code: stored, ownerKey: context.ownerKey, finalState: finalState,
+                                         pairedEmail: recovery?.0, recoveryJob: recovery?.1, recoveryExchange: recovery.map { _ in jobsExchange })
         switch try await EmailStore.prepare(request, client: context.database, logger: logger) {
+        case .invalid(let reason):
+            metrics.decision("refused")
+            logger.notice("email action refused", metadata: ["reason": "\(reason)"])
+            throw JobFailure.invalid(reason)
         case .busy:
             metrics.decision("busy")
             throw JobFailure.transient("email_in_progress")
@@ -95,7 +128,7 @@ public struct EmailHandler: JobHandler {
             logger.info("email request already decided", metadata: ["state": "\(state.rawValue)"])
             switch state {
             case .failed: return .rejected("already failed")
-            case .sending, .retrying, .sent, .noAccount, .noted: return .completed(events: [sentEvent(job, email: email)])
+            case .queued, .sending, .retrying, .sent, .noAccount, .noted: return .completed(events: [sentEvent(job, email: email)])
             }
         case .send(let uncertain):
             if finalState == .noAccount {
@@ -128,16 +161,36 @@ public struct EmailHandler: JobHandler {
             try await context.untilDatabase { try await EmailStore.sent(id, state: state, delivery: attempts, client: database, logger: logger) }
             return .completed(events: [sentEvent(job, email: email)])
         case .refused(let refusal):
-            metrics.decision("failed")
-            let reason = "provider_rejected:\(refusal)"
-            try await context.untilDatabase { try await EmailStore.failed(id, reason: reason, attempts: attempts, client: database, logger: logger) }
-            let event = OutgoingEvent(name: "email.failed", payload: EmailEvent(
-                requestID: job.requestID, email: Redact.email(email), mode: job.mode.rawValue, reason: reason))
-            return .rejected(reason, events: [event])
+            let failure = failed(job, reason: "provider_rejected:\(refusal)", attempts: attempts, context: context)
+            try await context.untilDatabase { try await database.withTransaction(logger: logger) { try await failure.write?($0, logger) } }
+            return .rejected(failure.reason ?? "")
         case .failed(let reason):
             metrics.decision("retrying")
             try await context.untilDatabase { try await EmailStore.retrying(id, reason: reason, attempts: attempts, client: database, logger: logger) }
             throw JobFailure.transient(reason)
+        }
+    }
+
+    /// Dead-lettered after `runner.max_attempts`: the request ends `failed` with the reason, its
+    /// code dies, and `email.failed` is emitted, committed with the ledger's `dead` record.
+    public func exhausted(_ job: EmailActionJob, reason: String, context: JobContext) -> JobOutcome {
+        failed(job, reason: reason, attempts: [], context: context)
+    }
+
+    /// The one way a request fails for good (a provider's final refusal, or exhaustion): its
+    /// `write` records the request `failed` with its code dead and emits `email.failed`, only
+    /// while this job is the request's latest try (an exhausted duplicate of a request another
+    /// job sent changes nothing and emits nothing).
+    func failed(_ job: EmailActionJob, reason: String, attempts: [DeliveryAttempt], context: JobContext) -> JobOutcome {
+        metrics.decision("failed")
+        let email = EmailAddress.normalize(job.email)
+        let (id, messageID, exchange) = (job.requestID, context.envelope.messageID, eventsExchange)
+        let event = OutgoingEvent(name: "email.failed", payload: EmailEvent(
+            requestID: job.requestID, email: Redact.email(email), mode: job.mode.rawValue, reason: reason))
+        return .rejected(reason) { connection, logger in
+            if try await EmailStore.failed(id, messageID: messageID, reason: reason, attempts: attempts, on: connection, logger: logger) {
+                try await EventOutbox.insert([event], exchange: exchange, on: connection, logger: logger)
+            }
         }
     }
 

@@ -112,7 +112,7 @@ struct VerifyEmailLink: AsyncParsableCommand {
     @OptionGroup var options: GlobalOptions
     @Argument(help: "The email address the link was sent to.") var email: String
     @Argument(help: "The oobCode (or the link), or '-' for standard input.") var code: String = "-"
-    @Option(help: "sign_in, verify_email, reset_password or verify_and_change_email.") var mode: String = "sign_in"
+    @Option(help: "sign_in, verify_email, reset_password, verify_and_change_email or recover_email.") var mode: String = "sign_in"
 
     func run() async throws {
         let context = try CLIContext.load(options)
@@ -139,17 +139,23 @@ struct VerifyEmailLink: AsyncParsableCommand {
         } else {
             print(([name] + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }).joined(separator: " "))
         }
-        if case .success = result { return }
-        throw ExitCode(HeraldRuntime.ExitCode.failure.rawValue)
+        switch result {
+        case .success, .recovered: return
+        default: throw ExitCode(HeraldRuntime.ExitCode.failure.rawValue)
+        }
     }
 
     static func describe(_ result: EmailLinkVerifier.Result) -> (String, [String: Any]) {
         switch result {
         case .success(let email, let mode, let url, let settings):
             ("success", ["email": Redact.email(email), "mode": mode.rawValue, "continue_url": url, "link_domain": settings.linkDomain])
+        case .recovered(let email, let changedTo, let url, let settings):
+            ("recovered", ["email": Redact.email(email), "changed_to": Redact.email(changedTo), "mode": "recover_email",
+                           "continue_url": url, "link_domain": settings.linkDomain])
         case .emailMismatch: ("email_mismatch", [:])
         case .expired: ("expired", [:])
         case .alreadyUsed: ("already_used", [:])
+        case .superseded: ("superseded", [:])
         case .notFound: ("not_found", [:])
         }
     }

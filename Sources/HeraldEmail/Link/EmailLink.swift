@@ -3,7 +3,7 @@ import HeraldRuntime
 
 /// Builds an action link from approved settings only: `https://<link domain><link path>?mode=…
 /// &oobCode=…&continueUrl=…&lang=…` (Firebase's parameter names; the mode in Firebase's
-/// spelling: signIn, verifyEmail, resetPassword, verifyAndChangeEmail).
+/// spelling: signIn, verifyEmail, resetPassword, verifyAndChangeEmail, recoverEmail).
 public enum EmailLink {
     /// The context every link code is hashed under: the code alone finds its row, and the
     /// row then says which email and mode it belongs to.
@@ -15,6 +15,7 @@ public enum EmailLink {
         case .verifyEmail: "verifyEmail"
         case .resetPassword: "resetPassword"
         case .verifyAndChangeEmail: "verifyAndChangeEmail"
+        case .recoverEmail: "recoverEmail"
         }
     }
 

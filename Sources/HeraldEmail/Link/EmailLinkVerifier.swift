@@ -6,16 +6,25 @@ import PostgresNIO
 /// The consume API of email actions: is `oobCode` a live code sent to `email`? Atomic (the
 /// code's row is locked while it is judged: of concurrent consumes of one code exactly one
 /// succeeds), single use, expiry per mode, and only for the address the link was sent to
-/// (compared in ``EmailAddress/normalize(_:)`` form: the domain case-insensitively).
+/// (compared in ``EmailAddress/normalize(_:)`` form: the domain case-insensitively). Using a
+/// code supersedes every other pending code of its (address, mode); using a
+/// `verify_and_change_email` code enqueues the `recover_email` notice to the old address in
+/// the same transaction (`herald.email_use_code`).
 public struct EmailLinkVerifier: Sendable {
     public enum Result: Sendable, Equatable {
         /// The code was live and is now used. `settings` are the approved action code settings.
         case success(email: String, mode: EmailActionJob.Mode, continueURL: String, settings: Settings)
+        /// A `recover_email` code was live and is now used: restore `email` (the old address,
+        /// where the notice went) on the account whose address is now `changedTo`.
+        case recovered(email: String, changedTo: String, continueURL: String, settings: Settings)
         /// The code exists but was sent to another address (the code stays usable).
         case emailMismatch
         case expired
         case alreadyUsed
-        /// No such code, a code of another mode, or one replaced by a later send or refused.
+        /// Replaced: another link of the same address and mode was used, a later try of the
+        /// request sent a new one, or (reset_password) a newer request was made. Ask for a new link.
+        case superseded
+        /// No such code, a code of another mode, or one whose send failed.
         case notFound
     }
 
@@ -68,11 +77,12 @@ public struct EmailLinkVerifier: Sendable {
             guard let (id, status, expired, address, modeText, settingsText) = found,
                   let codeMode = EmailActionJob.Mode(rawValue: modeText), mode == nil || mode == codeMode else { return .notFound }
             guard address == normal else { return .emailMismatch }
-            switch status {
-            case "used": return .alreadyUsed
-            case "expired": return .expired
-            case "pending": break
-            default: return .notFound
+            switch EmailCodeStatus(rawValue: status) {
+            case .used: return .alreadyUsed
+            case .expired: return .expired
+            case .superseded: return .superseded
+            case .pending: break
+            case .failed, nil: return .notFound
             }
             if expired {
                 try await connection.query("UPDATE herald.email_codes SET status = 'expired' WHERE id = \(id)", logger: logger)
@@ -81,7 +91,14 @@ public struct EmailLinkVerifier: Sendable {
             guard let settings = try? JSONDecoder().decode(Settings.self, from: Data(settingsText.utf8)) else {
                 throw StoreError("stored settings of an email code are unreadable")
             }
-            try await connection.query("UPDATE herald.email_codes SET status = 'used', used_at = now() WHERE id = \(id)", logger: logger)
+            var paired: String?
+            for try await value in try await connection.query("SELECT herald.email_use_code(\(id))", logger: logger).decode(String?.self) {
+                paired = value
+            }
+            if codeMode == .recoverEmail {
+                guard let paired else { throw StoreError("a recover_email request has no changed address") }
+                return .recovered(email: address, changedTo: paired, continueURL: settings.url, settings: settings)
+            }
             return .success(email: address, mode: codeMode, continueURL: settings.url, settings: settings)
         }
     }

@@ -15,6 +15,9 @@ public enum EmailStore {
         case done(state: EmailRequestState)
         /// Another live worker is sending this request.
         case busy
+        /// The request_id was used with another email, mode or old_email, or it is a
+        /// recover_email job Herald did not enqueue: the reason (names the field, never a value).
+        case invalid(reason: String)
     }
 
     /// A code to store with the request (nil for the no-account note and for silence).
@@ -34,6 +37,11 @@ public enum EmailStore {
         public var ownerKey: Int64
         /// The state to record at once instead of `sending` (`no_account`: nothing is sent).
         public var finalState: EmailRequestState?
+        /// verify_and_change_email: the old address and the recover_email job enqueued on
+        /// `recoveryExchange` when the link is used.
+        public var pairedEmail: String?
+        public var recoveryJob: String?
+        public var recoveryExchange: String?
     }
 
     /// `herald.email_send_attempts`: every provider call of a request (`heraldctl verify show-*`
@@ -50,15 +58,17 @@ public enum EmailStore {
         let state = r.finalState ?? .sending
         let digest = r.code.map { ByteBuffer(bytes: $0.hash.digest) }
         let rows = try await client.query("""
-            SELECT o_decision, o_state, o_uncertain FROM herald.email_prepare(
+            SELECT o_decision, o_state, o_uncertain, o_reason FROM herald.email_prepare(
                 \(r.requestID), \(r.messageID), \(r.email), \(r.mode), \(state), \(r.ownerKey)::bigint,
-                \(r.code?.hash.keyID), \(digest), \(r.code?.settings)::jsonb, \(r.code?.expiresSeconds ?? 0)::int)
+                \(r.code?.hash.keyID), \(digest), \(r.code?.settings)::jsonb, \(r.code?.expiresSeconds ?? 0)::int,
+                \(r.pairedEmail), \(r.recoveryJob), \(r.recoveryExchange))
             """, logger: logger)
-        for try await (decision, current, uncertain) in rows.decode((String, EmailRequestState, Bool).self) {
-            switch decision {
-            case "send": return .send(uncertain: uncertain)
-            case "done": return .done(state: current)
-            case "busy": return .busy
+        for try await (decision, current, uncertain, reason) in rows.decode((String, EmailRequestState?, Bool, String?).self) {
+            switch (decision, current) {
+            case ("send", _): return .send(uncertain: uncertain)
+            case ("done", let current?): return .done(state: current)
+            case ("busy", _): return .busy
+            case ("invalid", _): return .invalid(reason: reason ?? "request_id was used with another request")
             default: break
             }
         }
@@ -79,15 +89,22 @@ public enum EmailStore {
         try await client.query(query, logger: logger)
     }
 
-    /// Refused for good: the code dies with it.
-    public static func failed(_ requestID: String, reason: String, attempts: [DeliveryAttempt], client: PostgresClient, logger: Logger) async throws {
+    /// Failed for good (a provider's final refusal, or the job dead-lettered after its last
+    /// try): the code dies with it. Only while this job (`messageID`) is the request's latest
+    /// try, so a duplicate job that ran out of tries never fails a request another job sent.
+    /// Returns whether the request changed.
+    public static func failed(_ requestID: String, messageID: String, reason: String, attempts: [DeliveryAttempt],
+                              on connection: PostgresConnection, logger: Logger) async throws -> Bool {
         let query = try Self.attempts.query(change: """
             UPDATE herald.email_requests SET state = 'failed', reason = $2, updated_at = now()
-             WHERE request_id = $1 AND state IN ('sending', 'retrying')
+             WHERE request_id = $1 AND message_id = $3 AND state IN ('sending', 'retrying')
             RETURNING request_id
-            """, [requestID, reason], attempts: attempts,
-            final: "UPDATE herald.email_codes SET status = 'failed' WHERE request_id IN (SELECT request_id FROM v) AND status = 'pending'")
-        try await client.query(query, logger: logger)
+            """, [requestID, reason, messageID], attempts: attempts, final: """
+            , codes AS (UPDATE herald.email_codes SET status = 'failed' WHERE request_id IN (SELECT request_id FROM v) AND status = 'pending')
+            SELECT count(*) FROM v
+            """)
+        for try await changed in try await connection.query(query, logger: logger).decode(Int.self) { return changed > 0 }
+        return false
     }
 
     /// Every provider failed: the job is retried with a fresh code.

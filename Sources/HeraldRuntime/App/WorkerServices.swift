@@ -7,7 +7,7 @@ import ServiceLifecycle
 import UnixSignals
 
 /// Everything one worker process runs, wired together: its PostgreSQL pool, the database
-/// probe, the presence lock, the broker connection, the event relay and the job runner,
+/// probe, the presence lock, the broker connection, the event relays and the job runner,
 /// in the order a `ServiceGroup` should start them (it stops them in reverse).
 public struct WorkerServices<Handler: JobHandler>: Sendable {
     public let health: HealthState
@@ -15,6 +15,9 @@ public struct WorkerServices<Handler: JobHandler>: Sendable {
     public let connection: AMQPConnection
     public let presence: WorkerPresence
     public let relay: EventRelay
+    /// Relays the outbox rows addressed to the jobs exchange: jobs Herald enqueues itself in
+    /// the transaction that decides them (the recover_email notice of a used change link).
+    public let jobRelay: EventRelay
     public let runner: JobRunner<Handler>
     public let probe: DatabaseProbe
     let drainTimeout: Duration
@@ -37,6 +40,8 @@ public struct WorkerServices<Handler: JobHandler>: Sendable {
         self.connection = connection
         self.presence = presence
         self.relay = relay
+        self.jobRelay = EventRelay(client: database, connection: connection, exchange: topology.jobsExchange,
+                                   operationTimeout: .seconds(configuration.database.operationTimeoutSeconds), logger: logger)
         self.probe = DatabaseProbe(client: database, health: health, logger: logger)
         self.runner = JobRunner(
             kind: kind, handler: handler,
@@ -61,6 +66,6 @@ public struct WorkerServices<Handler: JobHandler>: Sendable {
     /// In start order. The runner is last, so it is the first to stop and drain while the
     /// connection, relay and database it needs are still up.
     public var services: [any Service] {
-        [database, probe, presence, AMQPConnectionService(connection), relay, runner]
+        [database, probe, presence, AMQPConnectionService(connection), relay, jobRelay, runner]
     }
 }

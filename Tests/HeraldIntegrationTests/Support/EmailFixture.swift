@@ -84,13 +84,16 @@ final class EmailFixture: Sendable {
         "\(behaviour)-\(harness.namespace)-\(n)@\(domain)"
     }
 
+    /// verify_and_change_email jobs carry `old_email` (`old-…-n@example.net` unless given).
     func job(_ n: Int, mode: EmailActionJob.Mode = .signIn, to email: String? = nil, url: String = "https://app.example.com/finish?state=s\(Int.random(in: 0..<1000))",
-             locale: String? = "en", linkDomain: String? = nil) -> EmailActionJob {
+             locale: String? = "en", linkDomain: String? = nil, oldEmail: String? = nil) -> EmailActionJob {
         var settings = EmailActionJob.ActionCodeSettings(url: url, handleCodeInApp: true, iosBundleID: "com.example.ios",
                                                          androidPackageName: "com.example.android", androidInstallApp: true,
                                                          androidMinimumVersion: "12", linkDomain: linkDomain)
         settings.dynamicLinkDomain = nil
-        return EmailActionJob(requestID: "\(harness.namespace)-r\(n)", email: email ?? address(n), mode: mode, locale: locale, actionCodeSettings: settings)
+        return EmailActionJob(requestID: "\(harness.namespace)-r\(n)", email: email ?? address(n), mode: mode,
+                              oldEmail: mode == .verifyAndChangeEmail ? oldEmail ?? address(n, behaviour: "old") : nil,
+                              locale: locale, actionCodeSettings: settings)
     }
 
     typealias Received = MaildirMessage
@@ -126,6 +129,32 @@ final class EmailFixture: Sendable {
         return nil
     }
 
+    /// Gives `email` an account with a password (so reset_password and verify_email send).
+    func createAccount(for email: String) async throws {
+        let accounts = AccountStore(client: harness.database, logger: harness.logger)
+        _ = try await accounts.createAccount(id: "\(harness.namespace)-\(email)", provider: "password", providerUID: email)
+    }
+
+    /// The request ids of the requests of `mode` to `email` (normal form).
+    func requestIDs(to email: String, mode: String) async throws -> [String] {
+        let rows = try await harness.database.query("""
+            SELECT request_id FROM herald.email_requests WHERE email = \(email) AND mode = \(mode) ORDER BY created_at
+            """, logger: harness.logger)
+        var out: [String] = []
+        for try await id in rows.decode(String.self) { out.append(id) }
+        return out
+    }
+
+    /// Outbox rows of this namespace's events exchange named `name` for `requestID` (not yet relayed).
+    func outboxEvents(named name: String, requestID: String) async throws -> Int {
+        let rows = try await harness.database.query("""
+            SELECT count(*)::int FROM herald.event_outbox
+             WHERE exchange = \(harness.topology.eventsExchange) AND name = \(name) AND body::jsonb ->> 'request_id' = \(requestID)
+            """, logger: harness.logger)
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+
     /// Statuses of a request's codes, oldest first.
     func codes(_ requestID: String) async throws -> [String] {
         let rows = try await harness.database.query("SELECT status FROM herald.email_codes WHERE request_id = \(requestID) ORDER BY id", logger: harness.logger)
@@ -136,6 +165,10 @@ final class EmailFixture: Sendable {
 
     func close() async {
         try? FileManager.default.removeItem(atPath: spool)
+        // Jobs this namespace's consumes enqueued that no worker of it relayed (the exchange goes).
+        _ = try? await harness.database.query("""
+            DELETE FROM herald.event_outbox WHERE exchange IN (\(harness.topology.jobsExchange), \(harness.topology.eventsExchange))
+            """, logger: harness.logger)
     }
 }
 
