@@ -11,7 +11,8 @@ public protocol JobHandler: Sendable {
     /// `events` commit atomically with the ledger's `dead` record, so the channel's own
     /// rows end in a true state (`failed`, its code dead) instead of `retrying` for ever.
     /// `reason` is the dead letter's. Its `status` and `reason` are not used (the ledger
-    /// says `dead`). The default leaves the channel's rows alone.
+    /// says `dead`). A `write` that throws (nothing of this job left to end) takes its events
+    /// with it: the ledger alone records `dead`. The default leaves the channel's rows alone.
     func exhausted(_ job: Job, reason: String, context: JobContext) -> JobOutcome
     /// True for a handler whose runs take long by design (a cleanup run): the runner does not
     /// hold it to `runner.handler_timeout_seconds`.
