@@ -110,6 +110,19 @@ public struct SMSHandler: JobHandler {
             // decide again after a delay (then `done`, `reused`, or a send if that one failed).
             metrics.decision("busy")
             throw JobFailure.transient("verification_in_progress")
+        case .invalid(let reason):
+            // Never sent to a number (or for a purpose) the verification was not made for.
+            throw JobFailure.invalid(reason)
+        }
+    }
+
+    /// Out of attempts: the verification ends `failed` with the runner's reason, its code
+    /// closed, and `sms.failed` tells the front API, all with the ledger's `dead`.
+    public func exhausted(_ job: SMSVerificationJob, reason: String, context: JobContext) -> JobOutcome {
+        let phone = (try? PhoneNumber(job.phoneNumber))?.e164 ?? job.phoneNumber
+        let (id, messageID, purpose) = (job.verificationID, context.envelope.messageID, job.purpose.rawValue)
+        return .rejected(reason, events: [failedEvent(job, phone: phone, provider: nil, reason: reason)]) { connection, logger in
+            try await SMSStore.exhausted(id, messageID: messageID, phone: phone, purpose: purpose, reason: reason, on: connection, logger: logger)
         }
     }
 
@@ -139,10 +152,7 @@ public struct SMSHandler: JobHandler {
             metrics.decision("failed")
             let reason = "provider_rejected:\(refusal)"
             try await context.untilDatabase { try await SMSStore.failed(id, reason: reason, attempts: attempts, client: database, logger: logger) }
-            let event = OutgoingEvent(name: "sms.failed", payload: SMSEvent(
-                verificationID: job.verificationID, phone: Redact.phone(phone.e164), purpose: job.purpose.rawValue,
-                provider: delivery.provider, reason: reason))
-            return .rejected(reason, events: [event])
+            return .rejected(reason, events: [failedEvent(job, phone: phone.e164, provider: delivery.provider, reason: reason)])
         case .failed(let reason):
             metrics.decision("retrying")
             if delivery.uncertain { metrics.uncertainSend() }
@@ -156,6 +166,12 @@ public struct SMSHandler: JobHandler {
             verificationID: job.verificationID, phone: Redact.phone(phone.e164), purpose: job.purpose.rawValue,
             provider: delivery?.provider, providerMessageID: delivery?.providerMessageID,
             segments: encoding?.segments, encoding: encoding?.scheme.rawValue))
+    }
+
+    /// `sms.failed`: a provider refused the code for good, or the job ran out of attempts.
+    private func failedEvent(_ job: SMSVerificationJob, phone: String, provider: String?, reason: String) -> OutgoingEvent {
+        OutgoingEvent(name: "sms.failed", payload: SMSEvent(
+            verificationID: job.verificationID, phone: Redact.phone(phone), purpose: job.purpose.rawValue, provider: provider, reason: reason))
     }
 
     private func refused(_ job: SMSVerificationJob, phone: PhoneNumber, reason: String, logger: Logger,

@@ -4,7 +4,7 @@ import Logging
 import PostgresNIO
 
 /// The SQL of `herald-sms`: the decision of a job (``prepare``), what its send did
-/// (``sent``, ``failed``, ``retrying``), each in one statement.
+/// (``sent``, ``failed``, ``retrying``) or its giving up (``exhausted``), each in one statement.
 public enum SMSStore {
     /// What `herald.sms_prepare` decided.
     public enum Decision: Sendable, Equatable {
@@ -19,6 +19,8 @@ public enum SMSStore {
         case closed
         /// A send of this verification, or of the pending code it would share, is under way.
         case busy
+        /// The verification id is another number's or purpose's (the reason names the field).
+        case invalid(reason: String)
     }
 
     /// The rate limits of one request, checked in this order.
@@ -79,6 +81,7 @@ public enum SMSStore {
                 return .done(state: state)
             case "closed": return .closed
             case "busy": return .busy
+            case "invalid": return .invalid(reason: reason ?? "verification_id reused")
             default: break
             }
         }
@@ -112,6 +115,18 @@ public enum SMSStore {
             """, [verificationID, reason], attempts: attempts,
             final: "UPDATE herald.sms_codes SET status = 'failed', finished_at = now() WHERE id IN (SELECT code_id FROM v) AND status = 'pending'")
         try await client.query(query, logger: logger)
+    }
+
+    /// The job ran out of attempts (`herald.sms_exhausted`): the verification `failed` with
+    /// `reason`, its code closed. Runs in the runner's transaction (``SMSHandler/exhausted(_:reason:context:)``);
+    /// throws when there is nothing of this job to end, so that no `sms.failed` is emitted.
+    public static func exhausted(_ verificationID: String, messageID: String, phone: String, purpose: String, reason: String,
+                          on connection: PostgresConnection, logger: Logger) async throws {
+        let rows = try await connection.query("""
+            SELECT herald.sms_exhausted(\(verificationID), \(messageID), \(phone), \(purpose), \(reason))
+            """, logger: logger)
+        for try await ended in rows.decode(Bool.self) where ended { return }
+        throw StoreError("verification \(verificationID) was decided meanwhile or is being sent: left as it is")
     }
 
     /// Every provider failed transiently: the job will be retried with a fresh code. Not an
