@@ -75,6 +75,9 @@ public struct PushHandler: JobHandler {
             }
         case .busy:
             throw JobFailure.transient("receipt_in_progress")
+        case .invalid(let reason):
+            // Never pushed to a device (or app) the receipt was not made for.
+            throw JobFailure.invalid(reason)
         }
 
         let expiresAt = Date().addingTimeInterval(TimeInterval(min(ttl, configuration.apns.expirationSeconds)))
@@ -114,7 +117,7 @@ public struct PushHandler: JobHandler {
             }
             let event = OutgoingEvent(name: "push.token.invalid", payload: PushTokenInvalidEvent(
                 receipt: job.receipt, deviceToken: job.deviceToken, platform: job.platform.rawValue, environment: job.environment.rawValue,
-                appID: job.appID, provider: provider, reason: invalid.reason.rawValue, detail: invalid.detail, invalidSince: invalid.since?.iso8601))
+                appID: job.appID, provider: provider, reason: invalid.reason.rawValue, detail: invalid.detail, invalidSince: invalid.since?.iso8601Milliseconds))
             return .rejected("token_invalid:\(invalid.reason.rawValue)", events: [event])
         case .failed:
             let reason = "\(provider): \(delivery.attempts.last?.errorCode ?? "-")"
@@ -122,6 +125,17 @@ public struct PushHandler: JobHandler {
                 try await PushStore.retrying(receipt, reason: reason, delivery: attempts, client: database, logger: logger)
             }
             throw JobFailure.transient(reason)
+        }
+    }
+
+    /// Out of attempts: the receipt ends `failed` with the runner's reason, its secret void,
+    /// and `push.failed` tells the front API, all with the ledger's `dead`.
+    public func exhausted(_ job: PushVerificationJob, reason: String, context: JobContext) -> JobOutcome {
+        let (receipt, messageID, platform, environment, appID) = (job.receipt, context.envelope.messageID, job.platform.rawValue, job.environment.rawValue, job.appID)
+        let tokenHash = PushTokens.hash(platform: job.platform, token: job.deviceToken)
+        return .rejected(reason, events: [event("push.failed", job, reason: reason)]) { connection, logger in
+            try await PushStore.exhausted(receipt, messageID: messageID, platform: platform, environment: environment, appID: appID,
+                                          tokenHash: tokenHash, reason: reason, on: connection, logger: logger)
         }
     }
 

@@ -93,6 +93,9 @@ import Testing
             #expect(events.first?.1["device_token"] as? String == job.deviceToken)
             #expect(events.first?.1["reason"] as? String == "unregistered")
             #expect(events.first?.1["provider"] as? String == "apns")
+            // Event timestamps have milliseconds, like every event's (docs/wire-contract.md).
+            #expect(events.first?.1["invalid_since"] as? String == "2026-09-21T14:13:20.000Z")
+            #expect((events.first?.1["occurred_at"] as? String)?.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil)
 
             // The dead token costs no further push: refused before any provider call.
             let again = push.job(1)
@@ -207,7 +210,10 @@ import Testing
                 return
             }
             #expect(reason.contains("apns_provider_token_refused:InvalidProviderToken"), "\(reason)")
-            #expect(try await push.verification(job.receipt)?.state == "retrying")
+            // Out of attempts: the receipt ends `failed` with the dead letter's reason.
+            let row = try await push.verification(job.receipt)
+            #expect(row?.state == "failed")
+            #expect(row?.reason == reason)
             try await worker.stop()
         }
     }

@@ -11,6 +11,8 @@ public enum PushStore {
         case refused(reason: String)
         case done(state: PushVerificationState)
         case busy
+        /// The receipt is another device's, environment's or app's (the reason names the field).
+        case invalid(reason: String)
     }
 
     public struct Request: Sendable {
@@ -47,6 +49,7 @@ public enum PushStore {
                 guard let state = reason.flatMap(PushVerificationState.init(rawValue:)) else { break }
                 return .done(state: state)
             case "busy": return .busy
+            case "invalid": return .invalid(reason: reason ?? "receipt reused")
             default: break
             }
         }
@@ -104,6 +107,18 @@ public enum PushStore {
         let last = attempts.last
         let query = try Self.attempts.query(change: Self.failReceipt, [receipt, last?.provider ?? "", last?.httpStatus ?? -1, reason], attempts: attempts)
         try await client.query(query, logger: logger)
+    }
+
+    /// The job ran out of attempts (`herald.push_exhausted`): the receipt `failed` with `reason`,
+    /// its secret void. Runs in the runner's transaction (``PushHandler/exhausted(_:reason:context:)``);
+    /// throws when there is nothing of this job to end, so that no `push.failed` is emitted.
+    public static func exhausted(_ receipt: String, messageID: String, platform: String, environment: String, appID: String,
+                                 tokenHash: String, reason: String, on connection: PostgresConnection, logger: Logger) async throws {
+        let rows = try await connection.query("""
+            SELECT herald.push_exhausted(\(receipt), \(messageID), \(platform), \(environment), \(appID), \(tokenHash), \(reason))
+            """, logger: logger)
+        for try await ended in rows.decode(Bool.self) where ended { return }
+        throw StoreError("receipt \(receipt) was decided meanwhile or is being pushed: left as it is")
     }
 
     /// Try again later with a fresh secret (the old one is void). A call that timed out may
