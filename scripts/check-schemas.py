@@ -35,6 +35,8 @@ ALSO_VALID = {
         {"mode": "verify_email", "action_code_settings": {"url": "HTTP://x.example/"}},
         {"mode": "reset_password", "action_code_settings": {"url": "https://x.example/", "handle_code_in_app": False}},
         {"email": "a.b+c@mail.example.co"},
+        {"mode": "verify_and_change_email", "old_email": "old@example.com"},
+        {"mode": "recover_email", "old_email": None},
     ],
     "push.verification": [{"platform": "fcm", "device_token": "fcm:token-xyz_123"}, {"timeout_seconds": None}],
     "cleanup.run": [{"dry_run": None}],
@@ -61,6 +63,9 @@ INVALID = {
         {"action_code_settings": {"url": "https://x.example/"}},
         {"action_code_settings": {"url": "https://x.example/" + "a" * 2048, "handle_code_in_app": True}},
         {"request_id": MISSING},
+        {"mode": "verify_and_change_email"}, {"mode": "verify_and_change_email", "old_email": None},
+        {"mode": "verify_and_change_email", "old_email": "a@b"}, {"old_email": "old@example.com"},
+        {"mode": "recover_email", "old_email": "old@example.com"},
     ],
     "push.verification": [
         {"device_token": "zz"}, {"device_token": "abc"}, {"device_token": ""}, {"device_token": "ab cd"},

@@ -52,7 +52,10 @@ public struct HeraldVerification: Sendable {
 
     /// The same for the other email actions: `verify_email` (Firebase's `applyActionCode`),
     /// `reset_password` (`confirmPasswordReset`, before the front API sets the new password),
-    /// `verify_and_change_email`. A code of another mode is not found.
+    /// `verify_and_change_email` (using it sends the old address the `recover_email` notice),
+    /// `recover_email` (answers `recovered`: the address to restore and the one it replaced).
+    /// A code of another mode is not found; one replaced by the use of another link of the
+    /// same address and mode, or by a newer reset request, is `superseded`.
     public func consumeEmailAction(_ mode: EmailActionJob.Mode, email: String, oobCode: String, logger: Logger) async throws -> EmailLinkVerifier.Result {
         try await self.email.consume(email: email, oobCode: oobCode, mode: mode, logger: logger)
     }
