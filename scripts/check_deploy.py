@@ -192,6 +192,199 @@ def check_rules(where: str, objects: list[dict]) -> None:
                     fail(where, f"{label}/{container['name']}: {variable} must name a file in a mounted volume")
 
 
+# ---------------------------------------------------------------- kubernetes: least privilege
+
+def pods(objects: list[dict]) -> list[tuple[str, dict, dict]]:
+    """(label, pod spec, pod labels) of every object that makes pods."""
+    out = []
+    for obj in objects:
+        spec = pod_spec(obj)
+        if spec is None:
+            continue
+        template = obj["spec"]["template"] if obj["kind"] != "CronJob" else obj["spec"]["jobTemplate"]["spec"]["template"]
+        out.append((f"{obj['kind']} {obj['metadata']['name']}", spec, template.get("metadata", {}).get("labels", {})))
+    return out
+
+
+def secret_of_file(pod: dict, container: dict, variable: str) -> str | None:
+    """The Secret a container's `<variable>` (a *_FILE path) is read from, if any."""
+    path = next((e.get("value") for e in container.get("env", []) if e["name"] == variable), None)
+    if not path:
+        return None
+    for mount in container.get("volumeMounts", []):
+        if path.startswith(mount["mountPath"].rstrip("/") + "/"):
+            volume = next((v for v in pod.get("volumes", []) if v["name"] == mount["name"]), {})
+            return volume.get("secret", {}).get("secretName")
+    return None
+
+
+def secrets_used(pod: dict) -> set[str]:
+    """Every Secret a pod can read: secret and projected volumes, env and envFrom references."""
+    names = set()
+    for volume in pod.get("volumes", []):
+        if "secret" in volume:
+            names.add(volume["secret"].get("secretName"))
+        for source in volume.get("projected", {}).get("sources", []):
+            if "secret" in source:
+                names.add(source["secret"].get("name"))
+    for container in pod.get("initContainers", []) + pod.get("containers", []):
+        for env in container.get("env", []):
+            ref = env.get("valueFrom", {}).get("secretKeyRef")
+            if ref:
+                names.add(ref.get("name"))
+        for source in container.get("envFrom", []):
+            if "secretRef" in source:
+                names.add(source["secretRef"].get("name"))
+    return names
+
+
+def selects(selector: dict, labels: dict) -> bool:
+    """A Kubernetes label selector (matchLabels, matchExpressions) against a pod's labels."""
+    if any(labels.get(k) != v for k, v in selector.get("matchLabels", {}).items()):
+        return False
+    for expression in selector.get("matchExpressions", []):
+        key, operator, values = expression["key"], expression["operator"], expression.get("values", [])
+        if (operator == "In" and labels.get(key) not in values) or (operator == "NotIn" and labels.get(key) in values) \
+                or (operator == "Exists" and key not in labels) or (operator == "DoesNotExist" and key in labels):
+            return False
+    return True
+
+
+def check_least_privilege(where: str, objects: list[dict]) -> None:
+    """docs/operations.md, "Secrets" and "Network policy": each credential only where it is used."""
+    all_pods = pods(objects)
+    containers = [(label, pod, c) for label, pod, _ in all_pods for c in pod.get("initContainers", []) + pod["containers"]]
+    workers = {f"Deployment herald-{kind}" for kind in KINDS}
+
+    # The HMAC key ring: a Secret of its own, in the hashing workers' pods and nowhere else.
+    hashing = {f"Deployment herald-{kind}" for kind in HASHING_KINDS}
+    hmac = {secret_of_file(pod, c, "HERALD_SECRETS_HMAC_KEYS_FILE") for label, pod, c in containers if label in hashing}
+    if len(hmac) != 1 or None in hmac:
+        fail(where, f"the sms, email and push workers must read HERALD_SECRETS_HMAC_KEYS_FILE from one Secret volume, read {sorted(map(str, hmac))}")
+    else:
+        (hmac_secret,) = hmac
+        for label, pod, _ in all_pods:
+            if label not in hashing and hmac_secret in secrets_used(pod):
+                fail(where, f"{label} can read the HMAC key ring (Secret {hmac_secret}); only the sms, email and push workers may")
+
+    # The broker URL: a Secret that holds nothing else, the only one KEDA reads.
+    broker = {secret_of_file(pod, c, "HERALD_AMQP_URL_FILE") for _, pod, c in containers}
+    broker_secret = next(iter(broker)) if len(broker) == 1 and None not in broker else None
+    if broker_secret is None:
+        fail(where, f"every container must read HERALD_AMQP_URL_FILE from one Secret volume, read {sorted(map(str, broker))}")
+    for label, pod, c in containers:
+        for env in c.get("env", []):
+            if env["name"].endswith("_FILE") and env["name"] != "HERALD_AMQP_URL_FILE" \
+                    and secret_of_file(pod, c, env["name"]) in (broker_secret,):
+                fail(where, f"{label}/{c['name']}: {env['name']} comes from the broker Secret {broker_secret}, which KEDA reads; give it a Secret of its own")
+    for name, auth in by_name(objects, "TriggerAuthentication").items():
+        spec = auth.get("spec", {})
+        refs = spec.get("secretTargetRef", [])
+        if not refs or any(r.get("name") != broker_secret or r.get("key") != "amqp-url" for r in refs):
+            fail(where, f"TriggerAuthentication {name} must read only key amqp-url of the broker Secret {broker_secret}, reads "
+                        f"{[(r.get('name'), r.get('key')) for r in refs]}")
+        for other in set(spec) - {"secretTargetRef"}:
+            fail(where, f"TriggerAuthentication {name}: {other} gives KEDA more than the broker credentials")
+
+    # Database roles: the migrate Job logs in as the migration role, every other pod as the worker role.
+    database = {label: secret_of_file(pod, c, "HERALD_DATABASE_URL_FILE") for label, pod, c in containers}
+    migrate = {v for k, v in database.items() if k == "Job herald-migrate"}
+    others = {v for k, v in database.items() if k != "Job herald-migrate"}
+    if len(migrate) != 1 or None in migrate or len(others) != 1 or None in others:
+        fail(where, f"HERALD_DATABASE_URL_FILE must come from one Secret for Job herald-migrate ({sorted(map(str, migrate))}) "
+                    f"and one for every other pod ({sorted(map(str, others))})")
+    elif migrate == others:
+        fail(where, f"Job herald-migrate and the workers share the database Secret {migrate.pop()}; the migration role's login must be its own")
+    else:
+        (migrate_secret,) = migrate
+        for label, pod, _ in all_pods:
+            if label != "Job herald-migrate" and migrate_secret in secrets_used(pod):
+                fail(where, f"{label} can read the migration role's Secret {migrate_secret}")
+
+    # The ops port stays in the cluster: every NetworkPolicy that selects a worker and governs
+    # ingress admits the ops port only from pods (no ipBlock, no rule open to every source);
+    # at least one selects each worker.
+    policies = [p for p in objects if p["kind"] == "NetworkPolicy"]
+    for label, pod, labels in all_pods:
+        if label not in workers:
+            continue
+        ops_port = next((p["containerPort"] for c in pod["containers"] for p in c.get("ports", []) if p.get("name") == "ops"), None)
+        governing = [p for p in policies if selects(p["spec"].get("podSelector", {}), labels)
+                     and "Ingress" in p["spec"].get("policyTypes", ["Ingress"])]
+        if not governing:
+            fail(where, f"{label}: no NetworkPolicy governs its ingress; the ops port must stay inside the cluster")
+        for policy in governing:
+            for rule in policy["spec"].get("ingress", []):
+                ports = rule.get("ports")
+                covers = ports is None or any(p.get("port") in (None, "ops", ops_port) or
+                                              (isinstance(p.get("port"), int) and p.get("endPort", p["port"]) >= ops_port >= p["port"])
+                                              for p in ports)
+                sources = rule.get("from")
+                if covers and (not sources or any("ipBlock" in peer for peer in sources)):
+                    fail(where, f"NetworkPolicy {policy['metadata']['name']} admits {label}'s ops port from outside the cluster "
+                                f"(an ingress rule without `from`, or with an ipBlock)")
+
+
+def by_name(objects: list[dict], kind: str) -> dict[str, dict]:
+    return {o["metadata"]["name"]: o for o in objects if o["kind"] == kind}
+
+
+def least_privilege_self_test(where: str, objects: list[dict]) -> None:
+    """Each least-privilege rule must notice its own removal: mutate a copy, expect a failure."""
+    import copy
+
+    def pod_of(objs, kind, name):
+        return pod_spec(next(o for o in objs if o["kind"] == kind and o["metadata"]["name"] == name))
+
+    def mount_hmac_in_cleanup(objs):
+        sms, cleanup = pod_of(objs, "Deployment", "herald-sms"), pod_of(objs, "Deployment", "herald-cleanup")
+        cleanup["volumes"] += [v for v in sms["volumes"] if v.get("secret", {}).get("secretName") and
+                               "hmac" in v["name"]]
+
+    def mount_hmac_in_migrate(objs):
+        sms, job = pod_of(objs, "Deployment", "herald-sms"), pod_of(objs, "Job", "herald-migrate")
+        job["volumes"] += [v for v in sms["volumes"] if "hmac" in v["name"]]
+
+    def keda_reads_the_database(objs):
+        auth = next(o for o in objs if o["kind"] == "TriggerAuthentication")
+        secret = next(v["secret"]["secretName"] for v in pod_of(objs, "Deployment", "herald-sms")["volumes"] if "database" in v["name"])
+        auth["spec"]["secretTargetRef"].append({"parameter": "password", "name": secret, "key": "database-url"})
+
+    def migrate_as_worker(objs):
+        job = pod_of(objs, "Job", "herald-migrate")
+        worker = next(v["secret"]["secretName"] for v in pod_of(objs, "Deployment", "herald-sms")["volumes"] if v["name"] == "secrets-database")
+        for v in job["volumes"]:
+            if "database" in v["name"]:
+                v["secret"]["secretName"] = worker
+
+    def no_network_policy(objs):
+        objs[:] = [o for o in objs if o["kind"] != "NetworkPolicy"]
+
+    def ops_open_to_all(objs):
+        for o in objs:
+            if o["kind"] == "NetworkPolicy":
+                for rule in o["spec"].get("ingress", []):
+                    rule.pop("from", None)
+
+    for name, mutate in [("the HMAC key ring mounted in herald-cleanup", mount_hmac_in_cleanup),
+                         ("the HMAC key ring mounted in the migrate Job", mount_hmac_in_migrate),
+                         ("KEDA reading the database Secret", keda_reads_the_database),
+                         ("the migrate Job on the workers' database login", migrate_as_worker),
+                         ("no NetworkPolicy", no_network_policy),
+                         ("the ops port open to every source", ops_open_to_all)]:
+        mutated = copy.deepcopy(objects)
+        try:
+            mutate(mutated)
+        except (StopIteration, KeyError) as error:
+            fail(where, f"least-privilege self-test could not apply '{name}': {error!r}")
+            continue
+        before = len(errors)
+        check_least_privilege(where, mutated)
+        if len(errors) == before:
+            fail(where, f"least-privilege self-test: {name} was not detected")
+        del errors[before:]
+
+
 def kubernetes(paths: list[str]) -> None:
     for path in paths:
         where = pathlib.Path(path).name
@@ -204,6 +397,10 @@ def kubernetes(paths: list[str]) -> None:
             validate_schema(name, obj)
         try:
             check_rules(where, objects)
+            before = len(errors)
+            check_least_privilege(where, objects)
+            if len(errors) == before:
+                least_privilege_self_test(where, objects)
         except (KeyError, TypeError, AttributeError) as error:  # a malformed object the schemas already reported
             fail(where, f"Herald's rules could not be checked: missing or malformed {error}")
         print(f"kubernetes: {where}: {len(objects)} objects checked")
