@@ -4,7 +4,10 @@
 #      where kubectl is missing), validates each object against the Kubernetes JSON schemas
 #      (kubernetes-validate, offline) or, for KEDA and Prometheus Operator objects, against the
 #      CRD schemas vendored in deploy/schemas/; then Herald's own rules (probes, ports, grace
-#      period, queue names, commands, non-root, secrets as files).
+#      period, queue names, commands, non-root, secrets as files) and least privilege (the HMAC
+#      key ring only in sms/email/push, KEDA only on the broker Secret, the migrate Job on its
+#      own database login, the ops port kept in the cluster by a NetworkPolicy), each rule
+#      self-tested against a mutated copy.
 #   2. systemd: `systemd-analyze verify` and `systemd-analyze security --offline` on every unit,
 #      with ExecStart pointed at stub executables in a temporary directory; then Herald's rules
 #      (stop timeout above the drain, instance = ops port, credentials, hardening, commands).
