@@ -126,6 +126,26 @@ import Testing
         }
     }
 
+    /// Two links of one pair used at the same moment: exactly one works, the other is superseded.
+    @Test func twoLinksOfOnePairUsedAtOnceGiveOneSuccess() async throws {
+        try await withHarness() { harness in
+            let email = try await EmailFixture(harness)
+            let worker = try await email.start()
+            let address = email.address(13)
+            let ids = [try await harness.enqueue(email.job(13, to: address)), try await harness.enqueue(email.job(14, to: address))]
+            try await eventually("both sent") { try await harness.statuses(ids).values.filter { $0 == "completed" }.count == 2 }
+            let codes = try email.received(to: address).map { try #require($0.query("oobCode")) }
+            #expect(codes.count == 2)
+            let results = try await withThrowingTaskGroup(of: EmailLinkVerifier.Result.self) { group in
+                for code in codes { group.addTask { try await email.consume(address, code) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(results.filter { if case .success = $0 { true } else { false } }.count == 1)
+            #expect(results.filter { $0 == .superseded }.count == 1)
+            try await worker.stop()
+        }
+    }
+
     /// A new reset_password request supersedes the older pending ones of the address.
     @Test func aNewPasswordResetSupersedesTheOlderLink() async throws {
         try await withHarness() { harness in

@@ -61,7 +61,9 @@ public struct EmailLinkVerifier: Sendable {
         let candidates = hasher.hashesUnderEveryKey(code, context: EmailLink.hashContext)
         let digests = candidates.map { ByteBuffer(bytes: $0.digest) }
         let normal = EmailAddress.normalize(email)
-        return try await client.withTransaction(logger: logger) { connection in
+        // Two links of one (address, mode) used at once lock each other's rows (each supersedes
+        // the other): PostgreSQL aborts one as a deadlock, and its retry finds its code superseded.
+        return try await Database.retryingConflicts { try await client.withTransaction(logger: logger) { connection in
             let rows = try await connection.query("""
                 SELECT id, status, expires_at <= now(), email, mode, settings::text, key_id, code_hash
                   FROM herald.email_codes WHERE code_hash = ANY(\(digests)::bytea[])
@@ -100,6 +102,6 @@ public struct EmailLinkVerifier: Sendable {
                 return .recovered(email: address, changedTo: paired, continueURL: settings.url, settings: settings)
             }
             return .success(email: address, mode: codeMode, continueURL: settings.url, settings: settings)
-        }
+        } }
     }
 }
