@@ -39,7 +39,8 @@ public struct JobDecoder<Job: HeraldJob>: Sendable {
         }
         if let contentType = properties.contentType, !contentType.isEmpty,
            !contentType.lowercased().hasPrefix("application/json") {
-            throw JobValidationError("content_type must be application/json, got '\(JobEnvelope.printable(contentType))'")
+            // The reason names the property, not its value (docs/wire-contract.md).
+            throw JobValidationError("content_type must be application/json")
         }
         return JobEnvelope(messageID: messageID, typeName: type, correlationID: properties.correlationID, timestamp: properties.timestamp)
     }

@@ -15,10 +15,14 @@ public struct OutgoingEvent: Sendable, Equatable {
         self.messageID = UUID().uuidString.lowercased()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        // Every timestamp of an event has milliseconds (docs/wire-contract.md).
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.iso8601Milliseconds)
+        }
         // One encoding pass: the payload's fields and the envelope's in one object (a
         // decode-and-re-encode round trip was the costliest step of a job).
-        let envelope = Envelope(payload: payload, name: name, occurredAt: occurredAt.iso8601)
+        let envelope = Envelope(payload: payload, name: name, occurredAt: occurredAt.iso8601Milliseconds)
         self.body = Array((try? encoder.encode(envelope)) ?? Data(#"{"event":"\#(name)","version":1}"#.utf8))
     }
 
