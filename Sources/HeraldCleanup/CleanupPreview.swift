@@ -40,12 +40,13 @@ public struct CleanupPreview: Sendable, Equatable {
     public static func make(client: PostgresClient, retentionSeconds: Int?, logger: Logger) async throws -> CleanupPreview {
         let policy = try await CleanupPolicyStore(client: client, logger: logger).load()
         let retention = retentionSeconds ?? policy.retentionSeconds
-        let date = AccountDeletion.date("a", enabledAt: "p.counts_from", retention: "make_interval(secs => p.retention)")
+        let date = AccountDeletion.date("a", policy: "p", enabledAt: "p.counts_from", retention: "make_interval(secs => p.preview_retention)")
         // One statement, one snapshot: "now", the policy and the accounts agree.
         let rows = try await client.query("""
             WITH p AS (SELECT CASE WHEN enabled THEN enabled_at ELSE now() END AS counts_from,
-                              \(retention)::float8 AS retention FROM herald.cleanup_policy),
-                 dated AS (SELECT \(unescaped: date) AS due, a.delete_after IS NOT NULL AS kept
+                              \(retention)::float8 AS preview_retention, kept_enabled_at, kept_retention, kept_until
+                         FROM herald.cleanup_policy),
+                 dated AS (SELECT \(unescaped: date) AS due, \(unescaped: AccountDeletion.isKept("a", policy: "p")) AS kept
                              FROM herald.accounts a, p WHERE \(unescaped: AccountDeletion.isAnonymous("a")))
             SELECT (SELECT counts_from FROM p),
                    CASE WHEN due < now() THEN NULL ELSE to_char(due AT TIME ZONE 'UTC', 'YYYY-MM-DD') END AS day,

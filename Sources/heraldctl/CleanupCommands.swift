@@ -101,8 +101,10 @@ struct Cleanup: AsyncParsableCommand {
             let days = retentionDays
             let policy = try await context.withDatabase { client in
                 let store = CleanupPolicyStore(client: client, logger: context.logger)
-                if let days { try await store.setRetention(days: days) }
-                return try await store.disable()
+                // Disable first: it freezes the schedule with the retention the dates were given by.
+                let disabled = try await store.disable()
+                guard let days else { return disabled }
+                return try await store.setRetention(days: days)
             }
             if options.output == .json { printJSON(policy.json) } else { print(policy.line) }
         }
@@ -225,12 +227,16 @@ extension CleanupPolicy {
     var json: [String: Any] {
         var out: [String: Any] = ["enabled": enabled, "retention_days": retentionDays, "updated_at": ISO8601DateFormatter().string(from: updatedAt)]
         if let enabledAt { out["enabled_at"] = ISO8601DateFormatter().string(from: enabledAt) }
+        if let keptUntil { out["kept_until"] = ISO8601DateFormatter().string(from: keptUntil) }
         return out
     }
 
     var line: String {
         let retention = String(format: "%g", retentionDays)
-        guard enabled, let enabledAt else { return "cleanup disabled (retention \(retention) days)" }
+        guard enabled, let enabledAt else {
+            let kept = keptUntil.map { "; accounts created before \(ISO8601DateFormatter().string(from: $0)) keep their deletion dates" } ?? ""
+            return "cleanup disabled (retention \(retention) days for the next enable)" + kept
+        }
         return "cleanup enabled since \(ISO8601DateFormatter().string(from: enabledAt)), retention \(retention) days"
     }
 }

@@ -70,12 +70,14 @@ import HeraldClient
     }
 
     @Test func aDeletionDateIsTheKeptOneElseCreationOrEnablingPlusRetention() {
-        let date = AccountDeletion.date("x", enabledAt: "E", retention: "R")
-        #expect(date == "coalesce(x.delete_after, greatest(x.created_at, E) + R)")
-        #expect(AccountDeletion.current("x").contains("WHERE p.enabled"))
-        // Disabling keeps exactly the computed date of accounts without one.
-        #expect(AccountDeletion.keepComputedDates.contains("SET delete_after = greatest(a.created_at, p.enabled_at) + p.retention"))
-        #expect(AccountDeletion.keepComputedDates.contains("a.delete_after IS NULL"))
+        let date = AccountDeletion.date("x", policy: "q", enabledAt: "E", retention: "R")
+        // Written, else frozen by the last disable (accounts created before it), else enabled-at-E.
+        #expect(date == "coalesce(x.delete_after, CASE WHEN x.created_at < q.kept_until THEN greatest(x.created_at, q.kept_enabled_at) + q.kept_retention END, greatest(x.created_at, E) + R)")
+        #expect(AccountDeletion.current("x", policy: "q").contains("CASE WHEN q.enabled THEN greatest(x.created_at, q.enabled_at) + q.retention END"))
+        // Enable writes exactly the frozen date, only while disabled, in locked batches by a cursor.
+        let batch = AccountDeletion.writeFrozenBatch(limit: 9)
+        #expect(batch.contains("SET delete_after = greatest(a.created_at, p.kept_enabled_at) + p.kept_retention"))
+        #expect(batch.contains("WHERE NOT p.enabled") && batch.contains("b.created_at >= $1") && batch.contains("LIMIT 9 FOR UPDATE OF b"))
     }
 
     @Test func migrationElevenAddsTheDatesAndTheLinkTriggerClearsThem() throws {
@@ -85,6 +87,9 @@ import HeraldClient
         let function = try #require(migration.statements.first { $0.hasPrefix("CREATE OR REPLACE FUNCTION") })
         #expect(function.hasSuffix("END $$;") && function.contains("delete_after = NULL"))
         #expect(migration.statements.contains { $0.hasPrefix("CREATE INDEX accounts_delete_after_idx") })
+        for column in ["kept_enabled_at", "kept_retention", "kept_until"] {
+            #expect(migration.statements.contains { $0.contains("herald.cleanup_policy ADD COLUMN \(column)") })
+        }
         #expect(!migration.statements.contains { $0.hasPrefix("UPDATE") }, "the backfill writes nothing (see the migration's note)")
     }
 

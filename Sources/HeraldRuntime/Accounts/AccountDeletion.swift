@@ -1,18 +1,42 @@
 /// An anonymous account's deletion date, as SQL: the one statement of it that cleanup's
-/// eligibility, `heraldctl cleanup preview`, switching cleanup off and ``AccountStore``
-/// build on (docs/architecture.md, "The rule, in one place").
+/// eligibility, `heraldctl cleanup preview`, switching cleanup on and off and
+/// ``AccountStore`` build on (docs/architecture.md, "The rule, in one place").
 ///
-/// While cleanup is enabled, an anonymous account that no provider was linked to is due at
-/// `greatest(created_at, enabled_at) + retention`: created while enabled, a retention after
-/// creation; existing before enabling, a retention after enabling. Switching cleanup off
-/// writes that date into `delete_after`, where it is kept (enabling again or changing the
-/// retention does not move it) until the account is deleted or linked (the link trigger
-/// clears it). A kept date wins over the computed one.
+/// For an anonymous account no provider was linked to, the first that applies:
+/// 1. `delete_after`: a date written for good (by `enable`, from a frozen schedule);
+/// 2. while disabled, for an account created before the policy's `kept_until` (when cleanup
+///    was switched off): `greatest(created_at, kept_enabled_at) + kept_retention`, the
+///    schedule `disable` froze (Firebase: "any anonymous account scheduled for deletion
+///    remains scheduled for deletion");
+/// 3. while enabled: `greatest(created_at, enabled_at) + retention`: created while enabled, a
+///    retention after creation; existing before enabling, a retention after enabling.
+/// Otherwise (linked, or created while disabled) none. `enable` writes (2) into `delete_after`
+/// before switching on, so a later enabling time or retention never moves those dates.
+/// `policy` is the alias of a `herald.cleanup_policy` row (or of a row with its `kept_*` columns).
 public enum AccountDeletion {
-    /// The date under a policy enabled at `enabledAt` with `retention` (SQL expressions), for
-    /// an anonymous, unlinked account under the alias `account`: its kept date if it has one.
-    public static func date(_ account: String = "a", enabledAt: String, retention: String) -> String {
-        "coalesce(\(account).delete_after, greatest(\(account).created_at, \(enabledAt)) + \(retention))"
+    /// (2), or NULL.
+    public static func frozen(_ account: String = "a", policy p: String = "p") -> String {
+        "CASE WHEN \(account).created_at < \(p).kept_until THEN greatest(\(account).created_at, \(p).kept_enabled_at) + \(p).kept_retention END"
+    }
+
+    /// The date if cleanup were enabled at `enabledAt` with `retention` (SQL expressions): (1),
+    /// (2), else (3) with those. For an anonymous, unlinked account.
+    public static func date(_ account: String = "a", policy p: String = "p", enabledAt: String, retention: String) -> String {
+        "coalesce(\(account).delete_after, \(frozen(account, policy: p)), greatest(\(account).created_at, \(enabledAt)) + \(retention))"
+    }
+
+    /// The account's date under the policy row `p` as it is; NULL when it has none.
+    public static func current(_ account: String = "a", policy p: String = "p") -> String {
+        """
+        CASE WHEN \(isAnonymous(account)) THEN coalesce(\(account).delete_after, \(frozen(account, policy: p)),
+            CASE WHEN \(p).enabled THEN greatest(\(account).created_at, \(p).enabled_at) + \(p).retention END) END
+        """
+    }
+
+    /// Whether the account has a date kept from before cleanup was switched off ((1) or (2)),
+    /// rather than one computed from the enabled policy, or none.
+    public static func isKept(_ account: String = "a", policy p: String = "p") -> String {
+        "(\(isAnonymous(account)) AND (\(account).delete_after IS NOT NULL OR coalesce(\(account).created_at < \(p).kept_until, false)))"
     }
 
     /// Whether the account under `account` is anonymous and unlinked (only those have a date).
@@ -20,20 +44,20 @@ public enum AccountDeletion {
         "\(account).is_anonymous AND NOT EXISTS (SELECT 1 FROM herald.account_providers ap WHERE ap.account_id = \(account).id)"
     }
 
-    /// The account's date under the policy as it is (NULL: none, i.e. linked, or cleanup off
-    /// and no kept date).
-    public static func current(_ account: String = "a") -> String {
+    /// One batch of `enable`: writes the frozen date (2) of at most `limit` accounts created at
+    /// or after `$1` (a cursor on `created_at`, oldest first) into `delete_after`, returning
+    /// their `created_at`. Each row is locked (`FOR UPDATE`: a sign-in of one waits for this
+    /// batch only). Nothing while cleanup is enabled or no schedule is frozen.
+    public static func writeFrozenBatch(limit: Int) -> String {
         """
-        CASE WHEN \(isAnonymous(account)) THEN coalesce(\(account).delete_after,
-            (SELECT greatest(\(account).created_at, p.enabled_at) + p.retention FROM herald.cleanup_policy p WHERE p.enabled)) END
+        UPDATE herald.accounts a SET delete_after = greatest(a.created_at, p.kept_enabled_at) + p.kept_retention
+          FROM herald.cleanup_policy p
+         WHERE NOT p.enabled AND a.ctid = ANY (ARRAY(
+               SELECT b.ctid FROM herald.accounts b, herald.cleanup_policy q
+                WHERE NOT q.enabled AND b.created_at < q.kept_until AND b.created_at >= $1
+                  AND b.delete_after IS NULL AND \(isAnonymous("b"))
+                ORDER BY b.created_at LIMIT \(limit) FOR UPDATE OF b))
+        RETURNING a.created_at
         """
     }
-
-    /// The `UPDATE` that keeps every computed date (run when cleanup is switched off, in the
-    /// transaction that switches it off, with writes to `herald.accounts` held off).
-    public static let keepComputedDates = """
-        UPDATE herald.accounts a SET delete_after = greatest(a.created_at, p.enabled_at) + p.retention
-          FROM herald.cleanup_policy p
-         WHERE p.enabled AND a.delete_after IS NULL AND \(isAnonymous("a"))
-        """
 }

@@ -25,8 +25,8 @@ public struct AccountStore: Sendable {
         /// When cleanup deletes it (``AccountDeletion/current(_:)``): nil for a linked account,
         /// or while cleanup is off for an account that was given no date.
         public var deletionDate: Date?
-        /// Whether that date is kept (written when cleanup was switched off) rather than
-        /// computed from the policy.
+        /// Whether that date is kept from before cleanup was switched off (it no longer follows
+        /// the policy's enabling time or retention) rather than computed from the policy.
         public var deletionDateKept: Bool
     }
 
@@ -100,8 +100,8 @@ public struct AccountStore: Sendable {
         let rows = try await client.query("""
             SELECT a.id, a.created_at, a.is_anonymous, a.last_sign_in_at, a.disabled,
                    coalesce((SELECT array_agg(p.provider ORDER BY p.provider) FROM herald.account_providers p WHERE p.account_id = a.id), '{}'),
-                   \(unescaped: AccountDeletion.current("a")), a.delete_after IS NOT NULL
-              FROM herald.accounts a WHERE a.id = \(id)
+                   \(unescaped: AccountDeletion.current("a", policy: "p")), \(unescaped: AccountDeletion.isKept("a", policy: "p"))
+              FROM herald.accounts a, herald.cleanup_policy p WHERE a.id = \(id)
             """, logger: logger)
         for try await row in rows.decode((String, Date, Bool, Date?, Bool, [String], Date?, Bool).self) {
             return Account(id: row.0, createdAt: row.1, isAnonymous: row.2, lastSignInAt: row.3, disabled: row.4, providers: row.5,

@@ -162,22 +162,32 @@ public enum Migrations {
         Migration(version: 11, name: "cleanup_deletion_dates", sql: """
             -- Deletion dates that outlive the switch (Firebase: "If you turn off automatic clean-up,
             -- any anonymous account scheduled for deletion remains scheduled for deletion").
-            -- While cleanup is enabled an anonymous account's date is greatest(created_at, enabled_at)
-            -- + retention, computed from the policy (AccountStore.deletionDate); switching cleanup off
-            -- writes that date into delete_after, where it stays: runs go on deleting those accounts
-            -- when due, and a later enable or retention change does not move it. Linking a provider
-            -- clears it for good (the trigger below).
+            -- An anonymous account's date (AccountDeletion) is, first that applies:
+            --   delete_after, a date written for good (see below);
+            --   while disabled, for an account created before kept_until (the disabling time):
+            --   greatest(created_at, kept_enabled_at) + kept_retention, the schedule frozen when
+            --   cleanup was switched off (disable writes one policy row, no account row);
+            --   while enabled: greatest(created_at, enabled_at) + retention.
+            -- Enable writes the frozen dates into delete_after (in batches) before switching on,
+            -- so a later retention change or enabling time never moves them. Linking a provider
+            -- clears delete_after (the trigger below), and a linked account has no date.
             ALTER TABLE herald.accounts ADD COLUMN delete_after timestamptz;
-            -- Linked or provider-created accounts never hold a date.
+            -- Linked or provider-created accounts never hold a written date.
             ALTER TABLE herald.accounts ADD CONSTRAINT accounts_delete_after_anonymous CHECK (delete_after IS NULL OR is_anonymous);
-            -- The due scan of dated accounts (runs delete them oldest date first, enabled or not).
+            -- The due scan of written dates (runs delete them oldest date first, enabled or not).
             CREATE INDEX accounts_delete_after_idx ON herald.accounts (delete_after) WHERE delete_after IS NOT NULL;
             CREATE OR REPLACE FUNCTION herald.account_provider_linked() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE herald.accounts SET is_anonymous = false, upgraded_at = coalesce(upgraded_at, now()), delete_after = NULL WHERE id = NEW.account_id AND is_anonymous; RETURN NEW; END $$;
+            -- The schedule frozen by the last disable (all three set, or none).
+            ALTER TABLE herald.cleanup_policy ADD COLUMN kept_enabled_at timestamptz;
+            ALTER TABLE herald.cleanup_policy ADD COLUMN kept_retention interval;
+            ALTER TABLE herald.cleanup_policy ADD COLUMN kept_until timestamptz;
+            ALTER TABLE herald.cleanup_policy ADD CONSTRAINT cleanup_policy_kept_schedule
+                CHECK ((kept_until IS NULL) = (kept_enabled_at IS NULL) AND (kept_until IS NULL) = (kept_retention IS NULL));
             -- Existing data: under the old rule an enabled policy judged every anonymous account by
             -- greatest(created_at, enabled_at) + retention, which is the date the new rule computes
-            -- for an account without delete_after, so nothing is written for it; a disabled policy
-            -- had scheduled nothing (disabling cancelled the schedule), so nothing is kept either.
-            -- Hence no account gets delete_after here: the backfill is the identity, on purpose.
+            -- while enabled, so nothing is written for it; a disabled policy had scheduled nothing
+            -- (disabling cancelled the schedule), so no schedule is frozen either. The backfill is
+            -- the identity, on purpose: no delete_after, no kept_* column is set here.
             """),
         databaseRoles,
     ]

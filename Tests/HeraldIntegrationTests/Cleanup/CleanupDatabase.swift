@@ -69,7 +69,21 @@ final class CleanupDatabase: Sendable {
              WHERE status IN ('scheduled', 'running')
             """, logger: logger)
         try await client.query("""
-            UPDATE herald.cleanup_policy SET enabled = false, enabled_at = NULL, retention = interval '30 days', updated_at = now()
+            UPDATE herald.cleanup_policy SET enabled = false, enabled_at = NULL, retention = interval '30 days', updated_at = now(),
+                   kept_enabled_at = NULL, kept_retention = NULL, kept_until = NULL
+            """, logger: logger)
+    }
+
+    /// As if `days` passed: every time of the accounts and of the policy moves back by it.
+    func travel(days: Double) async throws {
+        try await client.query("""
+            UPDATE herald.accounts SET created_at = created_at - make_interval(secs => \(days * 86_400)),
+                   delete_after = delete_after - make_interval(secs => \(days * 86_400))
+            """, logger: logger)
+        try await client.query("""
+            UPDATE herald.cleanup_policy SET enabled_at = enabled_at - make_interval(secs => \(days * 86_400)),
+                   kept_enabled_at = kept_enabled_at - make_interval(secs => \(days * 86_400)),
+                   kept_until = kept_until - make_interval(secs => \(days * 86_400))
             """, logger: logger)
     }
 
@@ -78,7 +92,8 @@ final class CleanupDatabase: Sendable {
         try await client.query("""
             UPDATE herald.cleanup_policy SET enabled = true,
                    enabled_at = now() - make_interval(secs => \(enabledDaysAgo * 86_400)),
-                   retention = make_interval(secs => \(retentionDays * 86_400)), updated_at = now()
+                   retention = make_interval(secs => \(retentionDays * 86_400)), updated_at = now(),
+                   kept_enabled_at = NULL, kept_retention = NULL, kept_until = NULL
             """, logger: logger)
     }
 

@@ -88,14 +88,12 @@ extension CleanupTests {
         for account in linked { #expect(try await store.account(account.id)?.deletionDate == nil) }
         // Created while disabled: no date, however long it waits.
         for n in 0..<3 { #expect(try await store.createAnonymousAccount(id: "keep-off-\(n)")) }
-        try await db.client.query("UPDATE herald.accounts SET created_at = now() - interval '300 days' WHERE id LIKE 'keep-off-%'", logger: db.logger)
         for n in 0..<3 { #expect(try await store.account("keep-off-\(n)")?.deletionDate == nil) }
 
-        // 20 days and an hour pass for the kept dates: the "before" ones are due an hour ago,
-        // the "after" ones in 5 days less an hour.
-        try await db.client.query("""
-            UPDATE herald.accounts SET delete_after = delete_after - interval '20 days 1 hour' WHERE delete_after IS NOT NULL
-            """, logger: db.logger)
+        // 20 days and an hour pass: the "before" ones are due an hour ago, the "after" ones in
+        // 5 days less an hour, the ones created while disabled still have no date.
+        try await db.travel(days: 20 + CleanupTests.hour)
+        for n in 0..<3 { #expect(try await store.account("keep-off-\(n)")?.deletionDate == nil) }
         let all = Set((before + after + linked).map(\.id)).union((0..<3).map { "keep-off-\($0)" })
         try await withHarness() { harness in
             let events = try await DeletedEventsQueue(harness: harness)
@@ -156,7 +154,7 @@ extension CleanupTests {
         let store = AccountStore(client: db.client, logger: db.logger)
         let kept = try await db.deletionDates(store, ids: dated.map(\.id))
         // Created while disabled (existed before the next enabling).
-        let undated = (0..<3).map { GeneratedAccount(id: "re-undated-\($0)", ageDays: 50, anonymous: true, linked: false) }
+        let undated = (0..<3).map { GeneratedAccount(id: "re-undated-\($0)", ageDays: 0, anonymous: true, linked: false) }
         try await db.insert(undated)
 
         let enabled = try await policies.enable(retentionDays: 7)
@@ -175,10 +173,7 @@ extension CleanupTests {
         }
         // Time passes for everyone: 20 days and an hour, so the kept dates are due an hour
         // ago, the enabling (3 days) long past: all go, by their own dates.
-        try await db.client.query("""
-            UPDATE herald.accounts SET delete_after = delete_after - interval '20 days 1 hour' WHERE delete_after IS NOT NULL
-            """, logger: db.logger)
-        try await db.client.query("UPDATE herald.cleanup_policy SET enabled_at = enabled_at - interval '3 days 1 hour'", logger: db.logger)
+        try await db.travel(days: 20 + CleanupTests.hour)
         let report = try await CleanupReport.make(client: db.client, configuration: .init(), logger: db.logger)
         #expect(report.eligible == 6)
         // Only 19 days for the kept dates instead: due in 23 hours, while the undated are due.
@@ -206,8 +201,10 @@ extension CleanupTests {
             let account = try #require(try await store.account(id))
             #expect(!account.isAnonymous && account.deletionDate == nil && !account.deletionDateKept)
         }
-        try await db.client.query("UPDATE herald.accounts SET delete_after = now() - interval '1 hour' WHERE delete_after IS NOT NULL", logger: db.logger)
-        try await db.enable(sinceDaysAgo: 100, retentionDays: 1)
+        // 21 days pass: the two left anonymous are due a day ago; enabling writes their dates.
+        try await db.travel(days: 21)
+        try await CleanupPolicyStore(client: db.client, logger: db.logger).enable(retentionDays: 1)
+        #expect(try await store.account("ln-3")?.deletionDateKept == true)
         #expect(try await store.linkProvider(accountID: "ln-2", provider: "apple.com", providerUID: "a-ln-2"))
         _ = try await db.handle(CleanupRunJob(runID: "ln-\(UUID().uuidString.prefix(6))"), configuration: .init(), exchange: "tln.events")
         #expect(try await db.accountIDs() == ["ln-0", "ln-1", "ln-2"])
