@@ -9,7 +9,12 @@ import HeraldClient
 
 /// A dead-lettered message as the CLI shows it.
 struct DeadLetter {
-    var messageID: String
+    /// nil when the message has none (it was dead-lettered for that): such a letter is named
+    /// by its ``position`` instead, since any text shown in place of an id could be an id.
+    var messageID: String?
+    /// 1 for the queue's head when the command looked: `--position N` names the letter again,
+    /// until letters before it are replayed or purged.
+    var position: Int
     var type: String
     var reason: String
     var category: String
@@ -19,10 +24,11 @@ struct DeadLetter {
     var deadLetteredAt: Date?
     var bytes: Int
 
-    init(_ delivery: AMQPDelivery) {
+    init(_ delivery: AMQPDelivery, position: Int) {
         let headers = delivery.properties.headers
         func string(_ key: String) -> String? { if case .string(let s)? = headers[key] { return s }; return nil }
-        messageID = delivery.properties.messageID ?? "-"
+        messageID = delivery.properties.messageID.flatMap { $0.isEmpty ? nil : $0 }
+        self.position = position
         type = delivery.properties.type ?? "-"
         // Broker-side dead-lettering (delivery limit) carries x-first-death-reason instead.
         reason = string("x-herald-reason") ?? string("x-first-death-reason").map { "broker: \($0)" } ?? "unknown"
@@ -60,14 +66,18 @@ struct DeadLetter {
     }
 
     var json: [String: Any] {
-        ["message_id": messageID, "type": type, "reason": reason, "category": category, "attempts": attempts,
+        ["message_id": messageID.map { $0 as Any } ?? NSNull(), "position": position, "type": type, "reason": reason, "category": category, "attempts": attempts,
          "routing_key": originalRoutingKey ?? "", "bytes": bytes,
          "published_at": publishedAt.map { $0.iso8601 } ?? "",
          "dead_lettered_at": deadLetteredAt.map { $0.iso8601 } ?? ""]
     }
 
+    /// How the text output names the letter: its message id, or, without one, the option that
+    /// finds it again (with spaces, so it can never be mistaken for an id).
+    var handle: String { messageID ?? "(no message id: --position \(position))" }
+
     func line(now: Date) -> String {
         let age = age(now: now).map { formatAge($0) + " ago" } ?? "age unknown"
-        return "\(messageID)  \(type)  [\(category), \(attempts) attempts, \(age)]  \(reason)"
+        return "\(handle)  \(type)  [\(category), \(attempts) attempts, \(age)]  \(reason)"
     }
 }

@@ -23,7 +23,7 @@ struct DeadLetters: AsyncParsableCommand {
             let (filter, progress, now) = (self.filter, ScanProgress(verb: "listed", output: options.output), Date())
             let (letters, result) = try await context.withBroker { connection in
                 var letters: [DeadLetter] = []
-                let result = try await scanDeadLetters(connection, queue: queue, limit: filter.limit, scan: filter.scan, progress: progress,
+                let result = try await scanDeadLetters(connection, queue: queue, limit: filter.limit, scan: filter.scanBudget, progress: progress,
                                                        matches: { filter.matches($0, now: now) }) { _, letter in
                     letters.append(letter)
                     return .keep
@@ -44,21 +44,30 @@ struct DeadLetters: AsyncParsableCommand {
         @OptionGroup var options: GlobalOptions
         @Option(help: "Worker kind: sms, email, push or cleanup.") var kind: JobKindArgument
         @Flag(help: "Print the body as received, phone numbers and addresses in clear.") var raw = false
-        @Argument(help: "The message id.") var messageID: String
+        @Option(help: "The letter at this position from the head (1 = oldest), as `dlq list` shows a letter without a message id.") var position: Int?
+        @Argument(help: "The message id (or give --position).") var messageID: String?
+
+        func validate() throws {
+            guard (messageID == nil) != (position == nil) else { throw ValidationError("give a message id or --position, not both") }
+            if let position, position <= 0 { throw ValidationError("--position must be positive") }
+        }
 
         func run() async throws {
             let context = try CLIContext.load(options)
             let queue = context.topology.deadLetterQueue(kind.kind)
-            let (id, raw, progress) = (messageID, raw, ScanProgress(verb: "found", output: options.output))
+            let (id, position, raw, progress) = (messageID, position, raw, ScanProgress(verb: "found", output: options.output))
             let found: DeadLetterDetail? = try await context.withBroker { connection in
                 var found: DeadLetterDetail?
-                _ = try await scanDeadLetters(connection, queue: queue, limit: 1, progress: progress, matches: { $0.messageID == id }) { delivery, letter in
+                _ = try await scanDeadLetters(connection, queue: queue, limit: 1, scan: position, progress: progress,
+                                              matches: { letter in position.map { letter.position == $0 } ?? (letter.messageID == id) }) { delivery, letter in
                     found = DeadLetterDetail(delivery: delivery, letter: letter, raw: raw)
                     return .keep
                 }
                 return found
             }
-            guard let found else { throw CLIExit.fail("no dead letter with message id \(id) in \(queue)") }
+            guard let found else {
+                throw CLIExit.fail(position.map { "no dead letter at position \($0) in \(queue)" } ?? "no dead letter with message id \(id ?? "") in \(queue)")
+            }
             if options.output == .json { printJSON(found.json) } else { print(found.text) }
         }
     }
@@ -77,7 +86,7 @@ struct DeadLetters: AsyncParsableCommand {
             let result = try await context.withDatabase { client in
                 try await context.withBroker { connection in
                     let ledger = JobLedger(client: client, logger: context.logger)
-                    return try await scanDeadLetters(connection, queue: queue, limit: filter.limit, scan: filter.scan, progress: progress,
+                    return try await scanDeadLetters(connection, queue: queue, limit: filter.limit, scan: filter.scanBudget, progress: progress,
                                                      matches: { filter.matches($0, now: now) }) { delivery, letter in
                         if let id = delivery.properties.messageID { try await ledger.reopen(messageIDs: [id]) }
                         var properties = delivery.properties
@@ -107,11 +116,11 @@ struct DeadLetters: AsyncParsableCommand {
             let context = try CLIContext.load(options)
             let queue = context.topology.deadLetterQueue(filter.kind.kind)
             let (filter, progress, now) = (self.filter, ScanProgress(verb: "purged", output: options.output), Date())
-            let filtered = filter.type != nil || filter.reason != nil || filter.category != nil || filter.olderThan != nil || filter.newerThan != nil
+            let filtered = filter.isFiltered
             let count: Int = try await context.withBroker { connection in
                 // No filter: the whole queue at once (queue.purge), not one get per message.
                 guard filtered else { return try await connection.purge(queue: queue) }
-                return try await scanDeadLetters(connection, queue: queue, limit: filter.limit, scan: filter.scan, progress: progress,
+                return try await scanDeadLetters(connection, queue: queue, limit: filter.limit, scan: filter.scanBudget, progress: progress,
                                                  matches: { filter.matches($0, now: now) }) { _, _ in .take }.taken
             }
             if options.output == .json { printJSON(["purged": count, "queue": queue]) } else { print("purged \(count) message(s) from \(queue)") }

@@ -27,11 +27,12 @@ struct DeadLetterDetail: Sendable {
     var bodyIsJSON: Bool { json(delivery.body) != nil }
 
     /// The body as JSON (masked unless `raw`), or, when it is not JSON (often why it is here),
-    /// its printable ASCII as is and the rest escaped.
+    /// its printable ASCII as is and the rest escaped, with whatever looks like a phone number
+    /// or an address masked (unless `raw`) as the log handler masks free text.
     var body: Any {
         if let object = json(delivery.body) { return raw ? object : Self.masked(object) }
         let shown = delivery.body.prefix(1024).map { $0 >= 0x20 && $0 < 0x7F ? String(UnicodeScalar($0)) : String(format: "\\x%02x", $0) }.joined()
-        return shown + (delivery.body.count > 1024 ? "… (\(delivery.body.count) bytes)" : "")
+        return (raw ? shown : Redact.scrub(shown)) + (delivery.body.count > 1024 ? "… (\(delivery.body.count) bytes)" : "")
     }
 
     private func json(_ bytes: [UInt8]) -> Any? {

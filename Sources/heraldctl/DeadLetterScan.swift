@@ -38,7 +38,7 @@ func scanDeadLetters(
     do {
         while result.scanned < budget, result.matched < limit, let delivery = try await connection.get(queue: queue) {
             result.scanned += 1
-            let letter = DeadLetter(delivery)
+            let letter = DeadLetter(delivery, position: result.scanned)
             if matches(letter) {
                 result.matched += 1
                 if try await visit(delivery, letter) == .take {

@@ -77,6 +77,67 @@ import Testing
         }
     }
 
+    /// Bodies that are not JSON, or not UTF-8, still have their phone numbers and addresses
+    /// masked; letters without a message id are named by position, never by a stand-in that
+    /// could be someone's message id.
+    @Test func unparsedBodiesAreMaskedAndLettersWithoutIDAreNamedByPosition() async throws {
+        try await withHarness(retryDelays: [50], maxAttempts: 1) { harness in
+            let worker = try await harness.startRunner(.sms, CountingHandler())
+            let (phone, address) = (harness.phone(7), "alice.smith@example.com")
+            var properties = JobEnvelope(messageID: "cut-json", typeName: SMSVerificationJob.typeName).properties()
+            try await harness.client.publishRaw(body: Array(#"{"version":1,"verification_id":"v","phone_number":"\#(phone)","note":"\#(address)""#.utf8),
+                                                routingKey: "sms.verification", properties: properties)
+            properties.messageID = "not-utf8"
+            try await harness.client.publishRaw(body: Array(#"{"phone_number":"\#(phone)","#.utf8) + [0xC3, 0x28, 0xFF] + Array(#""to":"\#(address)"}"#.utf8),
+                                                routingKey: "sms.verification", properties: properties)
+            properties.messageID = nil
+            for n in 1...2 {
+                try await harness.client.publishRaw(body: Array(try JSONEncoder().encode(harness.sms(n))), routingKey: "sms.verification", properties: properties)
+            }
+            try await eventually("four dead letters") { try await harness.depth(harness.topology.deadLetterQueue(.sms)) == 4 }
+            try await worker.stop()
+
+            for id in ["cut-json", "not-utf8"] {
+                let shown = try await json(["dlq", "show", "--kind", "sms", id], harness)
+                #expect(shown["body_is_json"] as? Bool == false)
+                let body = try #require(shown["body"] as? String)
+                #expect(!body.contains(phone) && !body.contains(address), "\(id): shown in clear: \(body)")
+                #expect(body.contains(Redact.phone(phone)) && body.contains(Redact.email(address)), "\(id): \(body)")
+                let raw = try #require(try await json(["dlq", "show", "--kind", "sms", "--raw", id], harness)["body"] as? String)
+                #expect(raw.contains(phone) && raw.contains(address), "--raw shows the body as received")
+            }
+            let text = try await runHeraldctl(["dlq", "show", "--kind", "sms", "not-utf8"], namespace: harness.namespace)
+            #expect(text.contains("\\xff") && !text.contains(phone) && !text.contains(address))
+
+            // Without a message id: JSON null and a position; the text names the option to use.
+            let letters = try #require(try await json(["dlq", "list", "--kind", "sms"], harness)["letters"] as? [[String: Any]])
+            #expect(letters.compactMap { $0["position"] as? Int } == [1, 2, 3, 4])
+            let positions = letters.filter { $0["message_id"] is NSNull }.compactMap { $0["position"] as? Int }
+            #expect(positions.count == 2)
+            let listing = try await runHeraldctl(["dlq", "list", "--kind", "sms"], namespace: harness.namespace)
+            for position in positions { #expect(listing.contains("(no message id: --position \(position))"), "\(listing)") }
+            #expect(!listing.contains("\n-  "), "no letter listed as '-'")
+            let missing = await #expect(throws: ChildProcessError.self) { _ = try await runHeraldctl(["dlq", "show", "--kind", "sms", "-"], namespace: harness.namespace) }
+            #expect(missing?.description.contains("exited 1:") == true, "'-' is a message id like any other, and none has it")
+
+            let first = try #require(positions.first)
+            let byPosition = try await json(["dlq", "show", "--kind", "sms", "--position", String(first)], harness)
+            #expect((byPosition["letter"] as? [String: Any])?["position"] as? Int == first)
+            #expect((byPosition["letter"] as? [String: Any])?["message_id"] is NSNull)
+            let sent = try #require((byPosition["body"] as? [String: Any])?["verification_id"] as? String)
+
+            // The position is accepted back by replay and purge too: purge takes that letter alone.
+            let purged = try await json(["dlq", "purge", "--kind", "sms", "--position", String(first), "--yes"], harness)
+            #expect(purged["purged"] as? Int == 1)
+            let left = try #require(try await json(["dlq", "list", "--kind", "sms"], harness)["letters"] as? [[String: Any]])
+            #expect(left.count == 3)
+            for letter in left where letter["message_id"] is NSNull {
+                let shown = try await json(["dlq", "show", "--kind", "sms", "--position", String(try #require(letter["position"] as? Int))], harness)
+                #expect((shown["body"] as? [String: Any])?["verification_id"] as? String != sent, "the purged letter is gone, the other one stays")
+            }
+        }
+    }
+
     @Test func statsShowDepthsOldestAgesRatesAndOutcomes() async throws {
         try await withHarness(retryDelays: [50], maxAttempts: 1) { harness in
             let (_, exhausted) = try await deadLetters(harness)
