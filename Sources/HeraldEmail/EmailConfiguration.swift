@@ -78,6 +78,7 @@ public struct EmailConfiguration: ConfigurationSection {
         .signIn: 3600, .verifyEmail: 259_200, .resetPassword: 3600, .verifyAndChangeEmail: 259_200, .recoverEmail: 259_200,
     ]
     public var unknownAddress: UnknownAddress = .silent
+    /// Absolute once read from a ``ConfigSource`` (see ``ConfigSource/path(_:default:)``).
     public var templatesDirectory = "Config/templates/email"
     /// Tried in this order; the next on a transient error or timeout.
     public var providers: [ProviderKind] = [.outbox]
@@ -145,7 +146,8 @@ public struct EmailConfiguration: ConfigurationSection {
             expirySeconds[mode] = try source.int("email.expiry_seconds.\(mode.rawValue)", default: expiry(mode), range: 1...2_592_000)
         }
         unknownAddress = try source.choice("email.unknown_address", default: unknownAddress)
-        templatesDirectory = try source.string("email.templates_dir", default: templatesDirectory)
+        // Relative to the configuration file's directory (Config/herald.yaml: Config/templates/email).
+        templatesDirectory = try source.path("email.templates_dir", default: "templates/email")
         providers = try source.stringList("email.providers", default: providers.map(\.rawValue)).map {
             guard let kind = ProviderKind(rawValue: $0) else {
                 throw ConfigError(key: "email.providers", reason: "'\($0)' is not one of \(ProviderKind.allCases.map(\.rawValue).joined(separator: ", "))")

@@ -67,6 +67,7 @@ public struct SMSConfiguration: ConfigurationSection {
     public var maxAttempts = 5
     /// A second request for the same number and purpose within this interval reuses the pending code.
     public var resendIntervalSeconds = 30
+    /// Absolute once read from a ``ConfigSource`` (see ``ConfigSource/path(_:default:)``).
     public var templatesDirectory = "Config/templates/sms"
     /// When set, messages end with the WebOTP line `@origin #code`.
     public var webOTPOrigin = ""
@@ -99,7 +100,8 @@ public struct SMSConfiguration: ConfigurationSection {
         codeTTLSeconds = try source.int("sms.code_ttl_seconds", default: codeTTLSeconds, range: 30...86_400)
         maxAttempts = try source.int("sms.max_attempts", default: maxAttempts, range: 1...20)
         resendIntervalSeconds = try source.int("sms.resend_interval_seconds", default: resendIntervalSeconds, range: 0...3600)
-        templatesDirectory = try source.string("sms.templates_dir", default: templatesDirectory)
+        // Relative to the configuration file's directory (Config/herald.yaml: Config/templates/sms).
+        templatesDirectory = try source.path("sms.templates_dir", default: "templates/sms")
         webOTPOrigin = try source.string("sms.webotp_origin", default: webOTPOrigin)
         testNumbers = try Self.testNumbers(source, codeLength: codeLength)
         regions.mode = try source.choice("sms.regions.mode", default: regions.mode)

@@ -9,7 +9,10 @@ import Yams
 /// `HERALD_A_B_C_FILE`, whose file content (trailing newline trimmed) is the value.
 public final class ConfigSource: @unchecked Sendable {
     private var values: [String: Any]
-    private let environment: [String: String]
+    let environment: [String: String]
+    /// The directory of the file loaded (absolute), nil when there is none: relative paths
+    /// in the file are relative to it (``path(_:default:)``).
+    public let fileDirectory: String?
     private var readKeys: Set<String> = []
     private let lock = NSLock()
 
@@ -17,6 +20,7 @@ public final class ConfigSource: @unchecked Sendable {
     public init(path: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         self.environment = environment
         self.values = [:]
+        self.fileDirectory = path.map { URL(fileURLWithPath: $0).standardizedFileURL.deletingLastPathComponent().path }
         if let path {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
                 throw ConfigError(key: path, reason: "cannot read the configuration file")
@@ -40,6 +44,7 @@ public final class ConfigSource: @unchecked Sendable {
     public init(values: [String: Any], environment: [String: String] = [:]) {
         self.values = values
         self.environment = environment
+        self.fileDirectory = nil
     }
 
     private static func flatten(_ node: [String: Any], prefix: String, into out: inout [String: Any]) {

@@ -9,7 +9,9 @@ final class WorkerProcess: @unchecked Sendable {
     let child: ChildProcess
     let port: Int
 
-    init(_ executable: String, namespace: String, environment extra: [String: String] = [:]) throws {
+    /// `workingDirectory`: started there (through `sh -c 'cd … && exec …'`, so the pid is the
+    /// worker's); `unset`: variables of the test's own setup to leave out.
+    init(_ executable: String, namespace: String, environment extra: [String: String] = [:], workingDirectory: String? = nil, unset: Set<String> = []) throws {
         self.executable = executable
         port = try Self.freePort()
         var environment = ProcessInfo.processInfo.environment
@@ -24,7 +26,13 @@ final class WorkerProcess: @unchecked Sendable {
         environment["HERALD_SECRETS_HMAC_KEYS_FILE"] = TestEnvironment.hmacKeysFile
         environment["HERALD_SMS_TEMPLATES_DIR"] = TestEnvironment.templatesDirectory
         for (key, value) in extra { environment[key] = value }
-        child = try ChildProcess(TestEnvironment.binDir + "/" + executable, [], environment: environment)
+        for key in unset { environment[key] = nil }
+        let binary = TestEnvironment.binDir + "/" + executable
+        if let workingDirectory {
+            child = try ChildProcess("/bin/sh", ["-c", #"cd "$1" && exec "$0""#, binary, workingDirectory], environment: environment)
+        } else {
+            child = try ChildProcess(binary, [], environment: environment)
+        }
     }
 
     /// A port for the worker's operations endpoint: below Linux's ephemeral range (32768–60999,
