@@ -150,6 +150,9 @@ log.console = false
 log.file.level = warning
 vm_memory_high_watermark.relative = 0.3
 disk_free_limit.absolute = 50MB
+# The broker refuses larger publishes (RabbitMQ's default is 128 MiB): twice the top of
+# runner.max_message_bytes' range (16 MiB), as in deploy/rabbitmq/rabbitmq.conf.
+max_message_size = 33554432
 CONF
   if [ -f "$base/tls/server.pem" ]; then
     cat >>"$base/rabbitmq.conf" <<CONF

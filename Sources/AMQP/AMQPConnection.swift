@@ -87,7 +87,12 @@ public final class AMQPConnection: Sendable {
     }
 
     /// Subscribes to `queue` with a per-consumer prefetch; manual acks.
-    public func consume(queue: String, prefetch: UInt16) -> AMQPConsumer {
+    ///
+    /// With `maxBodyBytes`, a message whose content header declares a larger body is never
+    /// buffered: its body frames are read and dropped as they arrive, and it is delivered
+    /// with an empty body and `isOversize` set (`bodySize` says how large it was), to be
+    /// settled like any other delivery.
+    public func consume(queue: String, prefetch: UInt16, maxBodyBytes: Int? = nil) -> AMQPConsumer {
         let id = nextConsumerID.add(1, ordering: .relaxed).oldValue
         let (stream, continuation) = AsyncStream<AMQPDelivery>.makeStream(bufferingPolicy: .unbounded)
         let mailbox = self.mailbox
@@ -96,7 +101,8 @@ public final class AMQPConnection: Sendable {
                 _ = mailbox.post(.cancelConsumer(id: id, done: nil))
             }
         }
-        let registration = ConsumerRegistration(id: id, queue: queue, prefetch: prefetch, continuation: continuation)
+        let registration = ConsumerRegistration(id: id, queue: queue, prefetch: prefetch, maxBodyBytes: maxBodyBytes,
+                                                continuation: continuation)
         if mailbox.post(.consume(registration)) != nil {
             continuation.finish()
         }

@@ -3,8 +3,16 @@
 /// Settle it exactly once with `ack()`, `nack(requeue:)` or `reject(requeue:)`. Settling
 /// after the connection (or channel) it came on is gone throws `.staleDelivery`: the broker
 /// has already put the message back and will deliver it again. Settling twice is a no-op.
+///
+/// A delivery to a consumer with `maxBodyBytes` whose content header declared a larger body
+/// comes with `isOversize` set and an empty `body`: its frames were drained, never kept.
 public struct AMQPDelivery: Sendable {
+    /// The body; empty when `isOversize`.
     public var body: [UInt8]
+    /// The body size the content header declared (equals `body.count` unless `isOversize`).
+    public var bodySize: Int
+    /// The body was over the consumer's `maxBodyBytes` and was dropped unread.
+    public var isOversize: Bool
     public var properties: AMQPProperties
     public var exchange: String
     public var routingKey: String
@@ -15,9 +23,11 @@ public struct AMQPDelivery: Sendable {
     let channel: UInt16
     let generation: UInt64
 
-    init(body: [UInt8], properties: AMQPProperties, exchange: String, routingKey: String, redelivered: Bool,
+    init(body: [UInt8], bodySize: Int, properties: AMQPProperties, exchange: String, routingKey: String, redelivered: Bool,
          deliveryTag: UInt64, mailbox: Mailbox, channel: UInt16, generation: UInt64) {
         self.body = body
+        self.bodySize = bodySize
+        self.isOversize = bodySize > body.count
         self.properties = properties
         self.exchange = exchange
         self.routingKey = routingKey

@@ -13,6 +13,7 @@ final class ConsumerEntry {
     let id: UInt64
     let queue: String
     let prefetch: UInt16
+    let maxBodyBytes: Int?
     let tag: String
     let continuation: AsyncStream<AMQPDelivery>.Continuation
     var state: State = .pending
@@ -24,6 +25,7 @@ final class ConsumerEntry {
         id = registration.id
         queue = registration.queue
         prefetch = registration.prefetch
+        maxBodyBytes = registration.maxBodyBytes
         tag = "\(connectionName).\(registration.id)"
         continuation = registration.continuation
     }

@@ -13,8 +13,15 @@ struct ContentAssembly {
     var properties = AMQPProperties()
     var bodySize: Int = -1
     var body: [UInt8] = []
+    /// Body bytes read so far (kept in `body` unless `discarding`).
+    var received = 0
+    /// The declared body is over the consumer's limit: frames are counted, not kept.
+    var discarding = false
 
-    var isComplete: Bool { bodySize >= 0 && body.count >= bodySize }
+    var isComplete: Bool { bodySize >= 0 && received >= bodySize }
+
+    /// What a header declares is only reserved up to this; a larger body grows as it arrives.
+    static let maxReservation = 1 << 20
 }
 
 extension ConnectionDriver {
@@ -42,6 +49,13 @@ extension ConnectionDriver {
             }
             didRead = true
             handleFrame(frame)
+            if frame.frame_type == HERALD_FRAME_BODY, let conn = self.conn {
+                // rabbitmq-c reads each frame into its channel's pool and keeps every page it
+                // took until a release: without this, one batch of body frames would grow the
+                // pool by up to readBatch × frameMax (64 MiB), kept for the connection's life.
+                // The fragment is already copied (or dropped), nothing points into it.
+                amqp_maybe_release_buffers_on_channel(conn, frame.channel)
+            }
         }
         releaseBuffers()
         return (didRead, false)
@@ -65,20 +79,31 @@ extension ConnectionDriver {
             if let decoded = frame.payload.properties.decoded {
                 assembly.properties = AMQPProperties(decoded.assumingMemoryBound(to: amqp_basic_properties_t.self).pointee)
             }
-            assembly.bodySize = Int(frame.payload.properties.body_size)
-            assembly.body.reserveCapacity(assembly.bodySize)
+            assembly.bodySize = Int(clamping: frame.payload.properties.body_size)
+            if let limit = bodyLimit(assembly.kind), assembly.bodySize > limit {
+                assembly.discarding = true
+            } else {
+                assembly.body.reserveCapacity(min(assembly.bodySize, ContentAssembly.maxReservation))
+            }
             finishOrStore(channel, assembly)
         case HERALD_FRAME_BODY:
             guard var assembly = content[channel] else { return }
             content[channel] = nil  // avoid a copy-on-write of the body
             let fragment = frame.payload.body_fragment
-            if fragment.len > 0, let bytes = fragment.bytes {
+            assembly.received += fragment.len
+            if !assembly.discarding, fragment.len > 0, let bytes = fragment.bytes {
                 assembly.body.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: fragment.len))
             }
             finishOrStore(channel, assembly)
         default:
             break
         }
+    }
+
+    /// The largest body kept for a message of this kind: a consumer's `maxBodyBytes`.
+    private func bodyLimit(_ kind: ContentAssembly.Kind) -> Int? {
+        guard case .deliver(let consumerTag, _, _, _, _) = kind else { return nil }
+        return consumersByTag[consumerTag]?.maxBodyBytes
     }
 
     private func finishOrStore(_ channel: UInt16, _ assembly: ContentAssembly) {
@@ -93,8 +118,12 @@ extension ConnectionDriver {
     private func contentComplete(_ channel: UInt16, _ assembly: ContentAssembly) {
         switch assembly.kind {
         case .deliver(let consumerTag, let deliveryTag, let redelivered, let exchange, let routingKey):
+            if assembly.discarding {
+                logger.debug("AMQP body over the consumer's limit drained unread",
+                             metadata: ["channel": "\(channel)", "body_size": "\(assembly.bodySize)"])
+            }
             deliver(consumerTag: consumerTag, delivery: AMQPDelivery(
-                body: assembly.body, properties: assembly.properties, exchange: exchange, routingKey: routingKey,
+                body: assembly.body, bodySize: assembly.bodySize, properties: assembly.properties, exchange: exchange, routingKey: routingKey,
                 redelivered: redelivered, deliveryTag: deliveryTag, mailbox: mailbox, channel: channel,
                 generation: channelGeneration[channel] ?? 0))
         case .returned(let code, let text, let exchange, let routingKey):
@@ -103,7 +132,7 @@ extension ConnectionDriver {
         case .getOK(let deliveryTag, let redelivered, let exchange, let routingKey):
             outstandingGets.insert(deliveryTag)
             let delivery = AMQPDelivery(
-                body: assembly.body, properties: assembly.properties, exchange: exchange, routingKey: routingKey,
+                body: assembly.body, bodySize: assembly.bodySize, properties: assembly.properties, exchange: exchange, routingKey: routingKey,
                 redelivered: redelivered, deliveryTag: deliveryTag, mailbox: mailbox, channel: channel,
                 generation: channelGeneration[channel] ?? 0)
             adminStepDone(.delivery(delivery))

@@ -64,6 +64,8 @@ struct ConsumerRegistration: Sendable {
     var id: UInt64
     var queue: String
     var prefetch: UInt16
+    /// Bodies declared larger than this are drained unbuffered and delivered as oversize.
+    var maxBodyBytes: Int?
     var continuation: AsyncStream<AMQPDelivery>.Continuation
 }
 

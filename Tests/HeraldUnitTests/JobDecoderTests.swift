@@ -42,7 +42,7 @@ import Testing
         #expect(reason("not json at all")?.contains("JSON object") == true)
         #expect(reason("{\"version\":1,") == "body is not valid JSON")
         #expect(reason([0x7B, 0xFF, 0xFE, 0x7D])?.contains("UTF-8") == true)
-        #expect(reason(String(repeating: " ", count: 2000))?.contains("over the limit") == true)
+        #expect(reason(String(repeating: " ", count: 2000))?.contains("exceeds runner.max_message_bytes") == true)
         #expect(reason(#"{"version":1,"phone_number":"+4915112345678","purpose":"sign_in"}"#) == "missing required field 'verification_id'")
         #expect(reason(#"{"version":1,"verification_id":5,"phone_number":"+4915112345678","purpose":"sign_in"}"#)?.contains("'verification_id' has the wrong type") == true)
         #expect(reason(#"{"version":1,"verification_id":"v","phone_number":"+4915112345678","purpose":"lunch"}"#) == "field 'purpose' has an invalid value")
@@ -55,6 +55,15 @@ import Testing
         var xml = properties()
         xml.contentType = "application/xml"
         #expect(reason(valid, xml)?.contains("content_type") == true)
+    }
+
+    @Test func aBodyDrainedUnreadIsRefusedWithTheSizeItsHeaderDeclared() {
+        let declared = 100 * 1_048_576
+        guard case .failure(let error) = decoder.decode(body: [], bodySize: declared, properties: properties()) else {
+            Issue.record("an oversize body was accepted")
+            return
+        }
+        #expect(error.reason == "body of \(declared) bytes exceeds runner.max_message_bytes (\(decoder.maxBytes))")
     }
 
     @Test func reasonsNeverQuoteFieldValues() {

@@ -9,9 +9,16 @@ public struct JobDecoder<Job: HeraldJob>: Sendable {
 
     public init(maxBytes: Int) { self.maxBytes = maxBytes }
 
-    public func decode(body: [UInt8], properties: AMQPProperties) -> Result<(JobEnvelope, Job), JobValidationError> {
+    /// Decodes a delivery. One the consumer drained unread (over `maxBytes`, so its body is
+    /// empty) fails the size check with the size its content header declared.
+    public func decode(_ delivery: AMQPDelivery) -> Result<(JobEnvelope, Job), JobValidationError> {
+        decode(body: delivery.body, bodySize: delivery.bodySize, properties: delivery.properties)
+    }
+
+    /// `bodySize` is the declared size when the body was not kept (defaults to `body.count`).
+    public func decode(body: [UInt8], bodySize: Int? = nil, properties: AMQPProperties) -> Result<(JobEnvelope, Job), JobValidationError> {
         do {
-            let envelope = try envelope(bodyCount: body.count, properties: properties)
+            let envelope = try envelope(bodyCount: bodySize ?? body.count, properties: properties)
             return .success((envelope, try payload(body)))
         } catch {
             return .failure(error)
@@ -21,7 +28,7 @@ public struct JobDecoder<Job: HeraldJob>: Sendable {
     /// The envelope checks alone; also used when the payload cannot be decoded, to name the job.
     public func envelope(bodyCount: Int, properties: AMQPProperties) throws(JobValidationError) -> JobEnvelope {
         guard bodyCount <= maxBytes else {
-            throw JobValidationError("body is \(bodyCount) bytes, over the limit of \(maxBytes)")
+            throw JobValidationError("body of \(bodyCount) bytes exceeds runner.max_message_bytes (\(maxBytes))")
         }
         guard let messageID = properties.messageID, !messageID.isEmpty else {
             throw JobValidationError("the message_id property is missing; it is the idempotency key")
