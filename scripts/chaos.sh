@@ -8,6 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(scripts/services.sh env)"
 export HERALD_DATABASE_URL="${HERALD_DATABASE_URL%/*}/herald_chaos"
+# The dev HMAC keys, for the workers and the harness's own checks (services.sh env names them
+# HERALD_DEV_HMAC_KEYS_FILE, which no configuration key reads).
+export HERALD_SECRETS_HMAC_KEYS_FILE="$HERALD_DEV_HMAC_KEYS_FILE"
 export HERALD_SERVICES_SCRIPT="$PWD/scripts/services.sh"
 # The workers' operations ports, next to the broker's, so runs on other servers' ports
 # (HERALD_AMQP_PORT) do not collide.

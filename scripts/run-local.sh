@@ -5,6 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(scripts/services.sh env)"
+# The dev run's own settings, passed on deliberately (services.sh env names them HERALD_DEV_*,
+# which no configuration key reads): its HMAC keys, and the outbox spool where the codes,
+# links and push secrets "delivered" can be read.
+export HERALD_SECRETS_HMAC_KEYS_FILE="$HERALD_DEV_HMAC_KEYS_FILE"
+export HERALD_OUTBOX_DIRECTORY="$HERALD_DEV_OUTBOX_DIRECTORY"
 BIN=.build/debug
 LOGS=.run/logs
 mkdir -p "$LOGS"
@@ -52,7 +57,7 @@ $BIN/heraldctl outbox --limit 3
 # The phone flow to its end: the code as the phone got it (the dev outbox's spool, the only
 # place a dev run's codes exist in clear), checked through the check API. A wrong code first.
 echo; echo "== SMS code check for $verification"
-spool="${HERALD_OUTBOX_DIRECTORY:-.run/outbox}/sms.jsonl"
+spool="$HERALD_OUTBOX_DIRECTORY/sms.jsonl"
 for _ in $(seq 1 50); do grep -q "\"$verification\"" "$spool" 2>/dev/null && break; sleep 0.2; done
 text=$(grep "\"$verification\"" "$spool" | tail -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["text"])')
 echo "the phone shows: $text"
@@ -66,7 +71,7 @@ $BIN/heraldctl verify show-sms "$verification"
 # use fail.
 request=$(sed -n 's/^email request_id: //p' <<<"$demo")
 echo; echo "== email link for $request"
-mailbox="${HERALD_OUTBOX_DIRECTORY:-.run/outbox}/email.jsonl"
+mailbox="$HERALD_OUTBOX_DIRECTORY/email.jsonl"
 for _ in $(seq 1 50); do grep -q "\"$request\"" "$mailbox" 2>/dev/null && break; sleep 0.2; done
 message=$(grep "\"$request\"" "$mailbox" | tail -1)
 python3 -c 'import json,sys; m=json.loads(sys.argv[1]); print("to: %s\nsubject: %s\n\n%s" % (m["to"], m["subject"], m["text"]))' "$message"
@@ -80,7 +85,7 @@ $BIN/heraldctl verify show-email "$request"
 # stand-in device), confirmed through the confirm API: a wrong secret, the right one, then again.
 receipt=$(sed -n 's/^push receipt: //p' <<<"$demo")
 echo; echo "== push app verification for receipt $receipt"
-pushspool="${HERALD_OUTBOX_DIRECTORY:-.run/outbox}/push.jsonl"
+pushspool="$HERALD_OUTBOX_DIRECTORY/push.jsonl"
 for _ in $(seq 1 50); do grep -q "\"$receipt\"" "$pushspool" 2>/dev/null && break; sleep 0.2; done
 payload=$(grep "\"receipt\": *\"$receipt\"" "$pushspool" | tail -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["payload"])')
 echo "the device got the silent push: $(python3 -c 'import json,sys; p=json.loads(sys.argv[1]); p["herald"]["secret"]="<secret>"; print(json.dumps(p))' "$payload")"

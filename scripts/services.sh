@@ -10,7 +10,8 @@
 #   scripts/services.sh start-rabbitmq|stop-rabbitmq|restart-rabbitmq
 #   scripts/services.sh pause-rabbitmq|resume-rabbitmq   SIGSTOP/SIGCONT the broker (make chaos)
 #   scripts/services.sh start-postgres|stop-postgres [immediate]
-#   scripts/services.sh env                print the HERALD_* variables for these servers
+#   scripts/services.sh env                print HERALD_AMQP_URL, HERALD_DATABASE_URL (overrides)
+#                                          and the HERALD_DEV_* values of these servers (no key reads them)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -348,25 +349,30 @@ stop_smtp() {
   rm -f "$dir/server.pid"
 }
 
+# What `eval "$(scripts/services.sh env)"` sets. Only two are configuration overrides:
+# amqp.url and database.url, these servers' addresses. Everything else is for scripts and
+# tests and is named HERALD_DEV_*, a prefix no configuration key has (HERALD_<KEY> overrides
+# key <key>, docs/configuration.md), so nothing reaches a worker unless a script passes it on
+# under the configuration's name (scripts/run-local.sh: the dev HMAC keys and outbox spool).
 print_env() {
   dev_secrets
   cat <<ENV
-export HERALD_SECRETS_HMAC_KEYS_FILE=$RUN_DIR/secrets/hmac-keys
-export HERALD_OUTBOX_DIRECTORY=$RUN_DIR/outbox
-export HERALD_KANNEL_URL=http://127.0.0.1:$KANNEL_PORT/cgi-bin/sendsms
-export HERALD_KANNEL_SMSC_LOG=$RUN_DIR/kannel/fakesmsc.out
 export HERALD_AMQP_URL=amqp://guest:guest@127.0.0.1:$AMQP_PORT/%2f
-export HERALD_AMQP_TLS_URL=amqps://guest:guest@localhost:$AMQP_TLS_PORT/%2f
-export HERALD_AMQP_TLS_CA=$RUN_DIR/rabbitmq/tls/ca.pem
 export HERALD_DATABASE_URL=postgres://herald@127.0.0.1:$PG_PORT/herald
-export HERALD_SMTP_HOST=127.0.0.1
-export HERALD_SMTP_PORT=$SMTP_PORT
-export HERALD_SMTP_TLS_PORT=$SMTP_TLS_PORT
-export HERALD_SMTP_USERNAME=herald
-export HERALD_SMTP_PASSWORD_FILE=$RUN_DIR/smtp/password
-export HERALD_SMTP_CA=$RUN_DIR/smtp/tls/server.pem
-export HERALD_SMTP_MAILDIR=$RUN_DIR/smtp/maildir
-export HERALD_SMTP_MODE_FILE=$RUN_DIR/smtp/mode
+export HERALD_DEV_HMAC_KEYS_FILE=$RUN_DIR/secrets/hmac-keys
+export HERALD_DEV_OUTBOX_DIRECTORY=$RUN_DIR/outbox
+export HERALD_DEV_KANNEL_URL=http://127.0.0.1:$KANNEL_PORT/cgi-bin/sendsms
+export HERALD_DEV_KANNEL_SMSC_LOG=$RUN_DIR/kannel/fakesmsc.out
+export HERALD_DEV_AMQP_TLS_URL=amqps://guest:guest@localhost:$AMQP_TLS_PORT/%2f
+export HERALD_DEV_AMQP_TLS_CA=$RUN_DIR/rabbitmq/tls/ca.pem
+export HERALD_DEV_SMTP_HOST=127.0.0.1
+export HERALD_DEV_SMTP_PORT=$SMTP_PORT
+export HERALD_DEV_SMTP_TLS_PORT=$SMTP_TLS_PORT
+export HERALD_DEV_SMTP_USERNAME=herald
+export HERALD_DEV_SMTP_PASSWORD_FILE=$RUN_DIR/smtp/password
+export HERALD_DEV_SMTP_CA=$RUN_DIR/smtp/tls/server.pem
+export HERALD_DEV_SMTP_MAILDIR=$RUN_DIR/smtp/maildir
+export HERALD_DEV_SMTP_MODE_FILE=$RUN_DIR/smtp/mode
 ENV
 }
 

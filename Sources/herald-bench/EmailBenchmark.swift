@@ -18,9 +18,9 @@ import Glibc
 /// STARTTLS and AUTH (connections reused, so TLS is paid once per connection).
 func emailBenchmarks(count: Int, concurrency: Int, logger: Logger) async throws -> [BenchResult] {
     let env = ProcessInfo.processInfo.environment
-    let host = env["HERALD_SMTP_HOST"] ?? "127.0.0.1"
-    guard let port = env["HERALD_SMTP_PORT"].flatMap(Int.init) else {
-        throw BenchFailure("HERALD_SMTP_PORT is not set (scripts/services.sh env)")
+    let host = env["HERALD_DEV_SMTP_HOST"] ?? "127.0.0.1"
+    guard let port = env["HERALD_DEV_SMTP_PORT"].flatMap(Int.init) else {
+        throw BenchFailure("HERALD_DEV_SMTP_PORT is not set (scripts/services.sh env)")
     }
     let message = EmailMessage(from: "Herald Bench <bench@herald.test>", replyTo: nil, to: "discard-bench@example.net", subject: "Sign in to Herald",
                                text: Secret(String(repeating: "The link: https://auth.example.com/__/auth/action?mode=signIn&oobCode=x\n", count: 8)),
@@ -47,12 +47,12 @@ func emailBenchmarks(count: Int, concurrency: Int, logger: Logger) async throws 
     await client.shutdown()
 
     var results = [baseline, reused]
-    if let ca = env["HERALD_SMTP_CA"], let passwordFile = env["HERALD_SMTP_PASSWORD_FILE"],
+    if let ca = env["HERALD_DEV_SMTP_CA"], let passwordFile = env["HERALD_DEV_SMTP_PASSWORD_FILE"],
        let password = try? String(contentsOfFile: passwordFile, encoding: .utf8) {
         var secure = plain
         secure.tls = .starttls
         secure.caFile = ca
-        secure.username = env["HERALD_SMTP_USERNAME"] ?? "herald"
+        secure.username = env["HERALD_DEV_SMTP_USERNAME"] ?? "herald"
         secure.password = password.trimmingCharacters(in: .whitespacesAndNewlines)
         let tlsClient = try SMTPClient(configuration: secure)
         results.append(try await measure(count: count, concurrency: concurrency, name: "herald SMTPClient, STARTTLS+AUTH, reused") { n in

@@ -34,16 +34,16 @@ final class MailGateway: Sendable {
     init(environment: [String: String], idPrefix: String) throws {
         self.idPrefix = idPrefix
         let required = { (name: String) in try environment[name].orThrow("\(name) is not set: run through scripts/chaos.sh (the local services' environment)") }
-        maildir = try required("HERALD_SMTP_MAILDIR")
-        modeFile = try required("HERALD_SMTP_MODE_FILE")
+        maildir = try required("HERALD_DEV_SMTP_MAILDIR")
+        modeFile = try required("HERALD_DEV_SMTP_MODE_FILE")
         self.environment = [
             "HERALD_EMAIL_PROVIDERS": "smtp",
-            "HERALD_EMAIL_SMTP_HOST": try required("HERALD_SMTP_HOST"),
-            "HERALD_EMAIL_SMTP_PORT": try required("HERALD_SMTP_PORT"),
+            "HERALD_EMAIL_SMTP_HOST": try required("HERALD_DEV_SMTP_HOST"),
+            "HERALD_EMAIL_SMTP_PORT": try required("HERALD_DEV_SMTP_PORT"),
             "HERALD_EMAIL_SMTP_TLS": "starttls",
-            "HERALD_EMAIL_SMTP_CA_FILE": try required("HERALD_SMTP_CA"),
-            "HERALD_EMAIL_SMTP_USERNAME": try required("HERALD_SMTP_USERNAME"),
-            "HERALD_EMAIL_SMTP_PASSWORD_FILE": try required("HERALD_SMTP_PASSWORD_FILE"),
+            "HERALD_EMAIL_SMTP_CA_FILE": try required("HERALD_DEV_SMTP_CA"),
+            "HERALD_EMAIL_SMTP_USERNAME": try required("HERALD_DEV_SMTP_USERNAME"),
+            "HERALD_EMAIL_SMTP_PASSWORD_FILE": try required("HERALD_DEV_SMTP_PASSWORD_FILE"),
         ]
         try set(.normal)
     }

@@ -30,12 +30,12 @@ enum TestEnvironment {
     }
 
     static var tlsCAPath: String {
-        environment["HERALD_AMQP_TLS_CA"] ?? runDirectory.appendingPathComponent("rabbitmq/tls/ca.pem").path
+        environment["HERALD_DEV_AMQP_TLS_CA"] ?? runDirectory.appendingPathComponent("rabbitmq/tls/ca.pem").path
     }
 
     /// amqps URL of the same broker (TLS listener one port below the plain one by default).
     static var amqpsURL: String {
-        if let url = environment["HERALD_AMQP_TLS_URL"] { return url }
+        if let url = environment["HERALD_DEV_AMQP_TLS_URL"] { return url }
         let plain = try! AMQPURL(amqpURL)
         return "amqps://\(plain.user):\(plain.password)@localhost:\(plain.port - 1)/%2f"
     }

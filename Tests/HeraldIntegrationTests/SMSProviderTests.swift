@@ -179,10 +179,10 @@ import Testing
         try await withHarness() { harness in
             let sms = try await SMSFixture(harness)
             let env = ProcessInfo.processInfo.environment
-            let smscLog = env["HERALD_KANNEL_SMSC_LOG"] ?? TestEnvironment.root.appendingPathComponent(".run/kannel/fakesmsc.out").path
+            let smscLog = env["HERALD_DEV_KANNEL_SMSC_LOG"] ?? TestEnvironment.root.appendingPathComponent(".run/kannel/fakesmsc.out").path
             let worker = try await sms.start {
                 $0.sms.providers = [.kannel]
-                $0.sms.kannel.url = env["HERALD_KANNEL_URL"] ?? "http://127.0.0.1:55682/cgi-bin/sendsms"
+                $0.sms.kannel.url = env["HERALD_DEV_KANNEL_URL"] ?? "http://127.0.0.1:55682/cgi-bin/sendsms"
                 $0.sms.kannel.username = "herald"
                 $0.sms.kannel.password = "herald-dev"
                 $0.sms.kannel.from = "Herald"
@@ -212,7 +212,7 @@ import Testing
             let sms = try await SMSFixture(harness)
             let worker = try await sms.start {
                 $0.sms.providers = [.kannel]
-                $0.sms.kannel.url = ProcessInfo.processInfo.environment["HERALD_KANNEL_URL"] ?? "http://127.0.0.1:55682/cgi-bin/sendsms"
+                $0.sms.kannel.url = ProcessInfo.processInfo.environment["HERALD_DEV_KANNEL_URL"] ?? "http://127.0.0.1:55682/cgi-bin/sendsms"
                 $0.sms.kannel.username = "herald"
                 $0.sms.kannel.password = "wrong"
             }

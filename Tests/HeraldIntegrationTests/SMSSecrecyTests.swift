@@ -32,7 +32,7 @@ import Testing
                 "HERALD_SMS_TWILIO_ACCOUNT_SID": "AC1",
                 "HERALD_SMS_TWILIO_AUTH_TOKEN": "token",
                 "HERALD_SMS_TWILIO_FROM": "+15005550006",
-                "HERALD_SMS_KANNEL_URL": env["HERALD_KANNEL_URL"] ?? "http://127.0.0.1:55682/cgi-bin/sendsms",
+                "HERALD_SMS_KANNEL_URL": env["HERALD_DEV_KANNEL_URL"] ?? "http://127.0.0.1:55682/cgi-bin/sendsms",
                 "HERALD_SMS_KANNEL_USERNAME": "herald",
                 "HERALD_SMS_KANNEL_PASSWORD": "herald-dev",
             ])
@@ -48,7 +48,7 @@ import Testing
 
             // The codes, as the phones received them (Twilio's request bodies, Kannel's SMSC, the outbox spool).
             var codes = Set(twilio.requests.compactMap { $0.form["Body"].flatMap { SMSFixture.code(in: $0, length: 10) } })
-            let smsc = (try? String(contentsOfFile: env["HERALD_KANNEL_SMSC_LOG"] ?? TestEnvironment.root.appendingPathComponent(".run/kannel/fakesmsc.out").path, encoding: .utf8)) ?? ""
+            let smsc = (try? String(contentsOfFile: env["HERALD_DEV_KANNEL_SMSC_LOG"] ?? TestEnvironment.root.appendingPathComponent(".run/kannel/fakesmsc.out").path, encoding: .utf8)) ?? ""
             for line in smsc.split(separator: "\n") where jobs.contains(where: { line.contains($0.phoneNumber) }) {
                 if let code = SMSFixture.code(in: String(line), length: 10) { codes.insert(code) }
             }

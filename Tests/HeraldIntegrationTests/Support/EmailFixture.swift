@@ -20,16 +20,16 @@ final class EmailFixture: Sendable {
     let spool: String
 
     static let env = ProcessInfo.processInfo.environment
-    static var smtpHost: String { env["HERALD_SMTP_HOST"] ?? "127.0.0.1" }
-    static var smtpPort: Int { Int(env["HERALD_SMTP_PORT"] ?? "") ?? 55692 }
-    static var smtpTLSPort: Int { Int(env["HERALD_SMTP_TLS_PORT"] ?? "") ?? smtpPort + 1 }
+    static var smtpHost: String { env["HERALD_DEV_SMTP_HOST"] ?? "127.0.0.1" }
+    static var smtpPort: Int { Int(env["HERALD_DEV_SMTP_PORT"] ?? "") ?? 55692 }
+    static var smtpTLSPort: Int { Int(env["HERALD_DEV_SMTP_TLS_PORT"] ?? "") ?? smtpPort + 1 }
     static var runDir: URL { TestEnvironment.root.appendingPathComponent(".run") }
-    static var smtpCA: String { env["HERALD_SMTP_CA"] ?? runDir.appendingPathComponent("smtp/tls/server.pem").path }
-    static var smtpPasswordFile: String { env["HERALD_SMTP_PASSWORD_FILE"] ?? runDir.appendingPathComponent("smtp/password").path }
+    static var smtpCA: String { env["HERALD_DEV_SMTP_CA"] ?? runDir.appendingPathComponent("smtp/tls/server.pem").path }
+    static var smtpPasswordFile: String { env["HERALD_DEV_SMTP_PASSWORD_FILE"] ?? runDir.appendingPathComponent("smtp/password").path }
     static var smtpPassword: String {
         ((try? String(contentsOfFile: smtpPasswordFile, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
     }
-    static var maildir: String { env["HERALD_SMTP_MAILDIR"] ?? runDir.appendingPathComponent("smtp/maildir").path }
+    static var maildir: String { env["HERALD_DEV_SMTP_MAILDIR"] ?? runDir.appendingPathComponent("smtp/maildir").path }
     static var templatesDirectory: String { TestEnvironment.root.appendingPathComponent("Config/templates/email").path }
 
     init(_ harness: Harness) async throws {

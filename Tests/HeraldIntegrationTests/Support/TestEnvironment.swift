@@ -20,10 +20,10 @@ enum TestEnvironment {
     static var binDir: String { env["HERALD_TEST_BIN_DIR"] ?? root.appendingPathComponent(".build/debug").path }
     static var servicesScript: String { env["HERALD_SERVICES_SCRIPT"] ?? root.appendingPathComponent("scripts/services.sh").path }
 
-    /// The HMAC keys stored codes are hashed with: `make test`'s (scripts/services.sh env),
-    /// else a key made for this test process.
+    /// The HMAC keys stored codes are hashed with: `make test`'s (`HERALD_DEV_HMAC_KEYS_FILE`
+    /// of scripts/services.sh env), else a key made for this test process.
     static let hmacKeysFile: String = {
-        if let file = env["HERALD_SECRETS_HMAC_KEYS_FILE"], FileManager.default.fileExists(atPath: file) { return file }
+        if let file = env["HERALD_DEV_HMAC_KEYS_FILE"], FileManager.default.fileExists(atPath: file) { return file }
         let path = NSTemporaryDirectory() + "herald-test-hmac-\(getpid())"
         let key = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         FileManager.default.createFile(atPath: path, contents: Data("test1:\(key)\n".utf8), attributes: [.posixPermissions: 0o600])
