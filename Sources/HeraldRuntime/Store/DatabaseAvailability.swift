@@ -5,6 +5,12 @@ import PostgresNIO
 public enum DatabaseAvailability {
     public static func isUnavailable(_ error: any Error) -> Bool {
         if error is CancellationError || error is StoreError || error is JobFailure { return false }
+        if let transaction = error as? PostgresTransactionError {
+            // What failed inside decides: a statement or a write that refused is no outage
+            // (holding it would hold its job for ever); a lost connection is.
+            guard let inner = transaction.failure else { return true }
+            return isUnavailable(inner)
+        }
         guard let error = error as? PSQLError else {
             // Pool/NIO level: connection refused, reset, timed out.
             return true
@@ -24,10 +30,16 @@ public enum DatabaseAvailability {
     /// An error for logs and reasons: its type and, for PostgreSQL, the SQLSTATE; never
     /// its full text, which may quote bound values.
     public static func describe(_ error: any Error) -> String {
+        if let inner = (error as? PostgresTransactionError)?.failure { return describe(inner) }
         if let error = error as? PSQLError {
             if let state = error.serverInfo?[.sqlState] { return "PostgreSQL \(state)" }
             return "PostgreSQL \(error.code)"
         }
         return String(reflecting: type(of: error))
     }
+}
+
+extension PostgresTransactionError {
+    /// The error that ended the transaction: of `BEGIN`, the transaction's body, or `COMMIT`.
+    var failure: (any Error)? { beginError ?? closureError ?? commitError }
 }
