@@ -110,10 +110,16 @@ final class Chaos: Sendable {
     func settle(_ result: inout ScenarioResult, ids: [String], recoveryFrom: ContinuousClock.Instant? = nil) async throws {
         let (statuses, _) = try await tally.waitUntilFinal(ids, timeout: options.drainTimeout)
         if let recoveryFrom { result.recoverySeconds = (ContinuousClock.now - recoveryFrom).seconds }
-        tally.account(&result, ids: ids, kinds: load.published, statuses: statuses, accepted: [.sms: gateway.accepted, .push: apns.accepted, .email: mail.accepted],
-                      uncertain: try await tally.uncertainSends(ids))
-        result.require(result.hiddenDuplicateSends == 0,
-                       "\(result.hiddenDuplicateSends) duplicated send(s) not counted as uncertain in their record")
+        // Herald's names of the providers the fleet is configured with (main.swift).
+        let accepted: [JobKind: ProviderCounts] = [
+            .sms: ProviderCounts(provider: "webhook", accepted: gateway.accepted),
+            .push: ProviderCounts(provider: "apns", accepted: apns.accepted),
+            .email: ProviderCounts(provider: "smtp", accepted: mail.accepted),
+        ]
+        tally.account(&result, ids: ids, kinds: load.published, statuses: statuses, accepted: accepted, uncertain: try await tally.uncertainSends(ids))
+        let hidden = result.duplicates.filter { !$0.counted }
+        result.require(hidden.isEmpty,
+                       "\(result.hiddenDuplicateSends) duplicated send(s) not counted as uncertain in their record: " + hidden.map(\.line).joined(separator: "; "))
         result.require(result.lost == 0, "\(result.lost) confirmed job(s) not finished within \(options.drainTimeout): lost")
         result.require(result.failed == 0, "\(result.failed) valid job(s) dead-lettered or recorded as failed")
         result.require(result.missingSends == 0, "\(result.missingSends) SMS, email or push job(s) completed without reaching the SMS gateway, the SMTP server or APNs")

@@ -54,6 +54,8 @@ final class Fleet: @unchecked Sendable {
     }
 
     var names: [String] { lock.withLock { workers.map(\.name) } }
+    /// Each worker's kind (a kind twice when it runs two workers).
+    var kinds: [JobKind] { lock.withLock { workers.map(\.kind) } }
     var logFiles: [String] { (try? FileManager.default.contentsOfDirectory(atPath: logDir).map { "\(logDir)/\($0)" }) ?? [] }
     var ports: [Int] { lock.withLock { workers.map(\.port) } }
     var pids: [pid_t] { lock.withLock { workers.map(\.process.pid) } }

@@ -23,6 +23,12 @@ struct Report {
         for r in results {
             lines.append("- **\(r.name)**")
             for note in r.notes { lines.append("  - \(note)") }
+            // Every duplicated send by name: which job, which provider, and whether Herald's
+            // record counted it as uncertain (a duplicate it did not count fails the scenario).
+            if !r.duplicates.isEmpty {
+                lines.append("  - duplicated sends (\(r.duplicateSends), \(r.hiddenDuplicateSends) not counted as uncertain):")
+                for duplicate in r.duplicates { lines.append("    - \(duplicate.line)") }
+            }
             if !r.deadLetterReasons.isEmpty {
                 lines.append("  - dead-letter reasons: " + r.deadLetterReasons.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
             }
@@ -37,6 +43,7 @@ struct Report {
             "scenarios": results.map { r -> [String: Any] in
                 ["name": r.name, "published": r.published, "completed": r.completed, "lost": r.lost, "failed": r.failed,
                  "dead_lettered": r.deadLettered, "dead_letter_reasons": r.deadLetterReasons, "duplicated_sends": r.duplicateSends, "hidden_duplicated_sends": r.hiddenDuplicateSends,
+                 "duplicates": r.duplicates.map(\.json),
                  "missing_sends": r.missingSends, "kills": r.kills, "recovery_seconds": r.recoverySeconds as Any? ?? NSNull(),
                  "seconds": r.seconds, "notes": r.notes, "failures": r.failures, "passed": r.passed]
             },

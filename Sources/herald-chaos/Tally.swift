@@ -18,10 +18,13 @@ struct ScenarioResult: Sendable {
     var failed = 0
     var deadLettered = 0
     var deadLetterReasons: [String: Int] = [:]
-    var duplicateSends = 0
+    /// Every job a provider accepted more than once, with what Herald's record says of it.
+    var duplicates: [DuplicateSend] = []
+    /// Repeated sends (a job accepted three times counts two).
+    var duplicateSends: Int { duplicates.reduce(0) { $0 + $1.repeats } }
     /// Duplicated sends that the job's record does not count as uncertain: a repeat nobody
     /// could see in `heraldctl verify show-*`. None is allowed in any scenario.
-    var hiddenDuplicateSends = 0
+    var hiddenDuplicateSends: Int { duplicates.reduce(0) { $0 + $1.hidden } }
     var missingSends = 0
     var kills = 0
     var recoverySeconds: Double?
@@ -33,6 +36,43 @@ struct ScenarioResult: Sendable {
     mutating func require(_ condition: Bool, _ failure: String) {
         if !condition { failures.append(failure) }
     }
+}
+
+/// A job whose send a provider accepted more than once (a crash between the provider's
+/// acceptance and the commit repeats it), and whether Herald's record of the job (an SMS
+/// verification, email request or push receipt: its `uncertain_sends`) counted the repeats.
+struct DuplicateSend: Sendable {
+    var channel: JobKind
+    /// The job's message id (also its verification id, request id or receipt in this harness).
+    var messageID: String
+    /// Herald's name of the provider that accepted it twice: `webhook`, `smtp` or `apns`.
+    var provider: String
+    /// How many times the provider accepted it.
+    var sends: Int
+    /// The record's `uncertain_sends`: sends whose outcome the worker could not commit.
+    var uncertainRecorded: Int
+
+    var repeats: Int { sends - 1 }
+    /// Repeats beyond what the record counts as uncertain.
+    var hidden: Int { max(0, repeats - uncertainRecorded) }
+    /// Herald knew: every repeat is counted as uncertain in the record.
+    var counted: Bool { hidden == 0 }
+
+    var line: String {
+        "\(channel.rawValue) job \(messageID) via \(provider): sent \(sends) times, \(uncertainRecorded) uncertain in its record: "
+            + (counted ? "counted" : "NOT counted")
+    }
+
+    var json: [String: Any] {
+        ["channel": channel.rawValue, "message_id": messageID, "provider": provider, "sends": sends,
+         "uncertain_sends": uncertainRecorded, "counted_as_uncertain": counted]
+    }
+}
+
+/// What a provider the fleet sends to accepted, per job: Herald's name for it and its counts.
+struct ProviderCounts: Sendable {
+    var provider: String
+    var accepted: [String: Int]
 }
 
 /// Reads the outcome of published jobs: the ledger (`herald.job_runs`) for what the workers
@@ -88,25 +128,25 @@ struct Tally: Sendable {
     }
 
     /// Fills in a result from the final statuses of `ids` (valid jobs) and what the providers
-    /// accepted per job, by kind (SMS per verification id, pushes per receipt: both are the
-    /// message id in this harness). Kinds without a counting provider (the dev outbox) are not
-    /// counted for duplicates.
-    func account(_ result: inout ScenarioResult, ids: [String], kinds: [String: JobKind], statuses: [String: String], accepted: [JobKind: [String: Int]],
+    /// accepted per job, by kind (SMS per verification id, emails per request id, pushes per
+    /// receipt: each is the message id in this harness). Kinds without a counting provider
+    /// (the dev outbox) are not counted for duplicates.
+    func account(_ result: inout ScenarioResult, ids: [String], kinds: [String: JobKind], statuses: [String: String], accepted: [JobKind: ProviderCounts],
                  uncertain: [String: Int]) {
         result.published = ids.count
         for id in ids {
-            let counts = kinds[id].flatMap { accepted[$0] }
+            let kind = kinds[id]
+            let counts = kind.flatMap { accepted[$0] }
+            let sends = counts?.accepted[id] ?? 0
             switch statuses[id] {
             case "completed":
                 result.completed += 1
-                if let counts, (counts[id] ?? 0) == 0 { result.missingSends += 1 }
+                if counts != nil, sends == 0 { result.missingSends += 1 }
             case "rejected", "dead": result.failed += 1
             default: result.lost += 1
             }
-            if let counts {
-                let repeats = max(0, (counts[id] ?? 0) - 1)
-                result.duplicateSends += repeats
-                result.hiddenDuplicateSends += max(0, repeats - (uncertain[id] ?? 0))
+            if let kind, let counts, sends > 1 {
+                result.duplicates.append(DuplicateSend(channel: kind, messageID: id, provider: counts.provider, sends: sends, uncertainRecorded: uncertain[id] ?? 0))
             }
         }
     }
@@ -133,7 +173,7 @@ struct Tally: Sendable {
 
     /// A reason without its specifics (`field 'x' …` → a short class), for the report.
     static func reasonClass(_ reason: String) -> String {
-        let classes = ["UTF-8", "JSON object", "not valid JSON", "over the limit", "unknown job type", "message_id", "wrong type",
+        let classes = ["UTF-8", "JSON object", "not valid JSON", "over the limit", "max_message_bytes", "unknown job type", "message_id", "wrong type",
                        "missing required field", "version", "E.164", "email", "device_token", "platform", "run_id"]
         return classes.first { reason.localizedCaseInsensitiveContains($0) } ?? String(reason.prefix(40))
     }
