@@ -81,12 +81,50 @@ pg_can_reach() {
     fi
   done
 }
+# A development CA and a server certificate for localhost/127.0.0.1/::1 (made once), so the
+# local PostgreSQL speaks TLS and Herald's default database.tls: require verifies it against
+# "$RUN_DIR/postgres-tls/ca.pem" (database.tls_ca_file, exported by `env`).
+pg_tls() {
+  local dir="$RUN_DIR/postgres-tls"
+  if [ ! -f "$dir/server.pem" ]; then
+    command -v openssl >/dev/null 2>&1 || { log "openssl is missing: PostgreSQL cannot speak TLS (run: $0 install)"; exit 1; }
+    mkdir -p "$dir"
+    log "generating a development CA and server certificate for PostgreSQL in $dir"
+    openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=Herald dev PostgreSQL CA" \
+      -keyout "$dir/ca.key" -out "$dir/ca.pem" >/dev/null 2>&1
+    openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" \
+      -keyout "$dir/server.key" -out "$dir/server.csr" >/dev/null 2>&1
+    printf 'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n' >"$dir/server.ext"
+    openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -CAcreateserial \
+      -days 3650 -extfile "$dir/server.ext" -out "$dir/server.pem" >/dev/null 2>&1
+    rm -f "$dir/server.csr" "$dir/server.ext"
+    chmod 600 "$dir/ca.key" "$dir/server.key"
+  fi
+  # PostgreSQL reads the key as the user it runs as, and refuses a key others can read.
+  [ "$(id -u)" -eq 0 ] && chown postgres: "$dir/server.key" "$dir/server.pem"
+  chmod 755 "$dir"
+}
+# TLS settings in their own file, included from postgresql.conf (also into a data directory
+# made before PostgreSQL had TLS here).
+pg_tls_conf() {
+  local data="$1" dir="$RUN_DIR/postgres-tls"
+  cat >"$data/herald-tls.conf" <<CONF
+ssl = on
+ssl_cert_file = '$dir/server.pem'
+ssl_key_file = '$dir/server.key'
+ssl_min_protocol_version = 'TLSv1.2'
+CONF
+  [ "$(id -u)" -eq 0 ] && chown postgres: "$data/herald-tls.conf"
+  grep -q "^include_if_exists = 'herald-tls.conf'" "$data/postgresql.conf" \
+    || echo "include_if_exists = 'herald-tls.conf'" >>"$data/postgresql.conf"
+}
 start_postgres() {
   local bin; bin="$(pg_bin)"
   [ -n "$bin" ] || { log "PostgreSQL is not installed (run: $0 install)"; exit 1; }
   local data="$RUN_DIR/postgres"
   mkdir -p "$RUN_DIR"
   pg_can_reach "$RUN_DIR"
+  pg_tls
   if [ ! -f "$data/PG_VERSION" ]; then
     mkdir -p "$data"
     [ "$(id -u)" -eq 0 ] && chown postgres: "$data"
@@ -103,9 +141,17 @@ shared_buffers = 256MB
 log_min_messages = warning
 CONF
   fi
+  pg_tls_conf "$data"
   if ! as_pg "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
-    log "starting PostgreSQL on 127.0.0.1:$PG_PORT"
+    log "starting PostgreSQL on 127.0.0.1:$PG_PORT (TLS)"
     ( close_inherited_fds; as_pg "$bin/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 start ) >/dev/null
+  elif [ "$(as_pg "$bin/psql" -h 127.0.0.1 -p "$PG_PORT" -U herald -d postgres -tAc 'SHOW ssl')" != on ]; then
+    # Started before it had TLS here: ssl is read again on reload, no restart needed.
+    log "turning TLS on in the running PostgreSQL (reload)"
+    as_pg "$bin/pg_ctl" -D "$data" reload >/dev/null
+    sleep 1
+    [ "$(as_pg "$bin/psql" -h 127.0.0.1 -p "$PG_PORT" -U herald -d postgres -tAc 'SHOW ssl')" = on ] \
+      || { log "PostgreSQL did not turn TLS on; see $data/server.log"; exit 1; }
   fi
   # herald for make run, herald_test for make test, herald_bench for make bench, herald_chaos for make chaos.
   local db

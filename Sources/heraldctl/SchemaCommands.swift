@@ -87,6 +87,7 @@ struct ConfigCommand: AsyncParsableCommand {
                 "amqp.confirm_window": c.amqp.confirmWindow, "amqp.tls.ca_file": c.amqp.tlsCAFile,
                 "amqp.tls.verify_peer": c.amqp.tlsVerifyPeer, "amqp.tls.cert_file": c.amqp.tlsCertFile,
                 "amqp.tls.key_file": c.amqp.tlsKeyFile, "database.tls": c.database.tls.rawValue,
+                "database.tls_ca_file": c.database.tlsCAFile,
                 "database.connect_timeout_seconds": c.database.connectTimeoutSeconds,
                 "database.operation_timeout_seconds": c.database.operationTimeoutSeconds, "http.enabled": c.http.enabled,
                 "database.url": c.database.url.redactingPassword, "database.max_connections": c.database.maxConnections,

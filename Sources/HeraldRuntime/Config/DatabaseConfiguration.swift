@@ -8,10 +8,23 @@ public struct DatabaseConfiguration: Sendable {
     /// A database operation (lease, statement, transaction) taking longer counts as the
     /// database being unreachable: the job is held and tried again.
     public var operationTimeoutSeconds: Int = 15
-    /// `disable`, `prefer` or `require`.
-    public var tls: TLSMode = .prefer
+    /// How the connection is protected; `require` by default. `disable` and `prefer` are
+    /// refused for any host but loopback (see ``validate()``).
+    public var tls: TLSMode = .require
+    /// PEM file of the CA(s) that sign the server's certificate (a private CA); empty: the
+    /// system's trust store.
+    public var tlsCAFile: String = ""
 
-    public enum TLSMode: String, Sendable, CaseIterable { case disable, prefer, require }
+    /// `database.tls`.
+    public enum TLSMode: String, Sendable, CaseIterable {
+        /// Clear text.
+        case disable
+        /// TLS (verified as with `require`) when the server offers it, clear text when it does not.
+        case prefer
+        /// TLS or no connection; the server's certificate chain and host name are verified
+        /// (libpq's `verify-full`). There is no mode that encrypts without verifying.
+        case require
+    }
 
     public init(url: String = "postgres://herald@127.0.0.1:55432/herald", maxConnections: Int = 16) {
         self.url = url
@@ -23,8 +36,15 @@ public struct DatabaseConfiguration: Sendable {
         self.maxConnections = try source.int("database.max_connections", default: maxConnections, range: 1...1000)
         self.connectTimeoutSeconds = try source.int("database.connect_timeout_seconds", default: connectTimeoutSeconds, range: 1...300)
         self.operationTimeoutSeconds = try source.int("database.operation_timeout_seconds", default: operationTimeoutSeconds, range: 1...3_600)
-        self.tls = try source.choice("database.tls", default: TLSMode.prefer)
-        _ = try endpoint()
+        self.tls = try source.choice("database.tls", default: tls)
+        self.tlsCAFile = try source.string("database.tls_ca_file", default: tlsCAFile)
+        try validate()
+    }
+
+    /// The URL parses and the TLS keys fit it (``checkTLS(host:)``); the worker refuses to
+    /// start otherwise, with the key named.
+    public func validate() throws {
+        try checkTLS(host: try endpoint().host)
     }
 
     /// Host, port, user, password and database parsed from ``url``.
@@ -46,6 +66,9 @@ public struct DatabaseConfiguration: Sendable {
         let database = String(components.path.drop(while: { $0 == "/" }))
         guard let user = components.user, !user.isEmpty, !database.isEmpty else {
             throw ConfigError(key: "database.url", reason: "needs a user and a database name")
+        }
+        if let query = components.query, !query.isEmpty {
+            throw ConfigError(key: "database.url", reason: "takes no query parameters (such as sslmode): set database.tls and database.tls_ca_file")
         }
         return Endpoint(
             host: host,

@@ -23,11 +23,12 @@ public final class WorkerPresence: Service, Sendable {
         self.logger = logger
     }
 
-    static func tls(_ mode: DatabaseConfiguration.TLSMode) throws -> PostgresConnection.Configuration.TLS {
-        switch mode {
+    /// The same TLS as the pool's (``Database/makeClient(_:logger:)``).
+    static func tls(_ configuration: DatabaseConfiguration) throws -> PostgresConnection.Configuration.TLS {
+        switch configuration.tls {
         case .disable: .disable
-        case .prefer: .prefer(try .init(configuration: .makeClientConfiguration()))
-        case .require: .require(try .init(configuration: .makeClientConfiguration()))
+        case .prefer: .prefer(try .init(configuration: configuration.tlsConfiguration()))
+        case .require: .require(try .init(configuration: configuration.tlsConfiguration()))
         }
     }
 
@@ -76,7 +77,7 @@ public final class WorkerPresence: Service, Sendable {
         var config = PostgresConnection.Configuration(
             host: endpoint.host, port: endpoint.port, username: endpoint.user,
             password: endpoint.password, database: endpoint.database,
-            tls: try Self.tls(configuration.tls))
+            tls: try Self.tls(configuration))
         config.options.connectTimeout = .seconds(Int64(configuration.connectTimeoutSeconds))
         return config
     }
