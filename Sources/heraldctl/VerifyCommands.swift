@@ -173,10 +173,11 @@ struct ShowEmail: AsyncParsableCommand {
         let json: Data? = try await context.withDatabase { client in
             let rows = try await client.query("""
                 SELECT state, reason, email, mode, provider, provider_message_id, uncertain_sends,
-                       to_char(created_at, 'YYYY-MM-DD"T"HH24:MI:SSOF'), to_char(updated_at, 'YYYY-MM-DD"T"HH24:MI:SSOF')
+                       to_char(created_at, 'YYYY-MM-DD"T"HH24:MI:SSOF'), to_char(updated_at, 'YYYY-MM-DD"T"HH24:MI:SSOF'),
+                       paired_email, recovery_job::jsonb ->> 'request_id'
                   FROM herald.email_requests WHERE request_id = \(id)
                 """, logger: logger)
-            for try await row in rows.decode((String, String?, String, String, String?, String?, Int, String, String).self) {
+            for try await row in rows.decode((String, String?, String, String, String?, String?, Int, String, String, String?, String?).self) {
                 var out: [String: Any] = [
                     "request_id": id, "state": row.0, "email": Redact.email(row.2), "mode": row.3,
                     "uncertain_sends": row.6, "created_at": row.7, "updated_at": row.8,
@@ -184,6 +185,10 @@ struct ShowEmail: AsyncParsableCommand {
                 out["reason"] = row.1
                 out["provider"] = row.4
                 out["provider_message_id"] = row.5
+                // A change's old address, or the address a recovery replaces (masked); the
+                // recover_email request a change enqueues when its link is used.
+                out["paired_email"] = row.9.map(Redact.email)
+                out["recovery_request_id"] = row.10
                 let codes = try await client.query("""
                     SELECT status, key_id, settings->>'url', to_char(expires_at, 'YYYY-MM-DD"T"HH24:MI:SSOF'), to_char(used_at, 'YYYY-MM-DD"T"HH24:MI:SSOF')
                       FROM herald.email_codes WHERE request_id = \(id) ORDER BY id
