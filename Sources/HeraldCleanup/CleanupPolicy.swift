@@ -44,7 +44,7 @@ public struct CleanupPolicyStore: Sendable {
     /// `delete_after`, in batches of `batchSize` (short transactions: a sign-in waits at most
     /// for one), then the policy is switched on with the rest written in the same transaction.
     @discardableResult
-    public func enable(retentionDays: Int?, batchSize: Int = 5_000) async throws -> CleanupPolicy {
+    public func enable(retentionDays: Int?, batchSize: Int = CleanupConfiguration().batchSize) async throws -> CleanupPolicy {
         var cursor = Date.distantPast
         while true {
             var binds = PostgresBindings()

@@ -83,8 +83,10 @@ struct Cleanup: AsyncParsableCommand {
         func run() async throws {
             let context = try CLIContext.load(options)
             if let days = retentionDays, !(1...3_650).contains(days) { throw CLIExit.fail("--retention-days must be 1 to 3650", code: .usage) }
-            let days = retentionDays
-            let policy = try await context.withDatabase { try await CleanupPolicyStore(client: $0, logger: context.logger).enable(retentionDays: days) }
+            let (days, batchSize) = (retentionDays, context.configuration.cleanup.batchSize)
+            let policy = try await context.withDatabase {
+                try await CleanupPolicyStore(client: $0, logger: context.logger).enable(retentionDays: days, batchSize: batchSize)
+            }
             if options.output == .json { printJSON(policy.json) } else { print(policy.line) }
         }
     }
