@@ -1,19 +1,10 @@
 import NIOSSL
 
 extension DatabaseConfiguration {
-    /// True for the hosts a clear-text connection never leaves: `localhost`, 127.0.0.0/8, `::1`.
-    /// No name is resolved: any other name counts as remote.
-    public static func isLoopback(_ host: String) -> Bool {
-        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        if bare.lowercased() == "localhost" || bare == "::1" { return true }
-        let octets = bare.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets.first == "127" && octets.allSatisfy { UInt8($0) != nil }
-    }
-
     /// `disable` and `prefer` only for a loopback `host`; `database.tls_ca_file`, when set,
     /// readable PEM certificates.
     func checkTLS(host: String) throws {
-        if tls != .require, !Self.isLoopback(host) {
+        if tls != .require, !ClearTextPolicy.isLoopback(host) {
             throw ConfigError(key: "database.tls", reason: "'\(tls.rawValue)' is allowed only for a database on loopback "
                 + "(localhost, 127.0.0.0/8, ::1), not \(host): a connection in clear text, or one a man in the middle "
                 + "can downgrade to it, would expose phone numbers, email addresses and verification results; "
