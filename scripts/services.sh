@@ -10,7 +10,7 @@
 #   scripts/services.sh start-rabbitmq|stop-rabbitmq|restart-rabbitmq
 #   scripts/services.sh pause-rabbitmq|resume-rabbitmq   SIGSTOP/SIGCONT the broker (make chaos)
 #   scripts/services.sh start-postgres|stop-postgres [immediate]
-#   scripts/services.sh env                print HERALD_AMQP_URL, HERALD_DATABASE_URL (overrides)
+#   scripts/services.sh env                print HERALD_AMQP_URL, HERALD_DATABASE_URL, HERALD_DATABASE_TLS_CA_FILE (overrides)
 #                                          and the HERALD_DEV_* values of these servers (no key reads them)
 set -euo pipefail
 
@@ -395,8 +395,9 @@ stop_smtp() {
   rm -f "$dir/server.pid"
 }
 
-# What `eval "$(scripts/services.sh env)"` sets. Only two are configuration overrides:
-# amqp.url and database.url, these servers' addresses. Everything else is for scripts and
+# What `eval "$(scripts/services.sh env)"` sets. Only three are configuration overrides:
+# amqp.url, database.url and database.tls_ca_file (these servers' addresses, and the CA of
+# the local PostgreSQL's certificate, which database.tls: require verifies). Everything else is for scripts and
 # tests and is named HERALD_DEV_*, a prefix no configuration key has (HERALD_<KEY> overrides
 # key <key>, docs/configuration.md), so nothing reaches a worker unless a script passes it on
 # under the configuration's name (scripts/run-local.sh: the dev HMAC keys and outbox spool).
@@ -405,6 +406,7 @@ print_env() {
   cat <<ENV
 export HERALD_AMQP_URL=amqp://guest:guest@127.0.0.1:$AMQP_PORT/%2f
 export HERALD_DATABASE_URL=postgres://herald@127.0.0.1:$PG_PORT/herald
+export HERALD_DATABASE_TLS_CA_FILE=$RUN_DIR/postgres-tls/ca.pem
 export HERALD_DEV_HMAC_KEYS_FILE=$RUN_DIR/secrets/hmac-keys
 export HERALD_DEV_OUTBOX_DIRECTORY=$RUN_DIR/outbox
 export HERALD_DEV_KANNEL_URL=http://127.0.0.1:$KANNEL_PORT/cgi-bin/sendsms

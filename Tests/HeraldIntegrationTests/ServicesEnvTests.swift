@@ -4,7 +4,7 @@ import Testing
 @testable import HeraldRuntime
 
 /// `eval "$(scripts/services.sh env)"` is what operators are told to run: it may set only the
-/// configuration overrides it means (the servers' URLs); everything else is HERALD_DEV_*,
+/// configuration overrides it means (the servers' URLs and the local PostgreSQL's CA); everything else is HERALD_DEV_*,
 /// which no configuration key reads, so `heraldctl config check` prints the same with or without it.
 @Suite struct ServicesEnvTests {
     @Test func theEnvCommandExportsOnlyIntendedOverridesAndDevValuesNoKeyReads() async throws {
@@ -19,9 +19,10 @@ import Testing
             let equals = try #require(assignment.firstIndex(of: "="))
             exported[String(assignment[..<equals])] = String(assignment[assignment.index(after: equals)...])
         }
-        let overrides: Set<String> = ["HERALD_AMQP_URL", "HERALD_DATABASE_URL"]
+        let overrides: Set<String> = ["HERALD_AMQP_URL", "HERALD_DATABASE_URL", "HERALD_DATABASE_TLS_CA_FILE"]
         #expect(Set(exported.keys).isSuperset(of: overrides))
-        #expect(overrides == [ConfigSource.environmentName(for: "amqp.url"), ConfigSource.environmentName(for: "database.url")])
+        #expect(overrides == [ConfigSource.environmentName(for: "amqp.url"), ConfigSource.environmentName(for: "database.url"),
+                              ConfigSource.environmentName(for: "database.tls_ca_file")])
         let others = exported.keys.filter { !overrides.contains($0) }
         #expect(!others.isEmpty && others.allSatisfy { $0.hasPrefix("HERALD_DEV_") }, "\(others.sorted())")
 
