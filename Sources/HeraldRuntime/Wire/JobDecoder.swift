@@ -9,12 +9,6 @@ public struct JobDecoder<Job: HeraldJob>: Sendable {
 
     public init(maxBytes: Int) { self.maxBytes = maxBytes }
 
-    /// Decodes a delivery. One the consumer drained unread (over `maxBytes`, so its body is
-    /// empty) fails the size check with the size its content header declared.
-    public func decode(_ delivery: AMQPDelivery) -> Result<(JobEnvelope, Job), JobValidationError> {
-        decode(body: delivery.body, bodySize: delivery.bodySize, properties: delivery.properties)
-    }
-
     /// `bodySize` is the declared size when the body was not kept (defaults to `body.count`).
     public func decode(body: [UInt8], bodySize: Int? = nil, properties: AMQPProperties) -> Result<(JobEnvelope, Job), JobValidationError> {
         do {
