@@ -81,6 +81,23 @@ pg_can_reach() {
     fi
   done
 }
+# dev_ca DIR CN SANS: a development CA (DIR/ca.pem) and a server certificate signed by it
+# (DIR/server.pem, DIR/server.key) for the subject alternative names SANS, valid ten years.
+# Keys are readable by their owner only (a server running as another user gets a chown).
+dev_ca() {
+  local dir="$1" cn="$2" sans="$3"
+  mkdir -p "$dir"
+  log "generating a development CA and server certificate in $dir"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=$cn" \
+    -keyout "$dir/ca.key" -out "$dir/ca.pem" >/dev/null 2>&1
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" \
+    -keyout "$dir/server.key" -out "$dir/server.csr" >/dev/null 2>&1
+  printf 'subjectAltName=%s\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n' "$sans" >"$dir/server.ext"
+  openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -CAcreateserial \
+    -days 3650 -extfile "$dir/server.ext" -out "$dir/server.pem" >/dev/null 2>&1
+  rm -f "$dir/server.csr" "$dir/server.ext"
+  chmod 600 "$dir/ca.key" "$dir/server.key"
+}
 # A development CA and a server certificate for localhost/127.0.0.1/::1 (made once), so the
 # local PostgreSQL speaks TLS and Herald's default database.tls: require verifies it against
 # "$RUN_DIR/postgres-tls/ca.pem" (database.tls_ca_file, exported by `env`).
@@ -88,17 +105,7 @@ pg_tls() {
   local dir="$RUN_DIR/postgres-tls"
   if [ ! -f "$dir/server.pem" ]; then
     command -v openssl >/dev/null 2>&1 || { log "openssl is missing: PostgreSQL cannot speak TLS (run: $0 install)"; exit 1; }
-    mkdir -p "$dir"
-    log "generating a development CA and server certificate for PostgreSQL in $dir"
-    openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=Herald dev PostgreSQL CA" \
-      -keyout "$dir/ca.key" -out "$dir/ca.pem" >/dev/null 2>&1
-    openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" \
-      -keyout "$dir/server.key" -out "$dir/server.csr" >/dev/null 2>&1
-    printf 'subjectAltName=DNS:localhost,IP:127.0.0.1,IP:::1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n' >"$dir/server.ext"
-    openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -CAcreateserial \
-      -days 3650 -extfile "$dir/server.ext" -out "$dir/server.pem" >/dev/null 2>&1
-    rm -f "$dir/server.csr" "$dir/server.ext"
-    chmod 600 "$dir/ca.key" "$dir/server.key"
+    dev_ca "$dir" "Herald dev PostgreSQL CA" 'DNS:localhost,IP:127.0.0.1,IP:::1'
   fi
   # PostgreSQL reads the key as the user it runs as, and refuses a key others can read.
   [ "$(id -u)" -eq 0 ] && chown postgres: "$dir/server.key" "$dir/server.pem"
@@ -218,18 +225,7 @@ rabbit_tls() {
   local dir="$RUN_DIR/rabbitmq/tls"
   [ -f "$dir/server.pem" ] && return 0
   command -v openssl >/dev/null 2>&1 || { log "openssl missing: no TLS listener"; return 0; }
-  mkdir -p "$dir"
-  log "generating a development CA and server certificate in $dir"
-  openssl req -x509 -newkey rsa:2048 -nodes -days 3650 -subj "/CN=Herald dev CA" \
-    -keyout "$dir/ca.key" -out "$dir/ca.pem" >/dev/null 2>&1
-  openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" \
-    -keyout "$dir/server.key" -out "$dir/server.csr" >/dev/null 2>&1
-  printf 'subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n' >"$dir/server.ext"
-  openssl x509 -req -in "$dir/server.csr" -CA "$dir/ca.pem" -CAkey "$dir/ca.key" -CAcreateserial \
-    -days 3650 -extfile "$dir/server.ext" -out "$dir/server.pem" >/dev/null 2>&1
-  rm -f "$dir/server.csr" "$dir/server.ext"
-  # RabbitMQ may run as another user (root here): keep the key readable for it only.
-  chmod 600 "$dir/ca.key" "$dir/server.key"
+  dev_ca "$dir" "Herald dev CA" 'DNS:localhost,IP:127.0.0.1'
 }
 rabbitmqctl_() { /usr/lib/rabbitmq/bin/rabbitmqctl -n "$RABBIT_NODE" "$@"; }
 rabbit_running() { rabbit_env; rabbitmqctl_ -q status >/dev/null 2>&1; }
