@@ -141,7 +141,9 @@ start_postgres() {
 listen_addresses = '127.0.0.1'
 port = $PG_PORT
 unix_socket_directories = '$data'
-max_connections = 300
+# make test runs ~240 tests at once, each harness and worker process with its own pool
+# (database.max_connections 16): 300 ran out ("sorry, too many clients already").
+max_connections = 1000
 fsync = off
 full_page_writes = off
 shared_buffers = 256MB
