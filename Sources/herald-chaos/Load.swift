@@ -65,6 +65,10 @@ final class Load: Sendable {
                     try await client.enqueue(PushVerificationJob(receipt: id, deviceToken: token, platform: .apns, environment: .sandbox, appID: "com.example.app"), messageID: id)
                 case .cleanup:
                     try await client.enqueue(CleanupRunJob(runID: id, dryRun: true), messageID: id)
+                case .apple:
+                    // Not in the mixed load yet (`mixed` never picks it): apple jobs need codes
+                    // the local Apple issued for an account's Apple identity.
+                    preconditionFailure("the chaos load publishes no apple jobs yet")
                 }
                 confirmed.withLockedValue { $0[id] = kind }
                 return

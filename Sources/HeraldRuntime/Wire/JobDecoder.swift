@@ -13,7 +13,7 @@ public struct JobDecoder<Job: HeraldJob>: Sendable {
     public func decode(body: [UInt8], bodySize: Int? = nil, properties: AMQPProperties) -> Result<(JobEnvelope, Job), JobValidationError> {
         do {
             let envelope = try envelope(bodyCount: bodySize ?? body.count, properties: properties)
-            return .success((envelope, try payload(body)))
+            return .success((envelope, try payload(body, type: envelope.typeName)))
         } catch {
             return .failure(error)
         }
@@ -28,15 +28,17 @@ public struct JobDecoder<Job: HeraldJob>: Sendable {
             throw JobValidationError("the message_id property is missing; it is the idempotency key")
         }
         try JobEnvelope.checkMessageID(messageID)
+        let names = Self.memberNames
+        let expected = names.map(\.type).joined(separator: " or ")
         guard let type = properties.type, !type.isEmpty else {
-            throw JobValidationError("the type property is missing; expected \(Job.typeName)")
+            throw JobValidationError("the type property is missing; expected \(expected)")
         }
-        guard type == Job.typeName else {
+        guard names.contains(where: { $0.type == type }) else {
             let shown = JobEnvelope.printable(type)
-            if type.hasPrefix(Job.name + ".v") {
-                throw JobValidationError("unsupported version '\(shown)'; this worker reads \(Job.typeName)")
+            if names.contains(where: { type.hasPrefix($0.name + ".v") }) {
+                throw JobValidationError("unsupported version '\(shown)'; this worker reads \(expected)")
             }
-            throw JobValidationError("unknown job type '\(shown)' for this queue; expected \(Job.typeName)")
+            throw JobValidationError("unknown job type '\(shown)' for this queue; expected \(expected)")
         }
         if let contentType = properties.contentType, !contentType.isEmpty,
            !contentType.lowercased().hasPrefix("application/json") {
@@ -46,24 +48,57 @@ public struct JobDecoder<Job: HeraldJob>: Sendable {
         return JobEnvelope(messageID: messageID, typeName: type, correlationID: properties.correlationID, timestamp: properties.timestamp)
     }
 
+    /// The body as the job (for a family: as its first member; see ``payload(_:type:)``).
     public func payload(_ body: [UInt8]) throws(JobValidationError) -> Job {
+        try payload(body, type: Self.memberNames[0].type)
+    }
+
+    /// The body as the member job of AMQP type `type` (one the envelope check accepted).
+    public func payload(_ body: [UInt8], type: String) throws(JobValidationError) -> Job {
+        try Self.decodeMember(body, type: type).get()
+    }
+
+    /// The (type name, routing key) of each member job.
+    private static var memberNames: [(type: String, name: String)] {
+        Job.memberTypes.map { ($0.typeName, $0.name) }
+    }
+
+    private static func decodeMember(_ body: [UInt8], type: String) -> Result<Job, JobValidationError> {
+        guard let member = Job.memberTypes.first(where: { $0.typeName == type }) else {
+            return .failure(JobValidationError("unknown job type '\(JobEnvelope.printable(type))' for this queue"))
+        }
+        let decoded: any HeraldJob
+        do {
+            decoded = try Self.member(body, as: member)
+        } catch let error as JobValidationError {
+            return .failure(error)
+        } catch {
+            return .failure(JobValidationError("body does not match the schema"))
+        }
+        guard let job = Job.wrap(decoded) else {
+            return .failure(JobValidationError("job type '\(JobEnvelope.printable(type))' is not read by this queue"))
+        }
+        return .success(job)
+    }
+
+    private static func member<Member: HeraldJob>(_ body: [UInt8], as _: Member.Type) throws(JobValidationError) -> Member {
         guard String(validating: body, as: UTF8.self) != nil else {
             throw JobValidationError("body is not valid UTF-8")
         }
         guard let first = body.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }), first == UInt8(ascii: "{") else {
             throw JobValidationError("body must be a JSON object")
         }
-        let job: Job
+        let job: Member
         do {
-            job = try JSONDecoder().decode(Job.self, from: Data(body))
+            job = try JSONDecoder().decode(Member.self, from: Data(body))
         } catch let error as DecodingError {
             throw JobValidationError(Self.reason(error))
         } catch {
             throw JobValidationError("body is not valid JSON")
         }
         let version = (try? JSONDecoder().decode(VersionProbe.self, from: Data(body)))?.version
-        guard version == Job.version else {
-            throw JobValidationError("field 'version' must be \(Job.version)")
+        guard version == Member.version else {
+            throw JobValidationError("field 'version' must be \(Member.version)")
         }
         try job.validate()
         return job
