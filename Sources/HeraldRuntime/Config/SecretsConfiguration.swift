@@ -21,13 +21,7 @@ public struct SecretsConfiguration: Sendable {
 
     /// The key ring, or a configuration error naming the key to set.
     public func keyRing() throws(ConfigError) -> KeyRing {
-        let text = hmacKeys.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty else {
-            throw ConfigError(key: "secrets.hmac_keys", reason: "required: set HERALD_SECRETS_HMAC_KEYS_FILE to a file of 'key-id:base64-key' (32+ random bytes; `openssl rand -base64 32`)")
-        }
-        let active = activeKeyID.isEmpty
-            ? String(text.prefix(while: { $0 != ":" }).trimmingCharacters(in: .whitespaces))
-            : activeKeyID
-        return try KeyRing.parse(text, activeKeyID: active, key: "secrets.hmac_keys")
+        try KeyRing.configured(hmacKeys, activeKeyID: activeKeyID, key: "secrets.hmac_keys",
+                               hint: "set HERALD_SECRETS_HMAC_KEYS_FILE to a file of 'key-id:base64-key' (32+ random bytes; `openssl rand -base64 32`)")
     }
 }

@@ -25,6 +25,18 @@ public struct KeyRing: Sendable {
         self.activeKeyID = activeKeyID
     }
 
+    /// The ring configured under `key` (`secrets.hmac_keys`, `apple.token_keys`): `text` in the
+    /// form of ``parse(_:activeKeyID:key:)``, the active key id (empty: the first listed).
+    /// Empty text is an error naming `key` with `hint` (how to make one).
+    public static func configured(_ text: String, activeKeyID: String, key: String, hint: String) throws(ConfigError) -> KeyRing {
+        let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { throw ConfigError(key: key, reason: "required: \(hint)") }
+        let active = activeKeyID.isEmpty
+            ? String(text.prefix(while: { $0 != ":" }).trimmingCharacters(in: .whitespaces))
+            : activeKeyID
+        return try parse(text, activeKeyID: active, key: key)
+    }
+
     /// Parses `id:base64,id:base64` (the form of an environment variable or a secret file).
     /// The key values never appear in an error.
     public static func parse(_ text: String, activeKeyID: String, key: String) throws(ConfigError) -> KeyRing {
