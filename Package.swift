@@ -17,7 +17,7 @@ let channel: [Target.Dependency] = [
     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
     .product(name: "Yams", package: "Yams"),
 ]
-let channels: [Target.Dependency] = ["HeraldSMS", "HeraldEmail", "HeraldPush", "HeraldCleanup"]
+let channels: [Target.Dependency] = ["HeraldSMS", "HeraldEmail", "HeraldPush", "HeraldCleanup", "HeraldApple"]
 
 let package = Package(
     name: "herald",
@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "HeraldEmail", targets: ["HeraldEmail"]),
         .library(name: "HeraldPush", targets: ["HeraldPush"]),
         .library(name: "HeraldCleanup", targets: ["HeraldCleanup"]),
+        .library(name: "HeraldApple", targets: ["HeraldApple"]),
         .library(name: "HeraldClient", targets: ["HeraldClient"]),
         .executable(name: "herald-sms", targets: ["herald-sms"]),
         .executable(name: "herald-email", targets: ["herald-email"]),
@@ -90,7 +91,13 @@ let package = Package(
         ),
         // One target per channel; each depends on HeraldRuntime only, never on another
         // channel (scripts/check-structure.sh fails `make test` when one does).
-        .target(name: "HeraldSMS", dependencies: ["HeraldRuntime"] + channel, swiftSettings: strict),
+        // libphonenumber (Debian's libphonenumber-dev, C++) behind a C header: validity, region
+        // and type of a phone number. HeraldSMS imports the C functions only (no C++ interop).
+        .target(
+            name: "CPhoneNumber",
+            linkerSettings: [.linkedLibrary("phonenumber"), .linkedLibrary("protobuf")]
+        ),
+        .target(name: "HeraldSMS", dependencies: ["HeraldRuntime", "CPhoneNumber"] + channel, swiftSettings: strict),
         .target(
             name: "HeraldEmail",
             dependencies: ["HeraldRuntime", .product(name: "Mustache", package: "swift-mustache")] + channel,
@@ -102,6 +109,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(name: "HeraldCleanup", dependencies: ["HeraldRuntime"] + channel, swiftSettings: strict),
+        .target(
+            name: "HeraldApple",
+            dependencies: ["HeraldRuntime", .product(name: "JWTKit", package: "jwt-kit")] + channel,
+            swiftSettings: strict
+        ),
         // Local servers that speak the remote providers' protocols (tests, benchmarks, chaos).
         .target(
             name: "HeraldStubs",
@@ -115,6 +127,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ],
             swiftSettings: strict
         ),
@@ -172,5 +185,6 @@ let package = Package(
             ] + channels,
             swiftSettings: strict
         ),
-    ]
+    ],
+    cxxLanguageStandard: .cxx17
 )
