@@ -45,13 +45,17 @@ public final class StubHTTPServer: Sendable {
         public var delay: Duration
         /// Never answer (the client times out).
         public var hang: Bool
+        /// More response headers (`Cache-Control`, …).
+        public var headers: [(String, String)]
 
-        public init(status: Int, body: String = "", contentType: String = "application/json", delay: Duration = .zero, hang: Bool = false) {
+        public init(status: Int, body: String = "", contentType: String = "application/json", delay: Duration = .zero, hang: Bool = false,
+                    headers: [(String, String)] = []) {
             self.status = status
             self.body = body
             self.contentType = contentType
             self.delay = delay
             self.hang = hang
+            self.headers = headers
         }
 
         public static func hang() -> Response { Response(status: 0, hang: true) }
@@ -135,6 +139,7 @@ private final class StubHandler: ChannelInboundHandler, @unchecked Sendable {
                 var headers = HTTPHeaders()
                 headers.add(name: "Content-Type", value: response.contentType)
                 headers.add(name: "Content-Length", value: String(response.body.utf8.count))
+                for (name, value) in response.headers { headers.add(name: name, value: value) }
                 let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
                 context.write(handler.wrapOutboundOut(.head(head)), promise: nil)
                 context.write(handler.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: response.body)))), promise: nil)
