@@ -63,6 +63,8 @@ struct DeadLetterDetail: Sendable {
         case "phone_number": Redact.phone(text)
         case "email", "new_email": Redact.email(text)
         case "device_token": text.count > 8 ? String(text.prefix(8)) + "…" : "***"
+        // A captcha token (`sms.verification`'s app_verification): a bearer credential.
+        case "token": "***"
         default: nil
         }
     }

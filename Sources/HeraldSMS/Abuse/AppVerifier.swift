@@ -1,0 +1,74 @@
+import Foundation
+import HeraldRuntime
+import Logging
+import PostgresNIO
+
+/// App verification before an SMS (``AppVerificationConfiguration``): a push receipt spent
+/// through `herald.push_receipt_consume` (migration 17, the SQL contract with herald-push), or
+/// a captcha token checked at its siteverify. Evidence accepted for a verification is recorded
+/// (`herald.sms_app_verifications`), so a redelivery of its job does not spend it twice.
+struct AppVerifier: Sendable {
+    enum Verdict: Sendable, Equatable {
+        case passed
+        /// `app_not_verified` or `app_not_verified:<why>`.
+        case refused(String)
+        /// The captcha provider did not answer: retry the job.
+        case unavailable(String)
+    }
+
+    let configuration: AppVerificationConfiguration
+    let captcha: CaptchaVerifier
+
+    init(configuration: AppVerificationConfiguration) {
+        self.configuration = configuration
+        self.captcha = CaptchaVerifier(configuration: configuration)
+    }
+
+    func judge(_ job: SMSVerificationJob, phone: String, client: PostgresClient, logger: Logger) async throws -> Verdict {
+        guard configuration.mode != .off else { return .passed }
+        guard let evidence = job.appVerification else {
+            return configuration.mode == .required ? .refused("app_not_verified") : .passed
+        }
+        if try await alreadyAccepted(job.verificationID, phone: phone, client: client, logger: logger) { return .passed }
+        if let receipt = evidence.receipt, let appID = evidence.appID {
+            let rows = try await client.query("""
+                SELECT herald.push_receipt_consume(\(receipt), \(appID), \(configuration.receiptMaxAgeSeconds)::int, \(job.verificationID))
+                """, logger: logger)
+            var outcome = "unknown"
+            for try await answer in rows.decode(String.self) { outcome = answer }
+            guard outcome == "ok" else { return .refused("app_not_verified:receipt_\(outcome)") }
+            try await record(job.verificationID, phone: phone, method: "receipt", detail: appID, score: nil, hostname: nil, client: client, logger: logger)
+            return .passed
+        }
+        guard let token = evidence.captcha else { return .refused("app_not_verified") }
+        switch await captcha.verify(token, remoteIP: job.client?.ip, logger: logger) {
+        case .passed(let score, let hostname):
+            try await record(job.verificationID, phone: phone, method: "captcha", detail: token.provider.rawValue, score: score, hostname: hostname,
+                             client: client, logger: logger)
+            return .passed
+        case .refused(let why): return .refused("app_not_verified:\(why)")
+        case .unavailable(let why): return .unavailable(why)
+        }
+    }
+
+    private func alreadyAccepted(_ verificationID: String, phone: String, client: PostgresClient, logger: Logger) async throws -> Bool {
+        let rows = try await client.query("""
+            SELECT 1 FROM herald.sms_app_verifications WHERE verification_id = \(verificationID) AND phone_number = \(phone)
+            """, logger: logger)
+        for try await _ in rows.decode(Int.self) { return true }
+        return false
+    }
+
+    private func record(_ verificationID: String, phone: String, method: String, detail: String, score: Double?, hostname: String?,
+                        client: PostgresClient, logger: Logger) async throws {
+        try await client.query("""
+            INSERT INTO herald.sms_app_verifications (verification_id, phone_number, method, detail, score, hostname)
+            VALUES (\(verificationID), \(phone), \(method), \(detail), \(score), \(hostname))
+            ON CONFLICT (verification_id) DO NOTHING
+            """, logger: logger)
+        // Old records go now and then: they only matter while a job may be redelivered.
+        if Int.random(in: 0..<100) == 0 {
+            try await client.query("DELETE FROM herald.sms_app_verifications WHERE created_at < now() - interval '2 days'", logger: logger)
+        }
+    }
+}

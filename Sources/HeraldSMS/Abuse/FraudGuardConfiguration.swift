@@ -1,0 +1,49 @@
+import HeraldRuntime
+
+/// `sms.fraud_guard.*`: pause sending to a region or number prefix whose conversion
+/// (codes verified / codes sent) collapses, the mark of SMS pumping (docs/abuse.md).
+public struct FraudGuardConfiguration: Sendable, Equatable {
+    /// Off by default: conversion needs the check API (``PhoneVerifier``); a deployment that
+    /// checks codes elsewhere would see 0 % conversion everywhere and pause every region.
+    public var enabled = false
+    /// Sliding window, counted in one-minute buckets.
+    public var windowMinutes = 60
+    /// Codes a region must have sent in the window before its conversion is judged (0: regions not guarded).
+    public var regionFloor = 200
+    /// The same for a number prefix (0: prefixes not guarded).
+    public var prefixFloor = 30
+    /// Digits of a number (country code included) that make its prefix: 7 → `+1876555`.
+    public var prefixDigits = 7
+    /// Paused when verified / sent falls under this.
+    public var minConversion = 0.1
+    /// A pause ends by itself after this many seconds; 0: only `heraldctl fraud lift` ends it.
+    public var pauseSeconds = 0
+    /// After a lift the scope is not paused again for this long (its window still holds the burst).
+    public var liftGraceSeconds = 3600
+
+    public init() {}
+
+    public init(source: ConfigSource) throws {
+        enabled = try source.bool("sms.fraud_guard.enabled", default: enabled)
+        windowMinutes = try source.int("sms.fraud_guard.window_minutes", default: windowMinutes, range: 1...1440)
+        regionFloor = try source.int("sms.fraud_guard.region_floor", default: regionFloor, range: 0...10_000_000)
+        prefixFloor = try source.int("sms.fraud_guard.prefix_floor", default: prefixFloor, range: 0...10_000_000)
+        prefixDigits = try source.int("sms.fraud_guard.prefix_digits", default: prefixDigits, range: 2...14)
+        let conversion = try source.string("sms.fraud_guard.min_conversion", default: "\(minConversion)")
+        guard let value = Double(conversion.trimmingCharacters(in: .whitespaces)), (0...1).contains(value) else {
+            throw ConfigError(key: "sms.fraud_guard.min_conversion", reason: "must be a number from 0 to 1, got '\(conversion)'")
+        }
+        minConversion = value
+        pauseSeconds = try source.int("sms.fraud_guard.pause_seconds", default: pauseSeconds, range: 0...2_592_000)
+        liftGraceSeconds = try source.int("sms.fraud_guard.lift_grace_seconds", default: liftGraceSeconds, range: 0...2_592_000)
+    }
+
+    /// For `heraldctl config check`.
+    public var effectiveValues: [String: Any] {
+        ["sms.fraud_guard.enabled": enabled, "sms.fraud_guard.window_minutes": windowMinutes,
+         "sms.fraud_guard.region_floor": regionFloor, "sms.fraud_guard.prefix_floor": prefixFloor,
+         "sms.fraud_guard.prefix_digits": prefixDigits, "sms.fraud_guard.min_conversion": minConversion,
+         "sms.fraud_guard.pause_seconds": pauseSeconds == 0 ? "0 (until heraldctl fraud lift)" : "\(pauseSeconds)",
+         "sms.fraud_guard.lift_grace_seconds": liftGraceSeconds]
+    }
+}

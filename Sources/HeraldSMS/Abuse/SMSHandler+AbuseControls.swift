@@ -1,0 +1,45 @@
+import Foundation
+import HeraldRuntime
+import Logging
+import PostgresNIO
+
+extension SMSHandler {
+    /// App verification, then the fraud guard (docs/abuse.md): the refusal of a request that
+    /// fails either, nil to go on. Never asked for a test number; the region the fraud guard
+    /// counts in is libphonenumber's (`info.regionCode`).
+    func abuseRefusal(_ job: SMSVerificationJob, info: PhoneNumberInfo, context: JobContext, logger: Logger) async throws -> JobOutcome? {
+        let phone = info.number
+        switch try await appVerifier.judge(job, phone: phone.e164, client: context.database, logger: logger) {
+        case .passed: break
+        case .refused(let reason):
+            return refused(job, phone: phone, info: info, reason: reason, logger: logger, write: refusalRow(job, phone: phone, reason: reason, context: context))
+        case .unavailable(let why):
+            // The captcha provider's trouble, not the token's: the job is retried.
+            metrics.decision("retrying")
+            logger.warning("captcha siteverify unavailable", metadata: ["why": "\(why)"])
+            throw JobFailure.transient(why)
+        }
+        guard let pause = try await fraudGuard.check(verificationID: job.verificationID, phone: phone.e164, region: info.regionCode,
+                                                    client: context.database, logger: logger) else { return nil }
+        if pause.new {
+            metrics.fraudGuardPause(scope: pause.scope)
+            logger.warning("fraud guard paused a scope", metadata: [
+                "scope": "\(pause.scope)", "key": "\(pause.key)", "sent": "\(pause.sent)", "verified": "\(pause.verified)"])
+        }
+        return refused(job, phone: phone, info: info, reason: pause.reason, metricReason: "fraud_guard:\(pause.scope)", logger: logger,
+                       write: refusalRow(job, phone: phone, reason: pause.reason, context: context))
+    }
+
+    /// The verification recorded `refused` with its reason, with the job's outcome.
+    private func refusalRow(_ job: SMSVerificationJob, phone: PhoneNumber, reason: String, context: JobContext)
+        -> @Sendable (PostgresConnection, Logger) async throws -> Void {
+        let (id, number, purpose, messageID) = (job.verificationID, phone.e164, job.purpose.rawValue, context.envelope.messageID)
+        return { connection, logger in
+            try await connection.query("""
+                INSERT INTO herald.sms_verifications (verification_id, phone_number, purpose, message_id, state, reason)
+                VALUES (\(id), \(number), \(purpose), \(messageID), 'refused', \(reason))
+                ON CONFLICT (verification_id) DO NOTHING
+                """, logger: logger)
+        }
+    }
+}
