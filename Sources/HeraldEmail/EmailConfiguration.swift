@@ -49,6 +49,17 @@ public struct EmailConfiguration: ConfigurationSection {
         public init() {}
     }
 
+    /// `email.apple_relay.*`: mail to Apple's private relay (`…@privaterelay.appleid.com`).
+    public struct AppleRelay: Sendable {
+        /// The `From` of mail to a relay address: an address (or name and address) registered
+        /// with Apple (Sign in with Apple for Email Communication), since Apple's relay drops
+        /// mail from unregistered senders. Empty: ``EmailConfiguration/sender`` (then that one
+        /// must be registered).
+        public var sender = ""
+
+        public init() {}
+    }
+
     public struct HTTPMail: Sendable {
         /// The endpoint a JSON message is POSTed to (with `Authorization: Bearer`).
         public var url = ""
@@ -57,8 +68,9 @@ public struct EmailConfiguration: ConfigurationSection {
         public init() {}
     }
 
-    /// The sender (`From`): its domain must be registered with Apple's private email relay
-    /// for mail to `@privaterelay.appleid.com` addresses to be forwarded.
+    /// The sender (`From`). Mail to Apple's private relay (`@privaterelay.appleid.com`) goes
+    /// from ``AppleRelay/sender`` when set, from this one otherwise (then it must be registered
+    /// with Apple for the relay to forward it).
     public var sender = "Herald <no-reply@herald.localhost>"
     /// `Reply-To`; empty: none.
     public var replyTo = ""
@@ -85,6 +97,7 @@ public struct EmailConfiguration: ConfigurationSection {
     public var providerTimeoutMilliseconds = 30_000
     public var smtp = SMTP()
     public var httpMail = HTTPMail()
+    public var appleRelay = AppleRelay()
     /// Lets the providers in use reach a host other than loopback in clear (SMTP with
     /// `tls: none`, an `http://` HTTP mail URL): off, such a configuration does not start.
     public var allowInsecureTransport = false
@@ -92,6 +105,12 @@ public struct EmailConfiguration: ConfigurationSection {
     public init() {}
 
     public func expiry(_ mode: EmailActionJob.Mode) -> Int { expirySeconds[mode] ?? 3600 }
+
+    /// The `From` of a message to `address`: `email.apple_relay.sender` (or `email.sender`)
+    /// for an address of Apple's private relay, `email.sender` otherwise.
+    public func sender(to address: String) -> String {
+        PrivateRelayAddresses.isRelay(address) && !appleRelay.sender.isEmpty ? appleRelay.sender : sender
+    }
 
     /// Every `email.*` key with its effective value, secrets masked (for `heraldctl config check`).
     public var effectiveValues: [String: Any] {
@@ -111,6 +130,7 @@ public struct EmailConfiguration: ConfigurationSection {
             "email.smtp.max_messages_per_connection": smtp.maxMessagesPerConnection,
             "email.http_mail.url": httpMail.url, "email.http_mail.token": mask(httpMail.token),
             "email.allow_insecure_transport": allowInsecureTransport,
+            "email.apple_relay.sender": appleRelay.sender.isEmpty ? sender : appleRelay.sender,
         ]
         for mode in EmailActionJob.Mode.allCases { values["email.expiry_seconds.\(mode.rawValue)"] = expiry(mode) }
         return values
@@ -120,6 +140,15 @@ public struct EmailConfiguration: ConfigurationSection {
         sender = try source.string("email.sender", default: sender)
         guard EmailAddress.mailbox(sender) != nil else {
             throw ConfigError(key: "email.sender", reason: "must be an address, or a name and <address>")
+        }
+        appleRelay.sender = try source.string("email.apple_relay.sender", default: appleRelay.sender)
+        if !appleRelay.sender.isEmpty {
+            guard let (_, address) = EmailAddress.mailbox(appleRelay.sender) else {
+                throw ConfigError(key: "email.apple_relay.sender", reason: "must be an address, or a name and <address>")
+            }
+            guard !PrivateRelayAddresses.isRelay(address) else {
+                throw ConfigError(key: "email.apple_relay.sender", reason: "must be an address on your own registered domain, not a relay address")
+            }
         }
         replyTo = try source.string("email.reply_to", default: replyTo)
         if !replyTo.isEmpty, EmailAddress.mailbox(replyTo) == nil {

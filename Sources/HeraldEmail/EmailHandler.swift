@@ -25,6 +25,8 @@ public struct EmailHandler: JobHandler {
     /// Where `email.failed` goes when a request fails for good (written with that change, only
     /// if it applied).
     let eventsExchange: String
+    /// Apple's private relay addresses Apple stopped forwarding to (marked by herald-apple).
+    let relay: PrivateRelayAddresses
     let metrics = EmailMetrics()
 
     public init(configuration: EmailConfiguration, hasher: SecretHasher, templates: EmailTemplates, providers: [EmailProvider],
@@ -34,6 +36,7 @@ public struct EmailHandler: JobHandler {
         self.eventsExchange = topology.eventsExchange
         self.policy = EmailLinkPolicy(configuration: configuration)
         self.hasher = hasher
+        self.relay = PrivateRelayAddresses(hasher: hasher)
         self.templates = templates
         self.providers = ProviderChain(channel: "email", providers: providers)
     }
@@ -95,6 +98,9 @@ public struct EmailHandler: JobHandler {
         if job.actionCodeSettings.dynamicLinkDomain != nil {
             logger.warning("dynamic_link_domain is deprecated and ignored; use link_domain")
         }
+        if PrivateRelayAddresses.isRelay(email), try await relay.isUndeliverable(email, client: context.database, logger: logger) {
+            return relayDisabled(job, email: email, context: context, logger: logger)
+        }
 
         var kind = job.mode.rawValue
         var code: Secret? = SecretGenerator.token(bytes: 32)
@@ -147,7 +153,7 @@ public struct EmailHandler: JobHandler {
         let link = code.map { EmailLink.build(approved: approved, path: configuration.linkPath, mode: job.mode, code: $0, locale: job.locale) }
         let rendered = templates.render(kind, locale: job.locale, email: email, link: link, continueHost: approved.continueHost,
                                         expiresSeconds: configuration.expiry(job.mode))
-        let message = EmailMessage(from: configuration.sender, replyTo: configuration.replyTo.isEmpty ? nil : configuration.replyTo,
+        let message = EmailMessage(from: configuration.sender(to: email), replyTo: configuration.replyTo.isEmpty ? nil : configuration.replyTo,
                                    to: email, subject: rendered.subject, text: rendered.text, html: rendered.html,
                                    requestID: job.requestID, jobMessageID: context.envelope.messageID, kind: kind)
         let delivery = await providers.send(message, context: DeliveryContext(logger: logger, database: context.database))
@@ -170,6 +176,27 @@ public struct EmailHandler: JobHandler {
             throw JobFailure.transient(reason)
         }
     }
+
+    /// The address is one of Apple's private relay and Apple stopped forwarding to it (the user
+    /// turned forwarding off, herald-apple marked it): nothing is sent. The request is recorded
+    /// `failed` with reason `apple_relay_disabled` (a try waiting in a delay queue, or a
+    /// recovery notice Herald queued, ends too, its code dead) and `email.failed` is emitted, in
+    /// the outcome's transaction; a request another job already decided is left as it is.
+    private func relayDisabled(_ job: EmailActionJob, email: String, context: JobContext, logger: Logger) -> JobOutcome {
+        let reason = Self.relayDisabledReason
+        metrics.decision(reason)
+        logger.notice("email action refused: Apple's private relay does not forward to this address", metadata: ["reason": "\(reason)"])
+        let (id, messageID, mode, exchange) = (job.requestID, context.envelope.messageID, job.mode.rawValue, eventsExchange)
+        let event = OutgoingEvent(name: "email.failed", payload: EmailEvent(requestID: id, email: Redact.email(email), mode: mode, reason: reason))
+        return .rejected(reason) { connection, logger in
+            if try await EmailStore.refused(id, messageID: messageID, email: email, mode: mode, reason: reason, on: connection, logger: logger) {
+                try await EventOutbox.insert([event], exchange: exchange, on: connection, logger: logger)
+            }
+        }
+    }
+
+    /// The outcome's reason (and `email.failed`'s) for mail to a relay address Apple does not forward to.
+    public static let relayDisabledReason = "apple_relay_disabled"
 
     /// Dead-lettered after `runner.max_attempts`: the request ends `failed` with the reason, its
     /// code dies, and `email.failed` is emitted, committed with the ledger's `dead` record.

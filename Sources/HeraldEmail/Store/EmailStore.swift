@@ -107,6 +107,32 @@ public enum EmailStore {
         return false
     }
 
+    /// Refused before any send (mail to a private relay address Apple does not forward to):
+    /// records the request `failed` with `reason`, or ends a try of it waiting in a delay queue
+    /// (`retrying`) or a recovery notice Herald queued (`queued`), its pending codes dead. A
+    /// request decided otherwise, or recorded for another address or mode, is left alone; no
+    /// recover_email request is made here (only Herald enqueues those). Returns whether a request
+    /// was written (then `email.failed` is emitted).
+    public static func refused(_ requestID: String, messageID: String, email: String, mode: String, reason: String,
+                               on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        let rows = try await connection.query("""
+            WITH v AS (
+                INSERT INTO herald.email_requests (request_id, message_id, email, mode, state, reason)
+                SELECT \(requestID), \(messageID), \(email), \(mode), 'failed', \(reason) WHERE \(mode) <> 'recover_email'
+                ON CONFLICT (request_id) DO UPDATE
+                   SET state = 'failed', reason = EXCLUDED.reason, message_id = EXCLUDED.message_id, owner_key = NULL, updated_at = now()
+                 WHERE herald.email_requests.state IN ('queued', 'retrying')
+                   AND herald.email_requests.email = EXCLUDED.email AND herald.email_requests.mode = EXCLUDED.mode
+                RETURNING request_id
+            ), codes AS (
+                UPDATE herald.email_codes SET status = 'failed' WHERE request_id IN (SELECT request_id FROM v) AND status = 'pending'
+            )
+            SELECT count(*)::int FROM v
+            """, logger: logger)
+        for try await changed in rows.decode(Int.self) { return changed > 0 }
+        return false
+    }
+
     /// Every provider failed: the job is retried with a fresh code.
     public static func retrying(_ requestID: String, reason: String, attempts: [DeliveryAttempt], client: PostgresClient, logger: Logger) async throws {
         let query = try Self.attempts.query(change: """

@@ -38,7 +38,8 @@ public struct Migration: Sendable {
 /// The runtime's own migrations: the ledger, the event outbox and the dev outbox (1), and the
 /// account directory with the cleanup policy and runs (3: accounts are shared by every channel
 /// that reads or deletes them; a released migration is never split), and the accounts'
-/// kept deletion dates (11), the migration and worker database roles (12, Migrations+Roles.swift). Each channel target
+/// kept deletion dates (11), the migration and worker database roles (12, Migrations+Roles.swift), and the Apple private
+/// relay addresses herald-apple marks and herald-email reads (21, Migrations+AppleRelay.swift). Each channel target
 /// declares its own (``HeraldChannel/migrations``); a process applies the union.
 public enum Migrations {
     /// The highest version in `migrations`.
@@ -190,5 +191,6 @@ public enum Migrations {
             -- the identity, on purpose: no delete_after, no kept_* column is set here.
             """),
         databaseRoles,
+        appleRelayAddresses,
     ]
 }

@@ -1,0 +1,82 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Apple's private email relay (`…@privaterelay.appleid.com`): whether Apple forwards mail to
+/// an address. `herald-apple` writes it from Apple's `email-disabled` / `email-enabled`
+/// notifications; `herald-email` reads it before sending. It lives in the runtime because two
+/// channels share it (a channel never imports another), like the accounts.
+///
+/// Addresses are personal data and the table outlives any request, so only a keyed hash is
+/// stored (HMAC-SHA256 under ``KeyRing``, context ``hashContext``), never the address: the
+/// email worker, which has the address, finds the row by its hash under every key of the ring.
+/// A plain SHA-256 would be cheaper but reversible: a relay local part is about ten random
+/// letters and digits, which a GPU enumerates in days. After a key leaves the ring, markings
+/// made under it no longer match (mail then goes out and Apple drops it): keep old keys while
+/// markings made under them matter.
+public struct PrivateRelayAddresses: Sendable {
+    /// The relay's domain.
+    public static let domain = "privaterelay.appleid.com"
+    /// The context every address is hashed under (``SecretHasher``).
+    public static let hashContext = "apple_relay"
+
+    public let hasher: SecretHasher
+
+    public init(hasher: SecretHasher) { self.hasher = hasher }
+
+    /// Whether `address` is an address of Apple's private relay (the domain, case-insensitively).
+    public static func isRelay(_ address: String) -> Bool {
+        guard let at = address.lastIndex(of: "@") else { return false }
+        return address[address.index(after: at)...].trimmingCharacters(in: .whitespaces).lowercased() == domain
+    }
+
+    /// The form an address is hashed in: trimmed and lower-cased (relay addresses are
+    /// case-insensitive; Apple hands them out in lower case).
+    static func normalForm(_ address: String) -> Secret {
+        Secret(address.trimmingCharacters(in: .whitespacesAndNewlines).lowercased())
+    }
+
+    /// True when the newest marking of `address` says Apple does not forward to it.
+    public func isUndeliverable(_ address: String, client: PostgresClient, logger: Logger) async throws -> Bool {
+        let digests = hasher.hashesUnderEveryKey(Self.normalForm(address), context: Self.hashContext).map { $0.digest }
+        let rows = try await client.query("""
+            SELECT NOT deliverable FROM herald.apple_relay_addresses
+             WHERE address_hash = ANY(\(digests.map { ByteBuffer(bytes: $0) })::bytea[])
+             ORDER BY event_time DESC LIMIT 1
+            """, logger: logger)
+        for try await undeliverable in rows.decode(Bool.self) { return undeliverable }
+        return false
+    }
+
+    /// Records that Apple stopped (`deliverable` false) or resumed forwarding to `address` as
+    /// of `eventTime` (the notification's `event_time`), in the caller's transaction. A marking
+    /// older than the one stored changes nothing, so notifications handled out of order end in
+    /// the newest state; a marking under an older key is replaced by one under the active key.
+    /// Returns whether the stored state changed.
+    @discardableResult
+    public func mark(_ address: String, deliverable: Bool, eventTime: Date, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        let hashes = hasher.hashesUnderEveryKey(Self.normalForm(address), context: Self.hashContext)
+        let active = hashes[0]
+        let others = hashes.dropFirst().map { ByteBuffer(bytes: $0.digest) }
+        let rows = try await connection.query("""
+            WITH prior AS (
+                SELECT max(event_time) AS t FROM herald.apple_relay_addresses
+                 WHERE address_hash = ANY(\(others)::bytea[]) OR address_hash = \(ByteBuffer(bytes: active.digest))
+            ), newer AS (
+                SELECT (SELECT t FROM prior) IS NULL OR (SELECT t FROM prior) <= \(eventTime) AS ok
+            ), rekeyed AS (
+                DELETE FROM herald.apple_relay_addresses
+                 WHERE address_hash = ANY(\(others)::bytea[]) AND (SELECT ok FROM newer)
+            )
+            INSERT INTO herald.apple_relay_addresses (address_hash, key_id, deliverable, event_time)
+            SELECT \(ByteBuffer(bytes: active.digest)), \(active.keyID), \(deliverable), \(eventTime) WHERE (SELECT ok FROM newer)
+            ON CONFLICT (address_hash) DO UPDATE
+               SET deliverable = EXCLUDED.deliverable, event_time = EXCLUDED.event_time, key_id = EXCLUDED.key_id, updated_at = now()
+             WHERE herald.apple_relay_addresses.event_time <= EXCLUDED.event_time
+            RETURNING 1
+            """, logger: logger)
+        var changed = false
+        for try await _ in rows.decode(Int.self) { changed = true }
+        return changed
+    }
+}
