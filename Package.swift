@@ -34,6 +34,7 @@ let package = Package(
         .executable(name: "herald-sms", targets: ["herald-sms"]),
         .executable(name: "herald-email", targets: ["herald-email"]),
         .executable(name: "herald-push", targets: ["herald-push"]),
+        .executable(name: "herald-apple", targets: ["herald-apple"]),
         .executable(name: "herald-cleanup", targets: ["herald-cleanup"]),
         .executable(name: "heraldctl", targets: ["heraldctl"]),
         .executable(name: "herald-bench", targets: ["herald-bench"]),
@@ -139,6 +140,7 @@ let package = Package(
         .executableTarget(name: "herald-sms", dependencies: ["HeraldRuntime", "HeraldSMS"], swiftSettings: strict),
         .executableTarget(name: "herald-email", dependencies: ["HeraldRuntime", "HeraldEmail"], swiftSettings: strict),
         .executableTarget(name: "herald-push", dependencies: ["HeraldRuntime", "HeraldPush"], swiftSettings: strict),
+        .executableTarget(name: "herald-apple", dependencies: ["HeraldRuntime", "HeraldApple"], swiftSettings: strict),
         .executableTarget(name: "herald-cleanup", dependencies: ["HeraldRuntime", "HeraldCleanup"], swiftSettings: strict),
         .executableTarget(
             name: "heraldctl",

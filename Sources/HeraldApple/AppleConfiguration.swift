@@ -24,6 +24,8 @@ public struct AppleConfiguration: ConfigurationSection {
     /// Lets Apple's URLs be `http://` to a host other than loopback: off, such a
     /// configuration does not start.
     public var allowInsecureTransport = false
+    /// `herald-apple`'s calls to Apple's token and revoke endpoints (``AppleTokenSettings``).
+    public var tokens = AppleTokenSettings()
 
     public init() {}
 
@@ -39,6 +41,10 @@ public struct AppleConfiguration: ConfigurationSection {
         leewaySeconds = try source.int("apple.leeway_seconds", default: leewaySeconds, range: 0...600)
         allowInsecureTransport = try source.bool("apple.allow_insecure_transport", default: false)
         try ClearTextPolicy.check(url: jwksURL, key: "apple.jwks_url", allowed: allowInsecureTransport, allowKey: "apple.allow_insecure_transport")
+        tokens = try AppleTokenSettings(source: source)
+        for (key, url) in [("apple.token_url", tokens.tokenURL), ("apple.revoke_url", tokens.revokeURL)] {
+            try ClearTextPolicy.check(url: url, key: key, allowed: allowInsecureTransport, allowKey: "apple.allow_insecure_transport")
+        }
     }
 
     /// Every `apple.*` key with its effective value (for `heraldctl config check`).
@@ -49,7 +55,7 @@ public struct AppleConfiguration: ConfigurationSection {
             "apple.jwks_default_max_age_seconds": jwksDefaultMaxAgeSeconds,
             "apple.jwks_timeout_ms": jwksTimeoutMilliseconds, "apple.leeway_seconds": leewaySeconds,
             "apple.allow_insecure_transport": allowInsecureTransport,
-        ]
+        ].merging(tokens.effectiveValues) { $1 }
     }
 
     static func url(_ source: ConfigSource, _ key: String, _ fallback: String) throws -> String {

@@ -1,3 +1,4 @@
+import HeraldApple
 import HeraldCleanup
 import HeraldEmail
 import HeraldPush
@@ -8,7 +9,7 @@ import HeraldSMS
 /// a front API that migrates the schema, the tests and harnesses): their configuration
 /// sections, migrations and job types.
 public enum HeraldChannels {
-    public static let all: [any HeraldChannel.Type] = [SMSChannel.self, EmailChannel.self, PushChannel.self, CleanupChannel.self]
+    public static let all: [any HeraldChannel.Type] = [SMSChannel.self, EmailChannel.self, PushChannel.self, CleanupChannel.self, AppleChannel.self]
 
     /// Every configuration section: `config check` and tools read them all.
     public static var sections: [any ConfigurationSection.Type] { all.map { $0.section } }

@@ -1,0 +1,16 @@
+import HeraldRuntime
+
+/// `herald-apple`: the server side of Sign in with Apple (token exchange and revocation), as
+/// the runtime runs it.
+public enum AppleChannel: HeraldChannel {
+    public typealias Section = AppleConfiguration
+
+    public static let kind = JobKind.apple
+    public static var migrations: [Migration] { AppleSchema.migrations }
+    /// The types of queue `herald.apple` (``AppleJob``'s members).
+    public static var jobTypes: [any HeraldJob.Type] { AppleJob.members }
+
+    public static func handler(configuration: HeraldConfiguration) throws -> AppleHandler {
+        try AppleHandler(configuration: configuration)
+    }
+}

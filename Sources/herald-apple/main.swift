@@ -1,0 +1,7 @@
+import Foundation
+import HeraldApple
+import HeraldRuntime
+
+// herald-apple [--config PATH]: consumes the apple queue until SIGTERM/SIGINT.
+let code = await WorkerApp.main(AppleChannel.self, configPath: WorkerArguments.configPath())
+exit(code.rawValue)
