@@ -27,8 +27,9 @@ KANNEL_PORT="${HERALD_KANNEL_PORT:-$((AMQP_PORT + 10))}"
 SMTP_PORT="${HERALD_SMTP_PORT:-$((AMQP_PORT + 20))}"
 SMTP_TLS_PORT="${HERALD_SMTP_TLS_PORT:-$((SMTP_PORT + 1))}"
 
+# librabbitmq-dev and libphonenumber-dev: the C libraries the build links (AMQP, CPhoneNumber).
 # systemd (systemd-analyze), prometheus (promtool) and python3-venv: scripts/check-deploy.sh.
-APT_PACKAGES=(rabbitmq-server librabbitmq-dev postgresql postgresql-client kannel kannel-extras python3-aiosmtpd python3-jsonschema openssl curl pkg-config systemd prometheus python3-venv)
+APT_PACKAGES=(rabbitmq-server librabbitmq-dev libphonenumber-dev postgresql postgresql-client kannel kannel-extras python3-aiosmtpd python3-jsonschema openssl curl pkg-config systemd prometheus python3-venv)
 
 log() { printf '[services] %s\n' "$*" >&2; }
 

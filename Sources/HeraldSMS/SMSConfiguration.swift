@@ -15,27 +15,6 @@ public struct SMSConfiguration: ConfigurationSection {
         }
     }
 
-    /// Which country calling codes may receive SMS.
-    public struct RegionPolicy: Sendable, Equatable {
-        public enum Mode: String, Sendable, CaseIterable {
-            /// Only the listed codes.
-            case allow
-            /// Every code but the listed ones.
-            case deny
-        }
-        public var mode: Mode = .deny
-        public var callingCodes: Set<String> = []
-
-        public init(mode: Mode = .deny, callingCodes: Set<String> = []) {
-            self.mode = mode
-            self.callingCodes = callingCodes
-        }
-
-        public func permits(_ number: PhoneNumber) -> Bool {
-            callingCodes.contains(number.callingCode.code) == (mode == .allow)
-        }
-    }
-
     public enum ProviderKind: String, Sendable, CaseIterable { case twilio, kannel, webhook, outbox }
 
     public struct Twilio: Sendable {
@@ -73,7 +52,10 @@ public struct SMSConfiguration: ConfigurationSection {
     public var webOTPOrigin = ""
     /// Number → fixed code: no SMS, no quota; the check accepts the fixed code.
     public var testNumbers: [String: String] = [:]
+    /// Region, number-type and per-region cap policy: `SMSConfiguration+NumberPolicy.swift`.
     public var regions = RegionPolicy()
+    public var numberTypes = SMSConfiguration.defaultNumberTypes
+    public var regionCaps = RegionCaps()
     public var phoneLimit = Limit(max: 5, windowSeconds: 3600)
     public var prefixLimit = Limit(max: 50, windowSeconds: 3600)
     /// Digits dropped from the end of a number to make its prefix (3: ranges of 1,000 numbers).
@@ -104,14 +86,9 @@ public struct SMSConfiguration: ConfigurationSection {
         templatesDirectory = try source.path("sms.templates_dir", default: "templates/sms")
         webOTPOrigin = try source.string("sms.webotp_origin", default: webOTPOrigin)
         testNumbers = try Self.testNumbers(source, codeLength: codeLength)
-        regions.mode = try source.choice("sms.regions.mode", default: regions.mode)
-        regions.callingCodes = Set(try source.stringList("sms.regions.calling_codes", default: []).map {
-            let code = $0.hasPrefix("+") ? String($0.dropFirst()) : $0
-            guard CallingCodes.byCode[code] != nil else {
-                throw ConfigError(key: "sms.regions.calling_codes", reason: "'\($0)' is not an assigned country calling code")
-            }
-            return code
-        })
+        regions = try Self.regionPolicy(source)
+        numberTypes = try Self.numberTypes(source)
+        regionCaps = try Self.regionCaps(source)
         phoneLimit = try Self.limit(source, "phone", phoneLimit)
         prefixLimit = try Self.limit(source, "prefix", prefixLimit)
         prefixDropDigits = try source.int("sms.limits.prefix.drop_digits", default: prefixDropDigits, range: 1...8)

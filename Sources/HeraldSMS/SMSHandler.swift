@@ -55,24 +55,38 @@ public struct SMSHandler: JobHandler {
         logger[metadataKey: "verification_id"] = "\(job.verificationID)"
         logger[metadataKey: "phone"] = "\(phone)"
 
-        // Test numbers first: they send nothing, so no policy applies to them.
+        // Test numbers first: they send nothing, so neither libphonenumber's reading nor the
+        // region and type policy applies to them (they may be fictional, as +1 555 numbers are).
         let testCode = configuration.testNumbers[phone.e164]
-        if testCode == nil, !configuration.regions.permits(phone) {
-            return refused(job, phone: phone, reason: "region_not_allowed", logger: logger) { connection, logger in
-                try await connection.query("""
-                    INSERT INTO herald.sms_verifications (verification_id, phone_number, purpose, message_id, state, reason)
-                    VALUES (\(job.verificationID), \(phone.e164), \(job.purpose.rawValue), \(context.envelope.messageID), 'refused', 'region_not_allowed')
-                    ON CONFLICT (verification_id) DO NOTHING
-                    """, logger: logger)
+        var info: PhoneNumberInfo?
+        if testCode == nil {
+            let read: PhoneNumberInfo
+            do {
+                read = try PhoneNumberClassifier.classify(phone)
+            } catch {
+                throw JobFailure.invalid("phone_number \(error.reason)")
             }
+            logger[metadataKey: "region"] = "\(read.regionCode)"
+            if let reason = configuration.numberRefusal(read) {
+                return refused(job, phone: phone, info: read, reason: reason, logger: logger) { connection, logger in
+                    try await connection.query("""
+                        INSERT INTO herald.sms_verifications (verification_id, phone_number, purpose, message_id, state, reason)
+                        VALUES (\(job.verificationID), \(phone.e164), \(job.purpose.rawValue), \(context.envelope.messageID), 'refused', \(reason))
+                        ON CONFLICT (verification_id) DO NOTHING
+                        """, logger: logger)
+                }
+            }
+            info = read
         }
+        var limits = limits(for: job, phone: phone)
+        if let info { configuration.regionCaps.add(to: &limits, region: info.regionCode) }
         let code = testCode.map(Secret.init) ?? SecretGenerator.numericCode(length: configuration.codeLength)
         let request = SMSStore.Request(
             verificationID: job.verificationID, messageID: context.envelope.messageID,
             phone: phone.e164, purpose: job.purpose.rawValue, force: job.forceResend ?? false, test: testCode != nil,
             hash: hasher.hash(code, context: PhoneVerifier.hashContext(phone: phone.e164, purpose: job.purpose.rawValue)),
             ttlSeconds: configuration.codeTTLSeconds, maxAttempts: configuration.maxAttempts,
-            resendIntervalSeconds: configuration.resendIntervalSeconds, limits: limits(for: job, phone: phone),
+            resendIntervalSeconds: configuration.resendIntervalSeconds, limits: limits,
             ownerKey: context.ownerKey)
 
         switch try await SMSStore.prepare(request, client: context.database, logger: logger) {
@@ -81,6 +95,7 @@ public struct SMSHandler: JobHandler {
                 metrics.uncertainSend()
                 logger.warning("an earlier try of this verification may have reached a provider; sending a fresh code")
             }
+            if let info { metrics.regionSend(info.regionCode) }
             return try await send(job, phone: phone, code: code, context: context, logger: logger)
         case .reused:
             metrics.decision("reused")
@@ -174,13 +189,14 @@ public struct SMSHandler: JobHandler {
             verificationID: job.verificationID, phone: Redact.phone(phone), purpose: job.purpose.rawValue, provider: provider, reason: reason))
     }
 
-    private func refused(_ job: SMSVerificationJob, phone: PhoneNumber, reason: String, logger: Logger,
+    private func refused(_ job: SMSVerificationJob, phone: PhoneNumber, info: PhoneNumberInfo? = nil, reason: String, logger: Logger,
                          write: (@Sendable (PostgresConnection, Logger) async throws -> Void)?) -> JobOutcome {
         metrics.decision("refused")
         metrics.refusal(reason)
         logger.notice("SMS refused", metadata: ["reason": "\(reason)"])
         let event = OutgoingEvent(name: "sms.refused", payload: SMSEvent(
-            verificationID: job.verificationID, phone: Redact.phone(phone.e164), purpose: job.purpose.rawValue, reason: reason))
+            verificationID: job.verificationID, phone: Redact.phone(phone.e164), purpose: job.purpose.rawValue, reason: reason,
+            region: info?.regionCode, numberType: info?.type.rawValue))
         return .rejected(reason, events: [event], write: write)
     }
 
@@ -206,9 +222,13 @@ struct SMSEvent: Encodable {
     var segments: Int?
     var encoding: String?
     var reason: String?
+    /// The number's region (ISO 3166) and type, as libphonenumber reads them (`sms.refused`).
+    var region: String?
+    var numberType: String?
 
     enum CodingKeys: String, CodingKey {
-        case phone, purpose, provider, segments, encoding, reason
+        case phone, purpose, provider, segments, encoding, reason, region
+        case numberType = "number_type"
         case verificationID = "verification_id", providerMessageID = "provider_message_id"
     }
 }

@@ -15,6 +15,12 @@ public struct SMSMetrics: Sendable {
         Counter(label: "herald_sms_refusals_total", dimensions: [("reason", reason)]).increment()
     }
 
+    /// `herald_sms_region_sends_total{region}`: SMS handed to the providers per region (ISO
+    /// 3166 code as libphonenumber reads the number: about 250 values at most).
+    public func regionSend(_ region: String) {
+        Counter(label: "herald_sms_region_sends_total", dimensions: [("region", region)]).increment()
+    }
+
     /// `herald_sms_uncertain_sends_total`: sends repeated because an earlier try may have
     /// reached a provider (a crash between its acceptance and our commit): the only window
     /// in which a verification gets a second SMS.

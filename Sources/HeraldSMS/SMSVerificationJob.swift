@@ -43,7 +43,7 @@ public struct SMSVerificationJob: HeraldJob, Equatable {
     public func validate() throws(JobValidationError) {
         try WireRules.identifier(verificationID, field: "verification_id")
         do {
-            // Strict E.164, against the assigned country calling codes (see ``PhoneNumber``).
+            // Strict E.164 syntax (see ``PhoneNumber``); herald-sms reads the number with libphonenumber.
             _ = try PhoneNumber(phoneNumber)
         } catch {
             throw JobValidationError("phone_number \(error.reason)")

@@ -133,7 +133,7 @@ struct ConfigCommand: AsyncParsableCommand {
                 "sms.max_attempts": s.maxAttempts, "sms.resend_interval_seconds": s.resendIntervalSeconds,
                 "sms.templates_dir": s.templatesDirectory, "sms.webotp_origin": s.webOTPOrigin,
                 "sms.test_numbers": s.testNumbers.keys.sorted().map { "\(Redact.phone($0)):***" },
-                "sms.regions.mode": s.regions.mode.rawValue, "sms.regions.calling_codes": s.regions.callingCodes.sorted(),
+                "sms.regions.\(s.regions.mode.rawValue)": s.regions.regions.sorted(), "sms.number_types.allow": s.numberTypes.map(\.rawValue).sorted(),
                 "sms.limits.prefix.drop_digits": s.prefixDropDigits,
                 "sms.providers": s.providers.map(\.rawValue), "sms.provider_timeout_ms": s.providerTimeoutMilliseconds,
                 "sms.twilio.base_url": s.twilio.baseURL, "sms.twilio.account_sid": s.twilio.accountSID,

@@ -193,7 +193,7 @@ import Testing
     @Test func theRegionPolicyRefusesWithAReasonAndAnEvent() async throws {
         try await withHarness() { harness in
             let sms = try await SMSFixture(harness)
-            let worker = try await sms.start { $0.sms.regions = .init(mode: .allow, callingCodes: ["49"]) }
+            let worker = try await sms.start { $0.sms.regions = .init(mode: .allow, regions: ["DE"]) }
             let french = SMSVerificationJob(verificationID: "\(harness.namespace)-fr", phoneNumber: "+33612345" + String(format: "%03d", Int.random(in: 0..<1000)))
             let german = harness.sms(8)
             let a = try await harness.enqueue(french)
@@ -205,9 +205,9 @@ import Testing
             #expect(sms.delivered().map(\.to) == [german.phoneNumber])
             let refused = try #require(try await sms.verification(french.verificationID))
             #expect(refused.state == "refused")
-            #expect(refused.reason == "region_not_allowed")
+            #expect(refused.reason == "region_not_allowed:FR")
             let events = try await sms.events.take(atLeast: 2)
-            #expect(events.contains { $0.0 == "sms.refused" && $0.1["reason"] as? String == "region_not_allowed" })
+            #expect(events.contains { $0.0 == "sms.refused" && $0.1["reason"] as? String == "region_not_allowed:FR" && $0.1["region"] as? String == "FR" })
             try await worker.stop()
         }
     }
