@@ -6,7 +6,8 @@ import PostgresNIO
 /// The check API of phone verification: is `code` the code sent for `verificationID`?
 /// Atomic (the code's row is locked while it is judged: of 100 concurrent checks of the
 /// right code exactly one succeeds), constant time in the code, single use, and a code
-/// dies after `max_attempts` wrong tries.
+/// dies after `max_attempts` wrong tries. Wrong tries also count per number and purpose across
+/// codes (`herald.sms_guess_failed`): past `sms.guessing.max_failures` the pair is locked out.
 public struct PhoneVerifier: Sendable {
     public enum Result: Sendable, Equatable {
         case verified(phoneNumber: String, purpose: SMSVerificationJob.Purpose)
@@ -18,10 +19,15 @@ public struct PhoneVerifier: Sendable {
         case alreadyUsed
         /// No such verification, or it was refused or never delivered.
         case notFound
+        /// Too many wrong codes for this number and purpose, across codes (`sms.guessing.*`):
+        /// no code is checked (nor sent) for `retryAfterSeconds`. The wrong code that reaches the
+        /// threshold answers this too. The code itself is untouched.
+        case lockedOut(retryAfterSeconds: Int)
     }
 
     public let client: PostgresClient
     public let hasher: SecretHasher
+    let metrics = SMSMetrics()
 
     public init(client: PostgresClient, hasher: SecretHasher) {
         self.client = client
@@ -42,7 +48,7 @@ public struct PhoneVerifier: Sendable {
                 """, logger: logger)
             var found: (Int64, SMSCodeStatus, String, ByteBuffer, Int, Int, Bool, String, String)?
             for try await row in rows.decode((Int64, SMSCodeStatus, String, ByteBuffer, Int, Int, Bool, String, String).self) { found = row }
-            guard let (id, status, keyID, digest, attempts, maxAttempts, isExpired, phone, purposeText) = found else { return .notFound }
+            guard let (id, status, keyID, digest, _, _, isExpired, phone, purposeText) = found else { return .notFound }
             switch status {
             case .verified: return .alreadyUsed
             case .dead: return .tooManyAttempts
@@ -54,20 +60,34 @@ public struct PhoneVerifier: Sendable {
                 try await connection.query("UPDATE herald.sms_codes SET status = \(SMSCodeStatus.expired), finished_at = now() WHERE id = \(id)", logger: logger)
                 return .expired
             }
+            // Read after the code's lock is held: checks of one code run one after another.
+            let locks = try await connection.query("""
+                SELECT ceil(extract(epoch FROM locked_until - now()))::int FROM herald.sms_guess_failures
+                 WHERE phone_number = \(phone) AND purpose = \(purposeText) AND locked_until > now()
+                """, logger: logger)
+            for try await seconds in locks.decode(Int.self) { return .lockedOut(retryAfterSeconds: max(1, seconds)) }
             let stored = StoredSecretHash(keyID: keyID, digest: Array(buffer: digest))
             if hasher.verify(secret, context: Self.hashContext(phone: phone, purpose: purposeText), against: stored) {
-                try await connection.query("UPDATE herald.sms_codes SET status = \(SMSCodeStatus.verified), finished_at = now() WHERE id = \(id)", logger: logger)
+                // A success forgets the number's wrong tries.
+                try await connection.query("""
+                    WITH used AS (
+                        UPDATE herald.sms_codes SET status = \(SMSCodeStatus.verified), finished_at = now() WHERE id = \(id)
+                        RETURNING phone_number, purpose)
+                    DELETE FROM herald.sms_guess_failures g USING used WHERE g.phone_number = used.phone_number AND g.purpose = used.purpose
+                    """, logger: logger)
                 return .verified(phoneNumber: phone, purpose: SMSVerificationJob.Purpose(rawValue: purposeText) ?? .signIn)
             }
-            let used = attempts + 1
-            if used >= maxAttempts {
-                try await connection.query("""
-                    UPDATE herald.sms_codes SET attempts = \(used), status = \(SMSCodeStatus.dead), finished_at = now() WHERE id = \(id)
-                    """, logger: logger)
-                return .wrongCode(attemptsLeft: 0)
+            let failed = try await connection.query("""
+                SELECT o_attempts_left, ceil(extract(epoch FROM o_locked_until - now()))::int FROM herald.sms_guess_failed(\(id))
+                """, logger: logger)
+            for try await (left, lockSeconds) in failed.decode((Int, Int?).self) {
+                if let lockSeconds {
+                    metrics.lockout()
+                    return .lockedOut(retryAfterSeconds: max(1, lockSeconds))
+                }
+                return .wrongCode(attemptsLeft: left)
             }
-            try await connection.query("UPDATE herald.sms_codes SET attempts = \(used) WHERE id = \(id)", logger: logger)
-            return .wrongCode(attemptsLeft: maxAttempts - used)
+            throw StoreError("herald.sms_guess_failed gave no answer")
         }
     }
 }

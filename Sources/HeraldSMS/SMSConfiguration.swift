@@ -5,15 +5,8 @@ import HeraldRuntime
 public struct SMSConfiguration: ConfigurationSection {
     public static let key = "sms"
 
-    /// A fixed-window limit: at most `max` SMS per `windowSeconds`.
-    public struct Limit: Sendable, Equatable {
-        public var max: Int
-        public var windowSeconds: Int
-        public init(max: Int, windowSeconds: Int) {
-            self.max = max
-            self.windowSeconds = windowSeconds
-        }
-    }
+    /// At most `max` SMS in any `windowSeconds` (sliding: see ``RateWindows``).
+    public typealias Limit = RateLimit
 
     public enum ProviderKind: String, Sendable, CaseIterable { case twilio, kannel, webhook, outbox }
 
@@ -61,6 +54,10 @@ public struct SMSConfiguration: ConfigurationSection {
     /// Digits dropped from the end of a number to make its prefix (3: ranges of 1,000 numbers).
     public var prefixDropDigits = 3
     public var ipLimit = Limit(max: 20, windowSeconds: 3600)
+    /// IPv6 clients share the IP limit per network of this many bits (``ClientIP/limitKey(ipv6PrefixLength:)``).
+    public var ipv6PrefixLength = 64
+    /// `sms.guessing.*`: the lockout after too many wrong codes (SMSConfiguration+Guessing.swift).
+    public var guessing = Guessing()
     public var globalLimit = Limit(max: 100_000, windowSeconds: 3600)
     /// `force_resend` requests per number.
     public var resendLimit = Limit(max: 3, windowSeconds: 3600)
@@ -93,6 +90,8 @@ public struct SMSConfiguration: ConfigurationSection {
         prefixLimit = try Self.limit(source, "prefix", prefixLimit)
         prefixDropDigits = try source.int("sms.limits.prefix.drop_digits", default: prefixDropDigits, range: 1...8)
         ipLimit = try Self.limit(source, "ip", ipLimit)
+        ipv6PrefixLength = try Self.ipv6Prefix(source, key: "sms.limits.ip.ipv6_prefix")
+        guessing = try Guessing.read(source)
         globalLimit = try Self.limit(source, "global", globalLimit)
         resendLimit = try Self.limit(source, "resend", resendLimit)
         providers = try source.stringList("sms.providers", default: providers.map(\.rawValue)).map {

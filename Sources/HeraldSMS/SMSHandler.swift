@@ -87,7 +87,7 @@ public struct SMSHandler: JobHandler {
             hash: hasher.hash(code, context: PhoneVerifier.hashContext(phone: phone.e164, purpose: job.purpose.rawValue)),
             ttlSeconds: configuration.codeTTLSeconds, maxAttempts: configuration.maxAttempts,
             resendIntervalSeconds: configuration.resendIntervalSeconds, limits: limits,
-            ownerKey: context.ownerKey)
+            ownerKey: context.ownerKey, guessing: configuration.guessing)
 
         switch try await SMSStore.prepare(request, client: context.database, logger: logger) {
         case .send(let uncertain):
@@ -206,7 +206,10 @@ public struct SMSHandler: JobHandler {
         limits.add("phone", key: phone.e164, configuration.phoneLimit)
         limits.add("resend", key: phone.e164, configuration.resendLimit)
         limits.add("prefix", key: phone.prefix(droppingLast: configuration.prefixDropDigits), configuration.prefixLimit)
-        if let ip = job.client?.ip, !ip.isEmpty { limits.add("ip", key: ip, configuration.ipLimit) }
+        // Validated by the job (a job with a malformed client.ip is dead-lettered as invalid).
+        if let ip = job.client?.ip.flatMap({ try? ClientIP($0) }) {
+            limits.add("ip", key: ip.limitKey(ipv6PrefixLength: configuration.ipv6PrefixLength), configuration.ipLimit)
+        }
         limits.add("global", key: "", configuration.globalLimit)
         return limits
     }

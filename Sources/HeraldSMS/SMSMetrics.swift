@@ -10,7 +10,7 @@ public struct SMSMetrics: Sendable {
         Counter(label: "herald_sms_decisions_total", dimensions: [("decision", decision)]).increment()
     }
 
-    /// `herald_sms_refusals_total{reason}`: region, rate_limited:phone|prefix|ip|global|resend.
+    /// `herald_sms_refusals_total{reason}`: region, rate_limited:phone|prefix|ip|global|resend, locked_out.
     public func refusal(_ reason: String) {
         Counter(label: "herald_sms_refusals_total", dimensions: [("reason", reason)]).increment()
     }
@@ -19,6 +19,13 @@ public struct SMSMetrics: Sendable {
     /// 3166 code as libphonenumber reads the number: about 250 values at most).
     public func regionSend(_ region: String) {
         Counter(label: "herald_sms_region_sends_total", dimensions: [("region", region)]).increment()
+    }
+
+    /// `herald_sms_lockouts_total`: a number and purpose locked after too many wrong codes
+    /// (`sms.guessing.*`), counted by the check API's process (``PhoneVerifier``). The worker's
+    /// refused sends to a locked pair are `herald_sms_refusals_total{reason="locked_out"}`.
+    public func lockout() {
+        Counter(label: "herald_sms_lockouts_total").increment()
     }
 
     /// `herald_sms_uncertain_sends_total`: sends repeated because an earlier try may have

@@ -49,6 +49,7 @@ public struct SMSVerificationJob: HeraldJob, Equatable {
             throw JobValidationError("phone_number \(error.reason)")
         }
         if let locale { try WireRules.locale(locale, field: "locale") }
+        if let ip = client?.ip { _ = try ClientIP(ip, field: "client.ip") }
     }
 }
 

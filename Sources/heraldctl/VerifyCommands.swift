@@ -56,6 +56,7 @@ struct VerifySMS: AsyncParsableCommand {
         case .expired: ("expired", [:])
         case .tooManyAttempts: ("too_many_attempts", [:])
         case .alreadyUsed: ("already_used", [:])
+        case .lockedOut(let seconds): ("locked_out", ["retry_after_seconds": seconds])
         case .notFound: ("not_found", [:])
         }
     }

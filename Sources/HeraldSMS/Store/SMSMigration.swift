@@ -232,7 +232,7 @@ public enum SMSSchema {
             RETURN QUERY SELECT CASE WHEN p_test THEN 'test' ELSE 'send' END, NULL::text, false;
         END;
         $$;
-        """), exhaustedAndBound]
+        """), exhaustedAndBound, abuseControls]
 
     /// Migration 8: a verification id is bound to its number and purpose (`herald.sms_prepare`
     /// decides `invalid` for a reuse), and `herald.sms_exhausted` ends a verification whose job

@@ -23,22 +23,8 @@ public enum SMSStore {
         case invalid(reason: String)
     }
 
-    /// The rate limits of one request, checked in this order.
-    public struct Limits: Sendable {
-        public var scopes: [String] = []
-        public var keys: [String] = []
-        public var windows: [Int] = []
-        public var maxes: [Int] = []
-
-        public init() {}
-
-        public mutating func add(_ scope: String, key: String, _ limit: SMSConfiguration.Limit) {
-            scopes.append(scope)
-            keys.append(key)
-            windows.append(limit.windowSeconds)
-            maxes.append(limit.max)
-        }
-    }
+    /// The rate limits of one request, checked in this order (``RateLimits``).
+    public typealias Limits = RateLimits
 
     public struct Request: Sendable {
         public var verificationID: String
@@ -54,6 +40,8 @@ public enum SMSStore {
         public var limits: Limits
         /// The presence key of this worker: while its lock is held, its `sending` is in progress.
         public var ownerKey: Int64 = 0
+        /// Stored with the code: how its wrong tries count towards the lockout.
+        public var guessing = SMSConfiguration.Guessing()
     }
 
     public static func prepare(_ request: Request, client: PostgresClient, logger: Logger) async throws -> Decision {
@@ -68,7 +56,8 @@ public enum SMSStore {
                 \(r.verificationID), \(r.messageID), \(r.phone), \(r.purpose), \(r.force), \(r.test), \(r.hash.keyID), \(hash),
                 \(r.ttlSeconds)::int, \(r.maxAttempts)::int, \(r.resendIntervalSeconds)::int,
                 \(r.limits.scopes)::text[], \(r.limits.keys)::text[], \(r.limits.windows)::int[], \(r.limits.maxes)::int[],
-                \(r.ownerKey)::bigint)
+                \(r.ownerKey)::bigint, \(r.guessing.maxFailures)::int, \(r.guessing.windowSeconds)::int,
+                \(r.guessing.lockoutSeconds)::int, \(r.guessing.maxLockoutSeconds)::int)
             """, logger: logger)
         for try await (decision, reason, uncertain) in rows.decode((String, String?, Bool).self) {
             switch decision {

@@ -72,6 +72,14 @@ final class Harness: Sendable {
         SMSVerificationJob(verificationID: "\(namespace)-v\(n)", phoneNumber: phone(n), locale: "en")
     }
 
+    /// A client IPv6 address in this namespace's own /48 of the unique-local range (fd00::/8):
+    /// `network` picks the /64 inside it, `host` the address inside that /64.
+    func clientIP(network: Int = 0, host: Int = 1) -> String {
+        let digits = Array(namespace.filter(\.isHexDigit).lowercased() + "0000000000")
+        func group(_ range: Range<Int>) -> String { String(digits[range]) }
+        return "fd\(group(0..<2)):\(group(2..<6)):\(group(6..<10)):\(String(network, radix: 16))::\(String(host, radix: 16))"
+    }
+
     func phone(_ n: Int) -> String {
         phonePrefix + String(format: "%03d", n % 1000)
     }

@@ -1,0 +1,123 @@
+/// A rate limit: at most `max` requests in any `windowSeconds` (see ``RateWindows``).
+public struct RateLimit: Sendable, Equatable {
+    public var max: Int
+    public var windowSeconds: Int
+    public init(max: Int, windowSeconds: Int) {
+        self.max = max
+        self.windowSeconds = windowSeconds
+    }
+}
+
+/// The rate limits of one request, checked in this order (the first full one is the reason).
+/// Scopes are distinct; `global` is special: its counter is sharded and its key ignored.
+public struct RateLimits: Sendable, Equatable {
+    public var scopes: [String] = []
+    public var keys: [String] = []
+    public var windows: [Int] = []
+    public var maxes: [Int] = []
+
+    public init() {}
+
+    public mutating func add(_ scope: String, key: String, _ limit: RateLimit) {
+        scopes.append(scope)
+        keys.append(key)
+        windows.append(limit.windowSeconds)
+        maxes.append(limit.max)
+    }
+}
+
+/// The counting of every rate limit (SMS and email), as one PL/pgSQL function per channel over
+/// the channel's counter table: ``takeFunction(name:table:)`` writes it, each channel's migration
+/// creates it, and its prepare function calls it with the request's ``RateLimits``.
+///
+/// **Sliding, bounded.** A window of W seconds is cut into ``bucketsPerWindow`` buckets of
+/// b = max(1, W / 10) seconds (one counter row per scope, key and bucket start). A request at
+/// time t counts every bucket overlapping (t − W, t], its own included, and passes only when
+/// that sum stays within `max`. So **no run of W seconds ever holds more than `max`** requests
+/// of one key (a fixed window let 2 × max through across its edge); the price is that a
+/// request may be refused up to one bucket (W/10) earlier than an exact sliding log would.
+///
+/// **All or nothing.** Every limit of the request is counted in one statement (rows locked in
+/// scope and key order) and judged in a second (two statements per job, whatever the number of
+/// limits); if any is full, every count is taken back in a third (a refused request uses no
+/// quota) and the first full scope, in the request's order, is returned.
+///
+/// **Global.** The `global` scope is spread over 16 shard rows (keys `shard-<window>-<n>`) so
+/// that it is not one row every worker waits on; its sum reads the other shards as committed
+/// when the judging statement starts, so concurrent requests may pass it by at most the number of workers
+/// deciding at that instant.
+public enum RateWindows {
+    public static let bucketsPerWindow = 10
+    static let shards = 16
+
+    /// `name(p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[], p_now timestamptz) RETURNS text`
+    /// over `table` (columns scope, key, window_start, count, expires_at; primary key
+    /// (scope, key, window_start)): NULL when the request was counted in every limit, else the
+    /// first full scope (nothing counted). `p_now` is the request's time (now(); tests pass
+    /// their own to cross window edges without waiting).
+    public static func takeFunction(name: String, table: String) -> String {
+        return """
+        CREATE FUNCTION \(name)(p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[], p_now timestamptz)
+        RETURNS text
+        LANGUAGE plpgsql AS $$
+        DECLARE
+            v_refused text;
+            v_scopes text[];
+            v_keys text[];
+            v_starts timestamptz[];
+            v_order bigint[];
+            v_counts integer[];
+            v_maxes integer[];
+            v_windows integer[];
+            v_buckets integer[];
+        BEGIN
+            IF coalesce(array_length(p_scopes, 1), 0) = 0 THEN
+                RETURN NULL;
+            END IF;
+            WITH wanted AS MATERIALIZED (
+                SELECT u.i, u.scope, u.max, u.window_seconds, greatest(u.window_seconds / \(bucketsPerWindow), 1) AS bucket,
+                       CASE WHEN u.scope = 'global' THEN 'shard-' || u.window_seconds || '-' || floor(random() * \(shards))::int
+                            ELSE u.key END AS key
+                  FROM unnest(p_scopes, p_keys, p_windows, p_maxes) WITH ORDINALITY AS u(scope, key, window_seconds, max, i)
+            ), located AS MATERIALIZED (
+                SELECT w.*, to_timestamp(floor(extract(epoch FROM p_now) / w.bucket) * w.bucket) AS bucket_start FROM wanted w
+            ), counted AS (
+                INSERT INTO \(table) AS r (scope, key, window_start, count, expires_at)
+                SELECT l.scope, l.key, l.bucket_start, 1, l.bucket_start + make_interval(secs => l.bucket + l.window_seconds)
+                  FROM located l ORDER BY l.scope, l.key
+                ON CONFLICT (scope, key, window_start) DO UPDATE SET count = r.count + 1
+                RETURNING r.scope, r.key, r.window_start, r.count
+            )
+            SELECT array_agg(l.i), array_agg(l.scope), array_agg(l.key), array_agg(l.bucket_start), array_agg(c.count),
+                   array_agg(l.max), array_agg(l.window_seconds), array_agg(l.bucket)
+              INTO v_order, v_scopes, v_keys, v_starts, v_counts, v_maxes, v_windows, v_buckets
+              FROM located l
+              JOIN counted c ON c.scope = l.scope AND c.key = l.key AND c.window_start = l.bucket_start;
+            -- A statement of its own, so that it sees what other requests committed while this one
+            -- waited for its rows: the other buckets overlapping (p_now - window, p_now] (for
+            -- global, every shard's); this request's own bucket is its returned count.
+            SELECT (array_agg(u.scope ORDER BY u.i) FILTER (WHERE u.count + coalesce(earlier.n, 0) > u.max))[1]
+              INTO v_refused
+              FROM unnest(v_order, v_scopes, v_keys, v_starts, v_counts, v_maxes, v_windows, v_buckets)
+                   AS u(i, scope, key, bucket_start, count, max, window_seconds, bucket)
+              LEFT JOIN LATERAL (
+                  SELECT sum(e.count) AS n FROM \(table) e
+                   WHERE e.scope = u.scope
+                     AND e.key = ANY (CASE WHEN u.scope = 'global'
+                                           THEN ARRAY(SELECT 'shard-' || u.window_seconds || '-' || g FROM generate_series(0, \(shards - 1)) g)
+                                           ELSE ARRAY[u.key] END)
+                     AND e.window_start > p_now - make_interval(secs => u.window_seconds + u.bucket)
+                     AND e.window_start <= p_now
+                     AND NOT (e.key = u.key AND e.window_start = u.bucket_start)
+              ) earlier ON true;
+            IF v_refused IS NOT NULL THEN
+                UPDATE \(table) r SET count = r.count - 1
+                  FROM unnest(v_scopes, v_keys, v_starts) AS u(scope, key, window_start)
+                 WHERE r.scope = u.scope AND r.key = u.key AND r.window_start = u.window_start;
+            END IF;
+            RETURN v_refused;
+        END;
+        $$;
+        """
+    }
+}
