@@ -7,13 +7,16 @@ import Logging
 import PostgresNIO
 
 /// What a Swift front API calls to keep the accounts cleanup judges: create anonymous
-/// accounts, link providers (upgrade), record sign-ins. It runs on the caller's running
+/// accounts, link providers (upgrade), record sign-ins, delete accounts. It runs on the caller's running
 /// `PostgresClient`; a front API in another language runs the same SQL (docs/architecture.md).
 public struct HeraldAccounts: Sendable {
     private let store: AccountStore
+    private let topology: HeraldTopology
 
-    public init(database: PostgresClient, logger: Logger) {
+    /// `topology`: the namespace whose `herald.events` gets `account.deleted` (the default's).
+    public init(database: PostgresClient, logger: Logger, topology: HeraldTopology = HeraldTopology()) {
         self.store = AccountStore(client: database, logger: logger)
+        self.topology = topology
     }
 
     /// Firebase's `signInAnonymously`: a new anonymous account. False if the id exists.
@@ -33,6 +36,15 @@ public struct HeraldAccounts: Sendable {
     @discardableResult
     public func recordSignIn(accountID: String) async throws -> Bool {
         try await store.recordSignIn(accountID: accountID)
+    }
+
+    /// Deletes the account (the user deleted it), with `account.deleted` on `herald.events`.
+    /// In the same transaction, every Sign in with Apple refresh token Herald keeps for it gets
+    /// its `apple.revoke` job (through the event outbox; App Store Review Guideline 5.1.1(v)),
+    /// so no deletion skips its revocation. False when the account does not exist.
+    @discardableResult
+    public func deleteAccount(id: String) async throws -> Bool {
+        try await store.deleteAccount(id: id, eventsExchange: topology.eventsExchange)
     }
 
     public func account(_ id: String) async throws -> AccountStore.Account? {

@@ -96,6 +96,25 @@ public struct AccountStore: Sendable {
         return found
     }
 
+    /// Deletes an account (its provider links go with it) and writes `account.deleted`
+    /// (reason `deleted`) to the event outbox for `eventsExchange`, in one transaction. Triggers
+    /// on `herald.accounts` add their work to the same transaction (migration 19: the
+    /// revocation of the account's Sign in with Apple tokens). False when it does not exist.
+    @discardableResult
+    public func deleteAccount(id: String, eventsExchange: String) async throws -> Bool {
+        try await client.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query("""
+                DELETE FROM herald.accounts WHERE id = \(id) RETURNING created_at, now()
+                """, logger: logger)
+            for try await (createdAt, deletedAt) in rows.decode((Date, Date).self) {
+                let event = AccountDeletedEvent(accountID: id, createdAt: createdAt, deletedAt: deletedAt, runID: nil, reason: AccountDeletedEvent.deleted)
+                try await EventOutbox.insert([event.outgoing], exchange: eventsExchange, on: connection, logger: logger)
+                return true
+            }
+            return false
+        }
+    }
+
     public func account(_ id: String) async throws -> Account? {
         let rows = try await client.query("""
             SELECT a.id, a.created_at, a.is_anonymous, a.last_sign_in_at, a.disabled,
