@@ -45,6 +45,13 @@ public struct EmailActionJob: HeraldJob, Equatable {
         }
     }
 
+    /// Where the request came from, for the per-IP send limit (`email.limits.ip`).
+    public struct ClientContext: Codable, Sendable, Equatable {
+        /// An IPv4 or IPv6 literal (``ClientIP``); anything else makes the job invalid.
+        public var ip: String?
+        public init(ip: String? = nil) { self.ip = ip }
+    }
+
     public var version: Int
     public var requestID: String
     public var email: String
@@ -54,8 +61,10 @@ public struct EmailActionJob: HeraldJob, Equatable {
     public var oldEmail: String?
     public var locale: String?
     public var actionCodeSettings: ActionCodeSettings
+    public var client: ClientContext?
 
-    public init(requestID: String, email: String, mode: Mode, oldEmail: String? = nil, locale: String? = nil, actionCodeSettings: ActionCodeSettings) {
+    public init(requestID: String, email: String, mode: Mode, oldEmail: String? = nil, locale: String? = nil, actionCodeSettings: ActionCodeSettings,
+                client: ClientContext? = nil) {
         self.version = Self.version
         self.requestID = requestID
         self.email = email
@@ -63,10 +72,11 @@ public struct EmailActionJob: HeraldJob, Equatable {
         self.oldEmail = oldEmail
         self.locale = locale
         self.actionCodeSettings = actionCodeSettings
+        self.client = client
     }
 
     enum CodingKeys: String, CodingKey {
-        case version, email, mode, locale
+        case version, email, mode, locale, client
         case requestID = "request_id", actionCodeSettings = "action_code_settings", oldEmail = "old_email"
     }
 
@@ -80,6 +90,7 @@ public struct EmailActionJob: HeraldJob, Equatable {
             throw JobValidationError("old_email is only for verify_and_change_email")
         }
         if let locale { try WireRules.locale(locale, field: "locale") }
+        if let ip = client?.ip { _ = try ClientIP(ip, field: "client.ip") }
         try WireRules.httpURL(actionCodeSettings.url, field: "action_code_settings.url")
         if mode == .signIn, actionCodeSettings.handleCodeInApp != true {
             throw JobValidationError("action_code_settings.handle_code_in_app must be true for sign_in")

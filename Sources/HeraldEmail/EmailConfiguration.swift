@@ -90,6 +90,8 @@ public struct EmailConfiguration: ConfigurationSection {
         .signIn: 3600, .verifyEmail: 259_200, .resetPassword: 3600, .verifyAndChangeEmail: 259_200, .recoverEmail: 259_200,
     ]
     public var unknownAddress: UnknownAddress = .silent
+    /// `email.limits.*`: send limits per address, client IP and in all (EmailConfiguration+Limits.swift).
+    public var limits = Limits()
     /// Absolute once read from a ``ConfigSource`` (see ``ConfigSource/path(_:default:)``).
     public var templatesDirectory = "Config/templates/email"
     /// Tried in this order; the next on a transient error or timeout.
@@ -133,6 +135,7 @@ public struct EmailConfiguration: ConfigurationSection {
             "email.apple_relay.sender": appleRelay.sender.isEmpty ? sender : appleRelay.sender,
         ]
         for mode in EmailActionJob.Mode.allCases { values["email.expiry_seconds.\(mode.rawValue)"] = expiry(mode) }
+        values.merge(limits.effectiveValues) { current, _ in current }
         return values
     }
 
@@ -175,6 +178,7 @@ public struct EmailConfiguration: ConfigurationSection {
             expirySeconds[mode] = try source.int("email.expiry_seconds.\(mode.rawValue)", default: expiry(mode), range: 1...2_592_000)
         }
         unknownAddress = try source.choice("email.unknown_address", default: unknownAddress)
+        limits = try Limits.read(source)
         // Relative to the configuration file's directory (Config/herald.yaml: Config/templates/email).
         templatesDirectory = try source.path("email.templates_dir", default: "templates/email")
         providers = try source.stringList("email.providers", default: providers.map(\.rawValue)).map {

@@ -120,7 +120,8 @@ public struct EmailHandler: JobHandler {
         let recovery = try Self.recoveryJob(for: job)
         let request = EmailStore.Request(requestID: job.requestID, messageID: context.envelope.messageID, email: email,
                                          mode: job.mode.rawValue, code: stored, ownerKey: context.ownerKey, finalState: finalState,
-                                         pairedEmail: recovery?.0, recoveryJob: recovery?.1, recoveryExchange: recovery.map { _ in jobsExchange })
+                                         pairedEmail: recovery?.0, recoveryJob: recovery?.1, recoveryExchange: recovery.map { _ in jobsExchange },
+                                         limits: configuration.limits.rateLimits(email: email, ip: job.client?.ip))
         switch try await EmailStore.prepare(request, client: context.database, logger: logger) {
         case .invalid(let reason):
             metrics.decision("refused")
@@ -129,6 +130,14 @@ public struct EmailHandler: JobHandler {
         case .busy:
             metrics.decision("busy")
             throw JobFailure.transient("email_in_progress")
+        case .refused(let reason):
+            // A send limit (the same whether or not the address has an account): recorded
+            // failed by herald.email_prepare; email.failed tells the front API.
+            metrics.decision("refused")
+            metrics.refusal(reason)
+            logger.notice("email action refused", metadata: ["reason": "\(reason)"])
+            return .rejected(reason, events: [OutgoingEvent(name: "email.failed", payload: EmailEvent(
+                requestID: job.requestID, email: Redact.email(email), mode: job.mode.rawValue, reason: reason))])
         case .done(let state):
             metrics.decision("duplicate")
             logger.info("email request already decided", metadata: ["state": "\(state.rawValue)"])

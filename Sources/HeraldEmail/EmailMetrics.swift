@@ -9,4 +9,9 @@ public struct EmailMetrics: Sendable {
     public func decision(_ decision: String) {
         Counter(label: "herald_email_decisions_total", dimensions: [("decision", decision)]).increment()
     }
+
+    /// `herald_email_refusals_total{reason}`: rate_limited:email_address|ip|global.
+    public func refusal(_ reason: String) {
+        Counter(label: "herald_email_refusals_total", dimensions: [("reason", reason)]).increment()
+    }
 }

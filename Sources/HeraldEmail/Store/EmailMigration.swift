@@ -236,5 +236,6 @@ public enum EmailSchema {
         END
         $$;
         """),
+        sendLimits,
     ]
 }

@@ -15,6 +15,8 @@ public enum EmailStore {
         case done(state: EmailRequestState)
         /// Another live worker is sending this request.
         case busy
+        /// A new request over a send limit (`rate_limited:<scope>`): recorded `failed`, nothing sent.
+        case refused(reason: String)
         /// The request_id was used with another email, mode or old_email, or it is a
         /// recover_email job Herald did not enqueue: the reason (names the field, never a value).
         case invalid(reason: String)
@@ -42,6 +44,8 @@ public enum EmailStore {
         public var pairedEmail: String?
         public var recoveryJob: String?
         public var recoveryExchange: String?
+        /// Counted when the request is new (``RateLimits``: email_address, ip, global).
+        public var limits = RateLimits()
     }
 
     /// `herald.email_send_attempts`: every provider call of a request (`heraldctl verify show-*`
@@ -61,13 +65,15 @@ public enum EmailStore {
             SELECT o_decision, o_state, o_uncertain, o_reason FROM herald.email_prepare(
                 \(r.requestID), \(r.messageID), \(r.email), \(r.mode), \(state), \(r.ownerKey)::bigint,
                 \(r.code?.hash.keyID), \(digest), \(r.code?.settings)::jsonb, \(r.code?.expiresSeconds ?? 0)::int,
-                \(r.pairedEmail), \(r.recoveryJob), \(r.recoveryExchange))
+                \(r.pairedEmail), \(r.recoveryJob), \(r.recoveryExchange),
+                \(r.limits.scopes)::text[], \(r.limits.keys)::text[], \(r.limits.windows)::int[], \(r.limits.maxes)::int[])
             """, logger: logger)
         for try await (decision, current, uncertain, reason) in rows.decode((String, EmailRequestState?, Bool, String?).self) {
             switch (decision, current) {
             case ("send", _): return .send(uncertain: uncertain)
             case ("done", let current?): return .done(state: current)
             case ("busy", _): return .busy
+            case ("refused", _): return .refused(reason: reason ?? "rate_limited")
             case ("invalid", _): return .invalid(reason: reason ?? "request_id was used with another request")
             default: break
             }
