@@ -11,7 +11,7 @@ public struct AppleNotification: Sendable, Equatable {
         public var subject: String
         public var email: String?
         public var isPrivateEmail: Bool?
-        /// `event_time` as Apple sends it (a Unix time; Apple does not document the unit).
+        /// `event_time` as Apple sends it (a Unix time, in seconds in Apple's documentation).
         public var eventTime: Int64?
 
         enum CodingKeys: String, CodingKey {
