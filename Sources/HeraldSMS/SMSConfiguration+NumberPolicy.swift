@@ -137,7 +137,9 @@ extension SMSConfiguration {
     /// the regions each listed calling code stands for, so the operator can choose among them.
     private static func refuseCallingCodes(_ source: ConfigSource) throws {
         let absent = "\u{0}"
-        let codes = try source.stringList("sms.regions.calling_codes", default: [absent])
+        let key = "sms.regions.calling_codes"
+        // As the old key was read: a list of numbers ([1, 44]) or of strings ("+1,44").
+        let codes = try (try? source.stringList(key, default: [absent])) ?? source.intList(key, default: []).map(String.init)
         let mode = try source.string("sms.regions.mode", default: "")
         guard codes != [absent] || !mode.isEmpty else { return }
         let listed = codes == [absent] ? [] : codes
