@@ -1,0 +1,213 @@
+import Crypto
+import Foundation
+import NIOConcurrencyHelpers
+
+extension AppleStubServer {
+    public static let tokenPath = "/auth/token"
+    public static let revokePath = "/auth/revoke"
+
+    /// What `apple.token_url` points at.
+    public var tokenURL: String { baseURL + Self.tokenPath }
+    /// What `apple.revoke_url` points at.
+    public var revokeURL: String { baseURL + Self.revokePath }
+
+    /// Starts answering `POST /auth/token` and `POST /auth/revoke` as Apple does for the team
+    /// `teamID` whose Sign in with Apple key `keyID` has the public half `teamKey`. The returned
+    /// endpoints issue codes, count calls and inject failures.
+    public func tokenEndpoints(teamID: String, keyID: String, teamKey: P256.Signing.PublicKey) -> AppleTokenEndpoints {
+        let endpoints = AppleTokenEndpoints(teamID: teamID, keyID: keyID, teamKey: teamKey, stub: self)
+        route("POST", Self.tokenPath) { [endpoints] request in endpoints.token(request) }
+        route("POST", Self.revokePath) { [endpoints] request in endpoints.revoke(request) }
+        return endpoints
+    }
+}
+
+/// The local Apple's token and revoke endpoints (``AppleStubServer/tokenEndpoints(teamID:keyID:teamKey:)``).
+/// The client secret is checked as Apple does: an ES256 JWS whose signature verifies with the
+/// team's public key, header `kid` the key id, `iss` the team id, `sub` the request's
+/// `client_id`, `aud` https://appleid.apple.com, `iat` not in the future, `exp` not past and at
+/// most six months after `iat`; anything else is `invalid_client`. A code (``issueCode(subject:clientID:issuedAt:)``)
+/// is exchanged once, within five minutes, for the client id it was issued to; anything else is
+/// `invalid_grant`. An exchange answers `access_token`, `refresh_token` and an `id_token` signed
+/// with the JWKS key, `sub` the code's. A revocation answers 200, also for a token Apple does
+/// not know (as Apple does).
+public final class AppleTokenEndpoints: Sendable {
+    /// An injected answer for the next call(s) of an endpoint.
+    public enum Failure: Sendable, Equatable {
+        case invalidGrant, invalidClient
+        case status(Int)
+        /// Never answers (the client times out).
+        case hang
+    }
+
+    public enum Endpoint: Sendable { case token, revoke }
+
+    struct Code {
+        var subject: String
+        var clientID: String
+        var issuedAt: Date
+        var idToken: String
+        var used = false
+    }
+
+    struct Token {
+        var subject: String
+        var clientID: String
+        var revoked = false
+    }
+
+    struct State {
+        var codes: [String: Code] = [:]
+        var refreshTokens: [String: Token] = [:]
+        var exchanges = 0
+        var revocations = 0
+        var failures: [Endpoint: [Failure]] = [:]
+        var refusals: [String] = []
+    }
+
+    public static let codeLifetime: TimeInterval = 300
+    public static let maximumSecretLifetime: TimeInterval = 15_777_000
+
+    public let teamID: String
+    public let keyID: String
+    let teamKey: P256.Signing.PublicKey
+    let stub: AppleStubServer
+    let state = NIOLockedValueBox(State())
+
+    init(teamID: String, keyID: String, teamKey: P256.Signing.PublicKey, stub: AppleStubServer) {
+        self.teamID = teamID
+        self.keyID = keyID
+        self.teamKey = teamKey
+        self.stub = stub
+    }
+
+    /// A fresh authorization code for `subject` signing in to `clientID`, as the app gets it
+    /// from Apple; its ID token is signed now (with the JWKS's current key).
+    public func issueCode(subject: String, clientID: String, issuedAt: Date = Date()) async throws -> String {
+        let code = "c" + (0..<24).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined() + ".0.stub"
+        let idToken = try await stub.identityToken(audience: clientID, subject: subject, rawNonce: nil)
+        state.withLockedValue { $0.codes[code] = Code(subject: subject, clientID: clientID, issuedAt: issuedAt, idToken: idToken) }
+        return code
+    }
+
+    /// Codes exchanged (200 answers of the token endpoint).
+    public var exchanges: Int { state.withLockedValue { $0.exchanges } }
+    /// Tokens revoked (200 answers of the revoke endpoint to a token it issued and had not revoked).
+    public var revocations: Int { state.withLockedValue { $0.revocations } }
+    /// Requests each endpoint received, whatever the answer.
+    public func calls(_ endpoint: Endpoint) -> Int {
+        let path = endpoint == .token ? AppleStubServer.tokenPath : AppleStubServer.revokePath
+        return stub.http.requests.filter { $0.path == path }.count
+    }
+    /// The refresh tokens issued to `subject`, and whether each is revoked.
+    public func refreshTokens(of subject: String) -> [(token: String, revoked: Bool)] {
+        state.withLockedValue { $0.refreshTokens.filter { $0.value.subject == subject }.map { ($0.key, $0.value.revoked) } }
+    }
+    /// Why each refused request was refused, in order (the stub's own words).
+    public var refusals: [String] { state.withLockedValue { $0.refusals } }
+
+    /// The next `count` calls of `endpoint` get `failure` instead of their answer.
+    public func fail(_ endpoint: Endpoint, with failure: Failure, count: Int = 1) {
+        state.withLockedValue { $0.failures[endpoint, default: []] += Array(repeating: failure, count: count) }
+    }
+
+    func token(_ request: StubHTTPServer.Request) -> StubHTTPServer.Response {
+        if let injected = injected(.token) { return injected }
+        let form = request.form
+        guard form["grant_type"] == "authorization_code" else { return error("unsupported_grant_type", "grant_type is not authorization_code") }
+        guard let clientID = form["client_id"], let code = form["code"] else { return error("invalid_request", "client_id or code missing") }
+        if let why = secretProblem(form["client_secret"], clientID: clientID) { return error("invalid_client", why) }
+        let now = Date()
+        let outcome: Result<(String, String), StubError> = state.withLockedValue { state in
+            guard var grant = state.codes[code] else { return .failure(StubError("unknown code")) }
+            guard !grant.used else { return .failure(StubError("code already used")) }
+            guard now.timeIntervalSince(grant.issuedAt) <= Self.codeLifetime else { return .failure(StubError("code expired")) }
+            guard grant.clientID == clientID else { return .failure(StubError("code issued to another client_id")) }
+            grant.used = true
+            state.codes[code] = grant
+            let refresh = "r" + (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined() + ".0.stub"
+            state.refreshTokens[refresh] = Token(subject: grant.subject, clientID: clientID)
+            state.exchanges += 1
+            return .success((refresh, grant.idToken))
+        }
+        switch outcome {
+        case .failure(let why):
+            return error("invalid_grant", why.description)
+        case .success(let (refresh, idToken)):
+            let access = "a" + (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+            return .init(status: 200, body: #"{"access_token":"\#(access)","token_type":"Bearer","expires_in":3600,"refresh_token":"\#(refresh)","id_token":"\#(idToken)"}"#)
+        }
+    }
+
+    func revoke(_ request: StubHTTPServer.Request) -> StubHTTPServer.Response {
+        if let injected = injected(.revoke) { return injected }
+        let form = request.form
+        guard let clientID = form["client_id"], let token = form["token"] else { return error("invalid_request", "client_id or token missing") }
+        if let why = secretProblem(form["client_secret"], clientID: clientID) { return error("invalid_client", why) }
+        state.withLockedValue { state in
+            if var known = state.refreshTokens[token], known.clientID == clientID, !known.revoked {
+                known.revoked = true
+                state.refreshTokens[token] = known
+                state.revocations += 1
+            }
+        }
+        return .init(status: 200, body: "")
+    }
+
+    private func injected(_ endpoint: Endpoint) -> StubHTTPServer.Response? {
+        let failure: Failure? = state.withLockedValue { state in
+            guard var queue = state.failures[endpoint], !queue.isEmpty else { return nil }
+            let first = queue.removeFirst()
+            state.failures[endpoint] = queue
+            return first
+        }
+        switch failure {
+        case nil: return nil
+        case .invalidGrant?: return error("invalid_grant", "injected")
+        case .invalidClient?: return error("invalid_client", "injected")
+        case .status(let status)?: return .init(status: status, body: #"{"error":"server_error"}"#)
+        case .hang?: return .hang()
+        }
+    }
+
+    private func error(_ code: String, _ why: String) -> StubHTTPServer.Response {
+        state.withLockedValue { $0.refusals.append("\(code): \(why)") }
+        return .init(status: 400, body: #"{"error":"\#(code)"}"#)
+    }
+
+    /// Nil when `secret` is a client secret Apple accepts for `clientID`, else why not.
+    func secretProblem(_ secret: String?, clientID: String) -> String? {
+        guard let secret else { return "client_secret missing" }
+        let parts = secret.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3, let headerData = Self.base64URL(parts[0]), let payloadData = Self.base64URL(parts[1]),
+              let signature = Self.base64URL(parts[2]),
+              let header = try? JSONSerialization.jsonObject(with: headerData) as? [String: Any],
+              let claims = try? JSONSerialization.jsonObject(with: payloadData) as? [String: Any] else {
+            return "client_secret is not a JWS"
+        }
+        guard header["alg"] as? String == "ES256" else { return "alg is not ES256" }
+        guard header["kid"] as? String == keyID else { return "kid is not the key id" }
+        guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
+              teamKey.isValidSignature(ecdsa, for: Data((parts[0] + "." + parts[1]).utf8)) else {
+            return "signature does not verify with the team's key"
+        }
+        guard claims["iss"] as? String == teamID else { return "iss is not the team id" }
+        guard claims["sub"] as? String == clientID else { return "sub is not the client_id" }
+        let audience = (claims["aud"] as? String).map { [$0] } ?? (claims["aud"] as? [String]) ?? []
+        guard audience.contains("https://appleid.apple.com") else { return "aud is not https://appleid.apple.com" }
+        guard let iat = (claims["iat"] as? NSNumber)?.doubleValue, let exp = (claims["exp"] as? NSNumber)?.doubleValue else {
+            return "iat or exp missing"
+        }
+        let now = Date().timeIntervalSince1970
+        guard iat <= now + 60 else { return "iat in the future" }
+        guard exp > now else { return "expired" }
+        guard exp - iat <= Self.maximumSecretLifetime else { return "lifetime over six months" }
+        return nil
+    }
+
+    static func base64URL(_ text: String) -> Data? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64)
+    }
+}
