@@ -30,7 +30,11 @@ VALID = {
 
 # Other bodies the workers accept.
 ALSO_VALID = {
-    "sms.verification": [{"locale": None, "force_resend": None, "client": None}, {"phone_number": "+12345678"}],
+    "sms.verification": [{"locale": None, "force_resend": None, "client": None}, {"phone_number": "+12345678"},
+                         {"app_verification": {"receipt": "rc-1", "app_id": "com.example.app"}},
+                         {"app_verification": {"captcha": {"provider": "turnstile", "token": "0.abc-XYZ"}}},
+                         {"app_verification": {"captcha": {"provider": "hcaptcha", "token": "t"}, "receipt": None}},
+                         {"app_verification": None}],
     "email.action": [
         {"mode": "verify_email", "action_code_settings": {"url": "HTTP://x.example/"}},
         {"mode": "reset_password", "action_code_settings": {"url": "https://x.example/", "handle_code_in_app": False}},
@@ -52,6 +56,12 @@ INVALID = {
         {"phone_number": "+1234567890123456"}, {"phone_number": "+49 151 1234567"},
         {"purpose": "lunch"}, {"purpose": MISSING}, {"purpose": None}, {"locale": "e"}, {"locale": "en US"},
         {"force_resend": "yes"}, {"client": "web"}, {"client": {"ip": 7}},
+        {"app_verification": {}}, {"app_verification": {"receipt": "rc-1"}}, {"app_verification": {"receipt": "a b", "app_id": "x"}},
+        {"app_verification": {"receipt": "rc-1", "app_id": "x", "captcha": {"provider": "hcaptcha", "token": "t"}}},
+        {"app_verification": {"captcha": {"provider": "friendly", "token": "t"}}},
+        {"app_verification": {"captcha": {"provider": "recaptcha", "token": ""}}},
+        {"app_verification": {"captcha": {"provider": "recaptcha", "token": "t" * 4097}}},
+        {"app_verification": {"captcha": {"provider": "recaptcha"}}},
     ],
     "email.action": [
         {"email": "a@b"}, {"email": "ab.example.com"}, {"email": "a@@example.com"}, {"email": "a b@example.com"},
