@@ -155,3 +155,27 @@ extension SMSConfiguration {
                 + (mapping.isEmpty ? "" : " (\(mapping.joined(separator: "; ")))") + "; docs/sms.md shows the mapping")
     }
 }
+
+extension SMSConfiguration {
+    /// The region, type and cap policy as `heraldctl config check` prints it: the keys, and
+    /// `sms.policy.*` lines that say what they mean together.
+    public var numberPolicyValues: [String: Any] {
+        var values: [String: Any] = [
+            "sms.regions.\(regions.mode.rawValue)": regions.regions.sorted(),
+            "sms.number_types.allow": numberTypes.map(\.rawValue).sorted(),
+            "sms.policy.regions": regions.summary,
+            "sms.policy.number_types_refused": PhoneNumberType.allCases.filter { !numberTypes.contains($0) }.map(\.rawValue),
+            "sms.policy.phone_metadata": PhoneNumberClassifier.libraryFile.map { "libphonenumber \($0)" } ?? "libphonenumber (file unknown)",
+        ]
+        func text(_ cap: RegionCaps.Cap) -> String {
+            [cap.hour.map { "\($0)/hour" }, cap.day.map { "\($0)/day" }].compactMap { $0 }.joined(separator: ", ")
+        }
+        values["sms.policy.region_caps"] = ([("default", regionCaps.defaultCap)] + regionCaps.regions.sorted { $0.key < $1.key })
+            .map { name, cap in "\(name): \(cap.hour == nil && cap.day == nil ? "no cap" : text(cap))" }
+        for (name, cap) in [("default", regionCaps.defaultCap)] + Array(regionCaps.regions) {
+            if let hour = cap.hour { values["sms.regions.caps.\(name).hour"] = hour }
+            if let day = cap.day { values["sms.regions.caps.\(name).day"] = day }
+        }
+        return values
+    }
+}

@@ -133,7 +133,6 @@ struct ConfigCommand: AsyncParsableCommand {
                 "sms.max_attempts": s.maxAttempts, "sms.resend_interval_seconds": s.resendIntervalSeconds,
                 "sms.templates_dir": s.templatesDirectory, "sms.webotp_origin": s.webOTPOrigin,
                 "sms.test_numbers": s.testNumbers.keys.sorted().map { "\(Redact.phone($0)):***" },
-                "sms.regions.\(s.regions.mode.rawValue)": s.regions.regions.sorted(), "sms.number_types.allow": s.numberTypes.map(\.rawValue).sorted(),
                 "sms.limits.prefix.drop_digits": s.prefixDropDigits,
                 "sms.providers": s.providers.map(\.rawValue), "sms.provider_timeout_ms": s.providerTimeoutMilliseconds,
                 "sms.twilio.base_url": s.twilio.baseURL, "sms.twilio.account_sid": s.twilio.accountSID,
@@ -144,6 +143,8 @@ struct ConfigCommand: AsyncParsableCommand {
                 "sms.webhook.url": s.webhook.url, "sms.webhook.secret": mask(s.webhook.secret),
                 "sms.allow_insecure_transport": s.allowInsecureTransport,
             ]
+            // Region, number-type and per-region cap policy, with what it means (docs/abuse.md).
+            values.merge(s.numberPolicyValues) { current, _ in current }
             for (name, limit) in [("phone", s.phoneLimit), ("prefix", s.prefixLimit), ("ip", s.ipLimit), ("global", s.globalLimit), ("resend", s.resendLimit)] {
                 values["sms.limits.\(name).max"] = limit.max
                 values["sms.limits.\(name).window_seconds"] = limit.windowSeconds
