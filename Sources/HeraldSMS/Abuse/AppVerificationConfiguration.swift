@@ -36,7 +36,12 @@ public struct AppVerificationConfiguration: Sendable, Equatable {
     public init() {}
 
     public init(source: ConfigSource, allowInsecureTransport: Bool) throws {
-        mode = try source.choice("sms.app_verification.mode", default: mode)
+        // YAML 1.1 reads a bare `off` as false: take it as meant.
+        let mode = try source.string("sms.app_verification.mode", default: self.mode.rawValue)
+        guard let parsed = mode == "false" ? .off : Mode(rawValue: mode) else {
+            throw ConfigError(key: "sms.app_verification.mode", reason: "must be one of off, optional, required, got '\(mode)'")
+        }
+        self.mode = parsed
         receiptMaxAgeSeconds = try source.int("sms.app_verification.receipt_max_age_seconds", default: receiptMaxAgeSeconds, range: 1...86_400)
         let score = try source.string("sms.app_verification.min_score", default: "\(minScore)")
         guard let value = Double(score.trimmingCharacters(in: .whitespaces)), (0...1).contains(value) else {
