@@ -106,7 +106,7 @@ let package = Package(
         ),
         .target(
             name: "HeraldPush",
-            dependencies: ["HeraldRuntime", .product(name: "_CryptoExtras", package: "swift-crypto")] + channel,
+            dependencies: ["HeraldRuntime", .product(name: "JWTKit", package: "jwt-kit")] + channel,
             swiftSettings: strict
         ),
         .target(name: "HeraldCleanup", dependencies: ["HeraldRuntime"] + channel, swiftSettings: strict),

@@ -45,7 +45,7 @@ struct PushBenchmark {
             configuration.httpVersion = .automatic
             let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
             let cache = try APNsTokenCache(pem: key.pemRepresentation, keyID: "BENCHKEY01", teamID: "BENCHTEAM1", refreshInterval: 3000)
-            let jwt = cache.token()
+            let jwt = await cache.token()
             let body = ByteBuffer(string: #"{"aps":{"content-available":1},"herald":{"receipt":"bench-receipt-000000","secret":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}}"#)
             let token = String(repeating: "ab", count: 32)
             let url = "\(server.baseURL)/3/device/\(token)"

@@ -16,40 +16,64 @@ import Testing
         var read: @Sendable () -> Date { { self.now } }
     }
 
-    @Test func theAPNsTokenIsAnES256JWTWithKidIssAndAnIntegerIat() throws {
+    /// A compact JWT's parts, decoded here (independently of jwt-kit, which signs them):
+    /// header and claims as JSON objects, the claims' text, the signature and the signed input.
+    static func parse(_ token: String) -> (header: [String: Any], claims: [String: Any], claimsText: String, signature: [UInt8], input: [UInt8])? {
+        func decode(_ part: Substring) -> [UInt8]? {
+            var base64 = part.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            while base64.count % 4 != 0 { base64 += "=" }
+            return Data(base64Encoded: base64).map(Array.init)
+        }
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let h = decode(parts[0]), let c = decode(parts[1]), let signature = decode(parts[2]),
+              let header = (try? JSONSerialization.jsonObject(with: Data(h))) as? [String: Any],
+              let claims = (try? JSONSerialization.jsonObject(with: Data(c))) as? [String: Any]
+        else { return nil }
+        return (header, claims, String(decoding: c, as: UTF8.self), signature, Array("\(parts[0]).\(parts[1])".utf8))
+    }
+
+    @Test func theAPNsTokenIsAnES256JWTWithKidIssAndAnIntegerIat() async throws {
         let key = P256.Signing.PrivateKey()
         let clock = Clock()
         let cache = try APNsTokenCache(pem: key.pemRepresentation, keyID: "ABC123DEFG", teamID: "TEAM123456", refreshInterval: 3000, now: clock.read)
-        let token = cache.token()
-        let (header, claims, signature, input) = try #require(JWT.parse(token))
-        #expect(header as? [String: String] == ["alg": "ES256", "kid": "ABC123DEFG"])
+        let token = await cache.token()
+        let (header, claims, claimsText, signature, input) = try #require(Self.parse(token))
+        #expect(header as? [String: String] == ["alg": "ES256", "kid": "ABC123DEFG", "typ": "JWT"])
         #expect(claims["iss"] as? String == "TEAM123456")
         #expect(claims["iat"] as? Int == 1_800_000_000)
-        let claimsText = String(decoding: JWT.decodeBase64URL(String(token.split(separator: ".")[1]))!, as: UTF8.self)
+        #expect(claims.count == 2, "iss and iat only")
         #expect(claimsText.contains(#""iat":1800000000"#), "an integer, not 1800000000.75")
         #expect(!token.contains("="), "base64url without padding")
         #expect(signature.count == 64, "ES256 is r || s, 32 bytes each")
         #expect(key.publicKey.isValidSignature(try P256.Signing.ECDSASignature(rawRepresentation: signature), for: input))
     }
 
-    @Test func theAPNsTokenIsReusedUntilDueThenSignedAgain() throws {
+    @Test func theAPNsTokenIsReusedUntilDueThenSignedAgain() async throws {
         let clock = Clock()
         let cache = try APNsTokenCache(pem: P256.Signing.PrivateKey().pemRepresentation, keyID: "K", teamID: "T", refreshInterval: 3000, now: clock.read)
-        let first = cache.token()
-        for _ in 0..<1000 { #expect(cache.token() == first) }
+        let first = await cache.token()
+        for _ in 0..<1000 { #expect(await cache.token() == first) }
         clock.now += 2999
-        #expect(cache.token() == first)
+        #expect(await cache.token() == first)
         #expect(cache.signatureCount == 1)
         clock.now += 2
-        let second = cache.token()
+        let second = await cache.token()
         #expect(second != first)
         #expect(cache.signatureCount == 2)
         // A refusal of an older token does not throw away the current one.
         cache.invalidate(first)
-        #expect(cache.token() == second)
+        #expect(await cache.token() == second)
         cache.invalidate(second)
-        #expect(cache.token() != second)
+        #expect(await cache.token() != second)
         #expect(cache.signatureCount == 3)
+        // Callers that arrive together while a token is due wait for one signature.
+        clock.now += 3001
+        let together = await withTaskGroup(of: String.self) { group in
+            for _ in 0..<50 { group.addTask { await cache.token() } }
+            return await Set(group.reduce(into: []) { $0.append($1) })
+        }
+        #expect(together.count == 1)
+        #expect(cache.signatureCount == 4)
     }
 
     @Test func aKeyThatIsNotAP256PEMIsAConfigurationErrorWithoutTheKey() {
@@ -59,19 +83,21 @@ import Testing
         }
     }
 
-    @Test func theFCMAssertionIsAnRS256JWTForTheMessagingScope() throws {
+    @Test func theFCMAssertionIsAnRS256JWTForTheMessagingScope() async throws {
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         let json = try JSONSerialization.data(withJSONObject: [
             "client_email": "svc@p.iam.gserviceaccount.com", "private_key": key.pemRepresentation, "project_id": "p",
         ])
         let account = try ServiceAccount(json: String(decoding: json, as: UTF8.self))
         #expect(account.tokenURI == "https://oauth2.googleapis.com/token")
-        let assertion = account.assertion(audience: "https://oauth2.googleapis.com/token", now: Date(timeIntervalSince1970: 1_800_000_000))
-        let (header, claims, signature, input) = try #require(JWT.parse(assertion))
+        let assertion = try await account.assertion(audience: "https://oauth2.googleapis.com/token", now: Date(timeIntervalSince1970: 1_800_000_000))
+        let (header, claims, _, signature, input) = try #require(Self.parse(assertion))
         #expect(header["alg"] as? String == "RS256")
         #expect(claims["iss"] as? String == "svc@p.iam.gserviceaccount.com")
         #expect(claims["scope"] as? String == "https://www.googleapis.com/auth/firebase.messaging")
         #expect(claims["exp"] as? Int == 1_800_003_600)
+        #expect(claims["iat"] as? Int == 1_800_000_000)
+        #expect(claims["aud"] as? String == "https://oauth2.googleapis.com/token")
         #expect(key.publicKey.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature), for: input, padding: .insecurePKCS1v1_5))
         #expect(throws: ConfigError.self) { try ServiceAccount(json: #"{"client_email":"x"}"#) }
     }

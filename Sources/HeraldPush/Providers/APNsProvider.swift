@@ -34,13 +34,13 @@ public struct APNsProvider: DeliveryProvider {
     /// One push, with one retry after a refresh when our credentials were refused.
     public func push(_ message: PushMessage, logger: Logger) async -> PushProviderResponse {
         guard let tokens else { return PushProviderResponse(.transient("apns_not_configured")) }
-        let token = tokens.token()
+        let token = await tokens.token()
         let first = await post(message, jwt: token, logger: logger)
         guard case .credentialsRefused(let why) = first.answer else { return first }
         // Expired or refused provider token: sign a new one, try once more.
         logger.warning("APNs refused the provider token; signing a new one and retrying once", metadata: ["apns_reason": "\(why)"])
         tokens.invalidate(token)
-        let second = await post(message, jwt: tokens.token(), logger: logger)
+        let second = await post(message, jwt: await tokens.token(), logger: logger)
         if case .credentialsRefused(let again) = second.answer {
             logger.error("APNs refused a freshly signed provider token: check push.apns.key, key_id and team_id (the key may be revoked)",
                          metadata: ["apns_reason": "\(again)", "alert": "apns_provider_token"])

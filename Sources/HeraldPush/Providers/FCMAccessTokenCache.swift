@@ -1,8 +1,7 @@
-import _CryptoExtras
 import AsyncHTTPClient
-import Crypto
 import Foundation
 import HeraldRuntime
+import JWTKit
 import Logging
 import NIOCore
 
@@ -11,7 +10,7 @@ public struct ServiceAccount: Sendable {
     public var clientEmail: String
     public var projectID: String
     public var tokenURI: String
-    let key: _RSA.Signing.PrivateKey
+    let key: JWTKit.Insecure.RSA.PrivateKey
 
     /// Errors name what is missing, never the key.
     public init(json: String) throws(ConfigError) {
@@ -22,7 +21,7 @@ public struct ServiceAccount: Sendable {
             throw ConfigError(key: "push.fcm.service_account", reason: "client_email and private_key are required")
         }
         do {
-            key = try _RSA.Signing.PrivateKey(pemRepresentation: pem)
+            key = try JWTKit.Insecure.RSA.PrivateKey(pem: pem)
         } catch {
             throw ConfigError(key: "push.fcm.service_account", reason: "private_key is not a PEM RSA private key")
         }
@@ -31,15 +30,20 @@ public struct ServiceAccount: Sendable {
         tokenURI = object["token_uri"] as? String ?? "https://oauth2.googleapis.com/token"
     }
 
-    /// The RS256 JWT bearer assertion (RFC 7523) for the FCM scope.
-    func assertion(audience: String, now: Date) -> String {
-        let iat = Int(now.timeIntervalSince1970)
-        return JWT.make(header: ["alg": "RS256", "typ": "JWT"], claims: [
-            "iss": clientEmail, "scope": "https://www.googleapis.com/auth/firebase.messaging",
-            "aud": audience, "iat": iat, "exp": iat + 3600,
-        ]) { input in
-            Array((try? key.signature(for: input, padding: .insecurePKCS1v1_5).rawRepresentation) ?? Data())
-        }
+    /// The RS256 JWT bearer assertion (RFC 7523, jwt-kit) for the FCM scope.
+    func assertion(audience: String, now: Date) async throws -> String {
+        let iat = Int64(now.timeIntervalSince1970)
+        let claims = AssertionClaims(iss: clientEmail, scope: "https://www.googleapis.com/auth/firebase.messaging",
+                                     aud: audience, iat: iat, exp: iat + 3600)
+        let keys = JWTKeyCollection()
+        await keys.add(rsa: key, digestAlgorithm: .sha256)
+        return try await keys.sign(claims)
+    }
+
+    struct AssertionClaims: JWTPayload {
+        var iss, scope, aud: String
+        var iat, exp: Int64
+        func verify(using _: some JWTAlgorithm) async throws {}
     }
 }
 
@@ -91,7 +95,7 @@ public actor FCMAccessTokenCache {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         let form = "grant_type=" + ProviderHTTP.percentEncode("urn:ietf:params:oauth:grant-type:jwt-bearer")
-            + "&assertion=" + account.assertion(audience: endpoint, now: issued)
+            + "&assertion=" + (try await account.assertion(audience: endpoint, now: issued))
         request.body = .bytes(ByteBuffer(string: form))
         let response = try await http.execute(request, timeout: timeout, logger: logger)
         let body = try await response.body.collect(upTo: 64 * 1024)
