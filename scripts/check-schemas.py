@@ -26,6 +26,8 @@ VALID = {
         "environment": "sandbox", "app_id": "com.example.app", "timeout_seconds": 300,
     },
     "cleanup.run": {"version": 1, "run_id": "run-1", "dry_run": True},
+    "apple.token": {"version": 1, "account_id": "u-1", "client_id": "com.example.app", "authorization_code": "c0ffee.0.abcd-XYZ_1"},
+    "apple.revoke": {"version": 1, "account_id": "u-1", "client_id": "com.example.app"},
 }
 
 # Other bodies the workers accept.
@@ -44,6 +46,8 @@ ALSO_VALID = {
     ],
     "push.verification": [{"platform": "fcm", "device_token": "fcm:token-xyz_123"}, {"timeout_seconds": None}],
     "cleanup.run": [{"dry_run": None}],
+    "apple.token": [{"authorization_code": "x" * 1024}],
+    "apple.revoke": [{"authorization_code": "c0ffee.0.abcd"}, {"authorization_code": None}],
 }
 
 MISSING = object()
@@ -84,6 +88,11 @@ INVALID = {
         {"timeout_seconds": "60"},
     ],
     "cleanup.run": [{"run_id": MISSING}, {"run_id": ""}, {"dry_run": "no"}, {"version": 0}],
+    "apple.token": [{"authorization_code": MISSING}, {"authorization_code": None}, {"authorization_code": ""},
+                    {"authorization_code": "a b"}, {"authorization_code": "x" * 1025}, {"account_id": MISSING},
+                    {"account_id": "a b"}, {"client_id": ""}, {"client_id": MISSING}, {"version": 2}],
+    "apple.revoke": [{"account_id": MISSING}, {"client_id": "x" * 129}, {"authorization_code": ""},
+                     {"authorization_code": "a b"}, {"version": MISSING}],
 }
 
 
