@@ -21,6 +21,8 @@ public struct AppleConfiguration: ConfigurationSection {
     public var jwksTimeoutMilliseconds = 5000
     /// Clock skew allowed on `exp` and `iat`.
     public var leewaySeconds = 60
+    /// `apple.notifications.*` (``AppleNotificationSettings``).
+    public var notifications = AppleNotificationSettings()
     /// Lets Apple's URLs be `http://` to a host other than loopback: off, such a
     /// configuration does not start.
     public var allowInsecureTransport = false
@@ -39,6 +41,7 @@ public struct AppleConfiguration: ConfigurationSection {
         jwksDefaultMaxAgeSeconds = try source.int("apple.jwks_default_max_age_seconds", default: jwksDefaultMaxAgeSeconds, range: 0...604_800)
         jwksTimeoutMilliseconds = try source.int("apple.jwks_timeout_ms", default: jwksTimeoutMilliseconds, range: 100...120_000)
         leewaySeconds = try source.int("apple.leeway_seconds", default: leewaySeconds, range: 0...600)
+        notifications = try AppleNotificationSettings(source: source)
         allowInsecureTransport = try source.bool("apple.allow_insecure_transport", default: false)
         try ClearTextPolicy.check(url: jwksURL, key: "apple.jwks_url", allowed: allowInsecureTransport, allowKey: "apple.allow_insecure_transport")
         tokens = try AppleTokenSettings(source: source)
@@ -55,7 +58,7 @@ public struct AppleConfiguration: ConfigurationSection {
             "apple.jwks_default_max_age_seconds": jwksDefaultMaxAgeSeconds,
             "apple.jwks_timeout_ms": jwksTimeoutMilliseconds, "apple.leeway_seconds": leewaySeconds,
             "apple.allow_insecure_transport": allowInsecureTransport,
-        ].merging(tokens.effectiveValues) { $1 }
+        ].merging(tokens.effectiveValues) { $1 }.merging(notifications.effectiveValues) { $1 }
     }
 
     static func url(_ source: ConfigSource, _ key: String, _ fallback: String) throws -> String {

@@ -14,15 +14,18 @@ public struct AppleHandler: JobHandler {
     let sealer: SecretSealer
     /// Where a stored token's revocation is enqueued when its account is deleted.
     let jobsExchange: String
+    /// `apple.notification` (``AppleNotifications``).
+    let notifications: AppleNotifications?
     let metrics = AppleMetrics()
 
     public init(configuration: AppleConfiguration, api: any DeliveryProvider<AppleCall, AppleGrant>, verifier: AppleIdentityVerifier,
-                sealer: SecretSealer, jobsExchange: String) {
+                sealer: SecretSealer, jobsExchange: String, notifications: AppleNotifications? = nil) {
         self.configuration = configuration
         self.chain = ProviderChain(channel: "apple", providers: [api])
         self.verifier = verifier
         self.sealer = sealer
         self.jobsExchange = jobsExchange
+        self.notifications = notifications
     }
 
     /// The handler a `herald-apple` process runs. Stops at start, naming the key, on a
@@ -35,12 +38,19 @@ public struct AppleHandler: JobHandler {
                                             lifetimeSeconds: apple.tokens.clientSecretLifetimeSeconds, now: now)
         let api = AppleAPI(tokenURL: apple.tokens.tokenURL, revokeURL: apple.tokens.revokeURL,
                            http: ProviderHTTP(timeoutMilliseconds: apple.tokens.timeoutMilliseconds), secrets: secrets)
-        self.init(configuration: apple, api: api, verifier: AppleIdentityVerifier(configuration: apple, logger: logger),
+        let verifier = AppleIdentityVerifier(configuration: apple, logger: logger)
+        self.init(configuration: apple, api: api, verifier: verifier,
                   sealer: SecretSealer(keyRing: try apple.tokens.tokenKeyRing()),
-                  jobsExchange: HeraldTopology(configuration.amqp, configuration.runner).jobsExchange)
+                  jobsExchange: HeraldTopology(configuration.amqp, configuration.runner).jobsExchange,
+                  notifications: try AppleNotifications(configuration: configuration, verifier: verifier))
     }
 
     public func handle(_ job: AppleJob, context: JobContext) async throws -> JobOutcome {
+        if case .notification(let notification) = job {
+            // Its client id is the verified JWT's aud, checked by the verifier.
+            guard let notifications else { throw JobFailure.invalid("apple.notification is not handled by this worker") }
+            return try await notifications.handle(notification, context: context)
+        }
         var logger = context.logger
         logger[metadataKey: "account_id"] = "\(job.accountID)"
         logger[metadataKey: "client_id"] = "\(job.clientID)"
@@ -50,12 +60,15 @@ public struct AppleHandler: JobHandler {
         switch job {
         case .token(let token): return try await self.token(token, context: context, logger: logger)
         case .revoke(let revoke): return try await self.revoke(revoke, context: context, logger: logger)
+        case .notification: throw JobFailure.invalid("apple.notification reached the token path")
         }
     }
 
     /// Out of attempts: the job's record ends `failed` with the runner's reason, and
     /// `apple.token.failed` (or `apple.revoke.failed`) tells the front API, with the ledger's `dead`.
     public func exhausted(_ job: AppleJob, reason: String, context: JobContext) -> JobOutcome {
+        // A notification has no record of its own before it is verified: the dead letter is it.
+        if case .notification = job { return .rejected(reason) }
         let (messageID, accountID, clientID, operation) = (context.envelope.messageID, job.accountID, job.clientID, job.operation)
         let name = operation == .token ? "apple.token.failed" : "apple.revoke.failed"
         return .rejected(reason, events: [event(name, job, reason: reason)]) { connection, logger in
@@ -80,6 +93,7 @@ extension AppleJob {
         switch self {
         case .token(let job): job.accountID
         case .revoke(let job): job.accountID
+        case .notification: ""
         }
     }
 
@@ -87,13 +101,14 @@ extension AppleJob {
         switch self {
         case .token(let job): job.clientID
         case .revoke(let job): job.clientID
+        case .notification: ""
         }
     }
 
     var operation: AppleOperation {
         switch self {
         case .token: .token
-        case .revoke: .revoke
+        case .revoke, .notification: .revoke
         }
     }
 }

@@ -180,5 +180,6 @@ public enum AppleSchema {
         CREATE TRIGGER accounts_apple_revoke AFTER DELETE ON herald.accounts
             REFERENCING OLD TABLE AS deleted FOR EACH STATEMENT EXECUTE FUNCTION herald.apple_revoke_deleted_accounts();
         """),
+        notifications,
     ]
 }

@@ -103,16 +103,24 @@ public struct AccountStore: Sendable {
     @discardableResult
     public func deleteAccount(id: String, eventsExchange: String) async throws -> Bool {
         try await client.withTransaction(logger: logger) { connection in
-            let rows = try await connection.query("""
-                DELETE FROM herald.accounts WHERE id = \(id) RETURNING created_at, now()
-                """, logger: logger)
-            for try await (createdAt, deletedAt) in rows.decode((Date, Date).self) {
-                let event = AccountDeletedEvent(accountID: id, createdAt: createdAt, deletedAt: deletedAt, runID: nil, reason: AccountDeletedEvent.deleted)
-                try await EventOutbox.insert([event.outgoing], exchange: eventsExchange, on: connection, logger: logger)
-                return true
-            }
-            return false
+            try await Self.deleteAccount(id: id, reason: AccountDeletedEvent.deleted, eventsExchange: eventsExchange, on: connection, logger: logger)
         }
+    }
+
+    /// The same in the caller's transaction, with the event's `reason` (herald-apple's
+    /// `account-delete` notification: `apple_account_deleted`). False when it does not exist
+    /// (nothing written, so a repeat emits nothing).
+    @discardableResult
+    public static func deleteAccount(id: String, reason: String, eventsExchange: String, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        let rows = try await connection.query("""
+            DELETE FROM herald.accounts WHERE id = \(id) RETURNING created_at, now()
+            """, logger: logger)
+        for try await (createdAt, deletedAt) in rows.decode((Date, Date).self) {
+            let event = AccountDeletedEvent(accountID: id, createdAt: createdAt, deletedAt: deletedAt, runID: nil, reason: reason)
+            try await EventOutbox.insert([event.outgoing], exchange: eventsExchange, on: connection, logger: logger)
+            return true
+        }
+        return false
     }
 
     public func account(_ id: String) async throws -> Account? {
