@@ -43,7 +43,12 @@ extension EmailConfiguration {
 
         /// For `heraldctl config check`.
         var effectiveValues: [String: Any] {
-            var values: [String: Any] = ["email.limits.ip.ipv6_prefix": ipv6PrefixLength]
+            var values: [String: Any] = [
+                "email.limits.ip.ipv6_prefix": ipv6PrefixLength,
+                "email.policy.limits": "at most \(address.max) per address per \(address.windowSeconds) s, \(ip.max) per client IP (IPv6 per /\(ipv6PrefixLength)) "
+                    + "per \(ip.windowSeconds) s, \(global.max) in all per \(global.windowSeconds) s; sliding windows; counted for every new request, "
+                    + "with or without an account",
+            ]
             for (name, limit) in [("address", address), ("ip", ip), ("global", global)] {
                 values["email.limits.\(name).max"] = limit.max
                 values["email.limits.\(name).window_seconds"] = limit.windowSeconds

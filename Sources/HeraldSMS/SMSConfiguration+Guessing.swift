@@ -27,6 +27,20 @@ extension SMSConfiguration {
         }
     }
 
+    /// `sms.guessing.*` and `sms.limits.ip.ipv6_prefix` with their effective values, and what
+    /// the limits mean (for `heraldctl config check`).
+    public var guessingAndIPValues: [String: Any] {
+        [
+            "sms.guessing.max_failures": guessing.maxFailures, "sms.guessing.window_seconds": guessing.windowSeconds,
+            "sms.guessing.lockout_seconds": guessing.lockoutSeconds, "sms.guessing.max_lockout_seconds": guessing.maxLockoutSeconds,
+            "sms.limits.ip.ipv6_prefix": ipv6PrefixLength,
+            "sms.policy.rate_limits": "each sms.limits.* passes at most max in any window_seconds (sliding: buckets of a tenth of the window, "
+                + "a request may be refused up to one bucket early); IPv6 clients counted per /\(ipv6PrefixLength)",
+            "sms.policy.guessing": "\(guessing.maxFailures) wrong codes per number and purpose (across codes, test numbers too) lock sending and checking "
+                + "for \(guessing.lockoutSeconds) s, doubling per lock up to \(guessing.maxLockoutSeconds) s; a success or \(guessing.windowSeconds) s without a failure resets",
+        ]
+    }
+
     /// `sms.limits.ip.ipv6_prefix`: IPv6 clients share one IP limit per network of this many
     /// bits (64: a subscriber's usual allocation; 128: per address).
     static func ipv6Prefix(_ source: ConfigSource, key: String) throws -> Int {
