@@ -49,6 +49,9 @@ public struct PurgeTarget: Sendable, Equatable {
                         retentionDays: configuration.purge.smsDays),
             PurgeTarget("sms_rate_counters", table: "herald.sms_rate_counters", timeColumn: "expires_at",
                         retentionDays: configuration.purge.smsRateCountersDays),
+            // Wrong-code counts per number (issue 16): past expires_at they no longer count.
+            PurgeTarget("sms_guess_failures", table: "herald.sms_guess_failures", timeColumn: "expires_at",
+                        retentionDays: configuration.purge.smsRateCountersDays),
             PurgeTarget("push_verifications", table: "herald.push_verifications", timeColumn: "expires_at",
                         retentionDays: configuration.purge.pushDays),
             PurgeTarget("device_tokens", table: "herald.device_tokens", timeColumn: "updated_at",
@@ -62,6 +65,9 @@ public struct PurgeTarget: Sendable, Equatable {
                         retentionDays: configuration.purge.emailDays),
             PurgeTarget("email_send_attempts", table: "herald.email_send_attempts", timeColumn: "created_at",
                         retentionDays: configuration.purge.emailDays),
+            // Send-limit buckets (keys: addresses, client IPs), as SMS's counters.
+            PurgeTarget("email_rate_counters", table: "herald.email_rate_counters", timeColumn: "expires_at",
+                        retentionDays: configuration.purge.smsRateCountersDays),
         ]
     }
 }
