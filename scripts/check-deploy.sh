@@ -65,7 +65,7 @@ fi
 # ---------- 2. systemd ----------
 if command -v systemd-analyze >/dev/null 2>&1; then
   mkdir -p "$TMP/bin" "$TMP/units"
-  for binary in herald-sms herald-email herald-push herald-cleanup heraldctl; do
+  for binary in herald-sms herald-email herald-push herald-cleanup herald-apple heraldctl; do
     printf '#!/bin/sh\nexit 0\n' >"$TMP/bin/$binary"; chmod +x "$TMP/bin/$binary"
   done
   for unit in deploy/systemd/*; do

@@ -28,6 +28,7 @@ VALID = {
     "cleanup.run": {"version": 1, "run_id": "run-1", "dry_run": True},
     "apple.token": {"version": 1, "account_id": "u-1", "client_id": "com.example.app", "authorization_code": "c0ffee.0.abcd-XYZ_1"},
     "apple.revoke": {"version": 1, "account_id": "u-1", "client_id": "com.example.app"},
+    "apple.notification": {"version": 1, "payload": "eyJhbGciOiJSUzI1NiIsImtpZCI6IlcifQ.eyJpc3MiOiJ4In0.c2ln-_0"},
 }
 
 # Other bodies the workers accept.
@@ -48,6 +49,7 @@ ALSO_VALID = {
     "cleanup.run": [{"dry_run": None}],
     "apple.token": [{"authorization_code": "x" * 1024}],
     "apple.revoke": [{"authorization_code": "c0ffee.0.abcd"}, {"authorization_code": None}],
+    "apple.notification": [{"payload": "a.b.c"}, {"payload": "a." + "b" * 16000 + ".c"}],
 }
 
 MISSING = object()
@@ -93,6 +95,9 @@ INVALID = {
                     {"account_id": "a b"}, {"client_id": ""}, {"client_id": MISSING}, {"version": 2}],
     "apple.revoke": [{"account_id": MISSING}, {"client_id": "x" * 129}, {"authorization_code": ""},
                      {"authorization_code": "a b"}, {"version": MISSING}],
+    "apple.notification": [{"payload": MISSING}, {"payload": None}, {"payload": ""}, {"payload": "a.b"}, {"payload": "a.b."},
+                           {"payload": "a.b.c.d"}, {"payload": "a.b+c.d"}, {"payload": "a.b.c "}, {"payload": "a." + "b" * 16381 + ".c"},
+                           {"version": 2}],
 }
 
 

@@ -16,8 +16,8 @@ import sys
 import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-KINDS = {"sms": 9101, "email": 9102, "push": 9103, "cleanup": 9104}  # JobKind.defaultOpsPort
-HASHING_KINDS = {"sms", "email", "push"}  # they hash codes, links and push secrets (secrets.hmac_keys)
+KINDS = {"sms": 9101, "email": 9102, "push": 9103, "cleanup": 9104, "apple": 9105}  # JobKind.defaultOpsPort
+HASHING_KINDS = {"sms", "email", "push", "apple"}  # they hash codes, links, push secrets, relay addresses (secrets.hmac_keys)
 KUBERNETES_VERSIONS = ["1.29.0", "1.37.0"]  # oldest and newest we claim to support
 CRD_SCHEMAS = {  # apiVersion/kind -> vendored subset of the CRD's openAPIV3Schema (deploy/schemas/README.md)
     ("keda.sh/v1alpha1", "ScaledObject"): "keda.sh_v1alpha1_ScaledObject.json",
@@ -260,12 +260,12 @@ def check_least_privilege(where: str, objects: list[dict]) -> None:
     hashing = {f"Deployment herald-{kind}" for kind in HASHING_KINDS}
     hmac = {secret_of_file(pod, c, "HERALD_SECRETS_HMAC_KEYS_FILE") for label, pod, c in containers if label in hashing}
     if len(hmac) != 1 or None in hmac:
-        fail(where, f"the sms, email and push workers must read HERALD_SECRETS_HMAC_KEYS_FILE from one Secret volume, read {sorted(map(str, hmac))}")
+        fail(where, f"the sms, email, push and apple workers must read HERALD_SECRETS_HMAC_KEYS_FILE from one Secret volume, read {sorted(map(str, hmac))}")
     else:
         (hmac_secret,) = hmac
         for label, pod, _ in all_pods:
             if label not in hashing and hmac_secret in secrets_used(pod):
-                fail(where, f"{label} can read the HMAC key ring (Secret {hmac_secret}); only the sms, email and push workers may")
+                fail(where, f"{label} can read the HMAC key ring (Secret {hmac_secret}); only the sms, email, push and apple workers may")
 
     # The broker URL: a Secret that holds nothing else, the only one KEDA reads.
     broker = {secret_of_file(pod, c, "HERALD_AMQP_URL_FILE") for _, pod, c in containers}
