@@ -12,7 +12,9 @@ import Logging
 /// sends it to a local webhook provider (Standard Webhooks signed); the watch stops when the
 /// outcome commits (the ack follows at once). Every job has its own random number (the
 /// numbers of many people, spread over many prefixes), so every job sends one SMS.
-func smsEndToEnd(count: Int, workers: Int, configuration base: HeraldConfiguration, logger: Logger) async throws -> BenchResult {
+///
+/// `controls`: the abuse controls on (``SMSControls/on(_:)``); off, the same run without them.
+func smsEndToEnd(count: Int, workers: Int, controls: Bool = false, configuration base: HeraldConfiguration, logger: Logger) async throws -> BenchResult {
     let provider = try await StubHTTPServer { _ in .init(status: 200, body: #"{"message_id":"bench"}"#) }
     var configuration = base
     configuration.sms.providers = [.webhook]
@@ -23,13 +25,14 @@ func smsEndToEnd(count: Int, workers: Int, configuration base: HeraldConfigurati
     configuration.sms.phoneLimit = unlimited
     configuration.sms.prefixLimit = unlimited
     configuration.sms.globalLimit = unlimited
+    if controls { SMSControls.on(&configuration.sms) }
 
     // n ↦ n × 2654435761 mod 10⁹ is a bijection (the factor is prime to 10): distinct numbers, spread over every prefix.
     let offset = Int.random(in: 0..<1_000_000_000)
     let counter = Counter()
     let result = try await workersEndToEnd(
         count: count, workers: workers, configuration: configuration, logger: logger,
-        name: "herald-sms, \(workers) worker\(workers == 1 ? "" : "s") (webhook provider)",
+        name: "herald-sms, \(workers) worker\(workers == 1 ? "" : "s") (webhook)\(controls ? ", controls on" : "")",
         makeHandler: { TimedHandler(inner: try SMSHandler(configuration: configuration), watch: $0) },
         job: { id in
             let n = (counter.next() + offset) % 1_000_000_000

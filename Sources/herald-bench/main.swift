@@ -8,7 +8,8 @@ import Logging
 
 // herald-bench [COUNT]: every figure next to a baseline measured in the same invocation.
 //   runner     the job runner with the dev outbox, 1 and 2 in-process workers
-//   sms        herald-sms end to end (webhook provider), 1 and 2 in-process workers
+//   sms        herald-sms end to end (webhook provider), 1 and 2 in-process workers, each with
+//              the abuse controls off and on (SMSControls.swift)
 //   processes  herald-sms as 1, 2 and 4 real processes on one queue
 //   cleanup    BENCH_CLEANUP_ACCOUNTS accounts (default 1,000,000; 0 skips) cleaned, with
 //              sign-in latency during the run next to sign-in latency without it
@@ -45,6 +46,8 @@ if runs("runner") || runs("sms") || runs("processes") {
     if runs("sms") {
         for workers in [1, 2] {
             results.append(try await smsEndToEnd(count: count, workers: workers, configuration: configuration, logger: logger))
+            // The same run with every abuse control on (SMSControls): their cost per job.
+            results.append(try await smsEndToEnd(count: count, workers: workers, controls: true, configuration: configuration, logger: logger))
         }
     }
     if runs("processes") {
