@@ -1,0 +1,149 @@
+import Foundation
+import PostgresNIO
+import Testing
+@testable import HeraldRuntime
+@testable import HeraldSMS
+
+/// The fraud guard against the real broker and database, through `herald-sms`'s handler and
+/// runner: a pumping burst is cut off after the floor, other traffic flows, the real
+/// `heraldctl fraud lift` restores the scope, and good conversion is never paused.
+/// Serialized: a region's counts are shared by every test that sends there with the guard on
+/// (only these do), and each test clears its own regions first.
+@Suite(.serialized) struct FraudGuardTests {
+    /// A French mobile range of its own: `+336` and five random digits (the guarded prefix when
+    /// `prefix_digits` is 8), then three digits per number.
+    static func frenchRange() -> String { "+336" + String(format: "%05d", Int.random(in: 0..<100_000)) }
+
+    /// Runs one job to its end: the verification's state and reason.
+    static func run(_ job: SMSVerificationJob, _ harness: Harness, _ sms: SMSFixture) async throws -> (String, String?) {
+        let id = try await harness.enqueue(job)
+        try await eventually("job \(job.verificationID) done") { ["completed", "rejected"].contains(try await harness.ledger(id)?.0 ?? "") }
+        let verification = try #require(try await sms.verification(job.verificationID))
+        return (verification.state, verification.reason)
+    }
+
+    static func clear(region: String, _ harness: Harness) async throws {
+        try await harness.database.query("DELETE FROM herald.sms_fraud_counts WHERE scope = 'region' AND key = \(region)", logger: harness.logger)
+        try await harness.database.query("DELETE FROM herald.sms_fraud_pauses WHERE scope = 'region' AND key = \(region)", logger: harness.logger)
+    }
+
+    static func json(_ arguments: [String], _ harness: Harness) async throws -> [String: Any] {
+        let output = try await runHeraldctl(arguments + ["--output", "json"], namespace: harness.namespace)
+        return try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], "not JSON: \(output)")
+    }
+
+    @Test func aPumpingBurstInOnePrefixIsCutOffAfterTheFloorAndHeraldctlLiftsIt() async throws {
+        try await withHarness { harness in
+            let sms = try await SMSFixture(harness)
+            let worker = try await sms.start {
+                $0.sms.fraudGuard.enabled = true
+                $0.sms.fraudGuard.prefixFloor = 5
+                $0.sms.fraudGuard.regionFloor = 1000
+                $0.sms.fraudGuard.prefixDigits = 8
+                $0.sms.fraudGuard.minConversion = 0.5
+            }
+            let range = Self.frenchRange()
+            let prefix = range
+            // Many numbers in one prefix, none verified: the floor's worth is sent, then nothing.
+            var outcomes: [(String, String?)] = []
+            for n in 0..<8 {
+                let job = SMSVerificationJob(verificationID: "\(harness.namespace)-p\(n)", phoneNumber: range + String(format: "%03d", n), locale: "en")
+                outcomes.append(try await Self.run(job, harness, sms))
+            }
+            #expect(outcomes.prefix(5).allSatisfy { $0.0 == "sent" })
+            #expect(outcomes.dropFirst(5).allSatisfy { $0 == ("refused", "fraud_guard:prefix:\(prefix)") })
+            #expect(sms.delivered().filter { $0.to.hasPrefix(range) }.count == 5)
+
+            // Another region (and prefix) is not slowed.
+            for n in 0..<3 { #expect(try await Self.run(harness.sms(n), harness, sms).0 == "sent") }
+
+            // One pause event; each refusal its sms.refused.
+            let events = try await sms.events.take(atLeast: 12)
+            let paused = events.filter { $0.0 == "sms.fraud_guard.paused" }
+            #expect(paused.count == 1)
+            #expect(paused.first?.1["reason"] as? String == "fraud_guard:prefix:\(prefix)")
+            #expect(paused.first?.1["sent"] as? Int == 5)
+            #expect(paused.first?.1["verified"] as? Int == 0)
+            #expect(events.filter { $0.0 == "sms.refused" }.count == 3)
+
+            // The operator sees it, lifts it with the real heraldctl, and the prefix flows again.
+            let status = try await Self.json(["fraud", "status"], harness)
+            let scope = try #require((status["scopes"] as? [[String: Any]])?.first { $0["name"] as? String == "prefix:\(prefix)" })
+            #expect(scope["state"] as? String == "paused")
+            #expect(scope["sent"] as? Int == 5)
+            #expect(scope["verified"] as? Int == 0)
+            let lift = try await Self.json(["fraud", "lift", "prefix:\(prefix)", "--by", "test-operator"], harness)
+            #expect(lift["lifted"] as? Bool == true)
+            let after = try await Self.run(SMSVerificationJob(verificationID: "\(harness.namespace)-p-after", phoneNumber: range + "900", locale: "en"), harness, sms)
+            #expect(after.0 == "sent")
+            let all = try await Self.json(["fraud", "status", "--all"], harness)
+            let lifted = try #require((all["scopes"] as? [[String: Any]])?.first { $0["name"] as? String == "prefix:\(prefix)" })
+            #expect(lifted["state"] as? String == "lifted")
+            #expect(lifted["lifted_by"] as? String == "test-operator")
+            // A second lift finds nothing paused: heraldctl says so and fails.
+            await #expect(throws: (any Error).self) { try await runHeraldctl(["fraud", "lift", "prefix:\(prefix)"], namespace: harness.namespace) }
+            try await worker.stop()
+        }
+    }
+
+    @Test func aRegionIsPausedWhileOtherRegionsFlow() async throws {
+        try await withHarness { harness in
+            let sms = try await SMSFixture(harness)
+            // Regions are shared by every run: this test starts and ends with its two cleared.
+            for region in ["JM", "GB"] { try await Self.clear(region: region, harness) }
+            let worker = try await sms.start {
+                $0.sms.fraudGuard.enabled = true
+                $0.sms.fraudGuard.regionFloor = 4
+                $0.sms.fraudGuard.prefixFloor = 1000
+                $0.sms.fraudGuard.minConversion = 0.5
+            }
+            // Jamaican mobiles (+1 876 210), each in a prefix of its own: the region trips.
+            let base = Int.random(in: 0..<9_000)
+            var states: [(String, String?)] = []
+            for n in 0..<6 {
+                let job = SMSVerificationJob(verificationID: "\(harness.namespace)-jm\(n)", phoneNumber: "+1876210" + String(format: "%04d", base + n), locale: "en")
+                states.append(try await Self.run(job, harness, sms))
+            }
+            #expect(states.prefix(4).allSatisfy { $0.0 == "sent" })
+            #expect(states.dropFirst(4).allSatisfy { $0 == ("refused", "fraud_guard:region:JM") })
+            // The United Kingdom flows.
+            let british = SMSVerificationJob(verificationID: "\(harness.namespace)-gb", phoneNumber: "+447400" + String(format: "%06d", Int.random(in: 0..<1_000_000)), locale: "en")
+            #expect(try await Self.run(british, harness, sms).0 == "sent")
+            let lift = try await Self.json(["fraud", "lift", "region:JM"], harness)
+            #expect(lift["lifted"] as? Bool == true)
+            let job = SMSVerificationJob(verificationID: "\(harness.namespace)-jm-after", phoneNumber: "+1876210" + String(format: "%04d", base + 9), locale: "en")
+            #expect(try await Self.run(job, harness, sms).0 == "sent")
+            try await worker.stop()
+            for region in ["JM", "GB"] { try await Self.clear(region: region, harness) }
+        }
+    }
+
+    @Test func aPrefixWhoseCodesAreVerifiedIsNeverPaused() async throws {
+        try await withHarness { harness in
+            let sms = try await SMSFixture(harness)
+            let worker = try await sms.start {
+                $0.sms.fraudGuard.enabled = true
+                $0.sms.fraudGuard.prefixFloor = 3
+                $0.sms.fraudGuard.regionFloor = 0
+                $0.sms.fraudGuard.prefixDigits = 8
+                $0.sms.fraudGuard.minConversion = 0.5
+            }
+            let range = Self.frenchRange()
+            // Each code is verified (the check API's success is what the guard counts).
+            for n in 0..<10 {
+                let job = SMSVerificationJob(verificationID: "\(harness.namespace)-g\(n)", phoneNumber: range + String(format: "%03d", n), locale: "en")
+                #expect(try await Self.run(job, harness, sms).0 == "sent")
+                let code = try #require(sms.code(to: job.phoneNumber))
+                #expect(try await sms.verify(job.verificationID, code) == .verified(phoneNumber: job.phoneNumber, purpose: .signIn))
+            }
+            let rows = try await harness.database.query("""
+                SELECT coalesce(sum(sent), 0)::bigint, coalesce(sum(verified), 0)::bigint FROM herald.sms_fraud_counts WHERE scope = 'prefix' AND key = \(range)
+                """, logger: harness.logger)
+            for try await (sent, verified) in rows.decode((Int64, Int64).self) {
+                #expect(sent == 10)
+                #expect(verified == 10)
+            }
+            try await worker.stop()
+        }
+    }
+}
