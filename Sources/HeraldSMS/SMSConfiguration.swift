@@ -70,6 +70,10 @@ public struct SMSConfiguration: ConfigurationSection {
     /// Lets the providers in use reach a host other than loopback over `http://` (Kannel, a
     /// webhook, a Twilio base URL): off, such a configuration does not start (``ClearTextPolicy``).
     public var allowInsecureTransport = false
+    /// `sms.fraud_guard.*` (docs/abuse.md).
+    public var fraudGuard = FraudGuardConfiguration()
+    /// `sms.app_verification.*` (docs/abuse.md).
+    public var appVerification = AppVerificationConfiguration()
 
     public init() {}
 
@@ -114,6 +118,8 @@ public struct SMSConfiguration: ConfigurationSection {
         webhook.url = try source.string("sms.webhook.url", default: "")
         webhook.secret = try source.string("sms.webhook.secret", default: "", secret: true)
         allowInsecureTransport = try source.bool("sms.allow_insecure_transport", default: false)
+        fraudGuard = try FraudGuardConfiguration(source: source)
+        appVerification = try AppVerificationConfiguration(source: source, allowInsecureTransport: allowInsecureTransport)
         try checkProviders()
     }
 

@@ -17,12 +17,16 @@ public struct SMSHandler: JobHandler {
     let templates: SMSTemplates
     let providers: ProviderChain<SMSMessage, NoDetail>
     let metrics = SMSMetrics()
+    var fraudGuard: FraudGuard
+    let appVerifier: AppVerifier
 
     public init(configuration: SMSConfiguration, hasher: SecretHasher, templates: SMSTemplates, providers: [SMSProvider]) {
         self.configuration = configuration
         self.hasher = hasher
         self.templates = templates
         self.providers = ProviderChain(channel: "sms", providers: providers)
+        self.fraudGuard = FraudGuard(configuration: configuration.fraudGuard)
+        self.appVerifier = AppVerifier(configuration: configuration.appVerification)
     }
 
     /// The handler a `herald-sms` process runs, from its configuration.
@@ -42,6 +46,7 @@ public struct SMSHandler: JobHandler {
             hasher: SecretHasher(keyRing: try configuration.secrets.keyRing()),
             templates: try SMSTemplates.load(directory: sms.templatesDirectory, appName: sms.appName, webOTPOrigin: sms.webOTPOrigin),
             providers: providers)
+        fraudGuard.eventsExchange = HeraldTopology(configuration.amqp, configuration.runner).eventsExchange
     }
 
     public func handle(_ job: SMSVerificationJob, context: JobContext) async throws -> JobOutcome {
@@ -78,6 +83,7 @@ public struct SMSHandler: JobHandler {
             }
             info = read
         }
+        if let info, let refusal = try await abuseRefusal(job, info: info, context: context, logger: logger) { return refusal }
         var limits = limits(for: job, phone: phone)
         if let info { configuration.regionCaps.add(to: &limits, region: info.regionCode) }
         let code = testCode.map(Secret.init) ?? SecretGenerator.numericCode(length: configuration.codeLength)
@@ -189,10 +195,11 @@ public struct SMSHandler: JobHandler {
             verificationID: job.verificationID, phone: Redact.phone(phone), purpose: job.purpose.rawValue, provider: provider, reason: reason))
     }
 
-    private func refused(_ job: SMSVerificationJob, phone: PhoneNumber, info: PhoneNumberInfo? = nil, reason: String, logger: Logger,
-                         write: (@Sendable (PostgresConnection, Logger) async throws -> Void)?) -> JobOutcome {
+    /// `metricReason`: the refusal's metric label when `reason` names an unbounded key (a prefix).
+    func refused(_ job: SMSVerificationJob, phone: PhoneNumber, info: PhoneNumberInfo? = nil, reason: String, metricReason: String? = nil, logger: Logger,
+                 write: (@Sendable (PostgresConnection, Logger) async throws -> Void)?) -> JobOutcome {
         metrics.decision("refused")
-        metrics.refusal(reason)
+        metrics.refusal(metricReason ?? reason)
         logger.notice("SMS refused", metadata: ["reason": "\(reason)"])
         let event = OutgoingEvent(name: "sms.refused", payload: SMSEvent(
             verificationID: job.verificationID, phone: Redact.phone(phone.e164), purpose: job.purpose.rawValue, reason: reason,

@@ -39,4 +39,9 @@ public struct SMSMetrics: Sendable {
     public func segments(_ encoding: SMSEncoding) {
         Counter(label: "herald_sms_segments_total", dimensions: [("encoding", encoding.scheme.rawValue)]).increment(by: encoding.segments)
     }
+
+    /// `herald_sms_fraud_guard_pauses_total{scope}`: regions or prefixes the fraud guard paused.
+    public func fraudGuardPause(scope: String) {
+        Counter(label: "herald_sms_fraud_guard_pauses_total", dimensions: [("scope", scope)]).increment()
+    }
 }

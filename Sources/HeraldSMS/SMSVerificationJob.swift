@@ -24,8 +24,11 @@ public struct SMSVerificationJob: HeraldJob, Equatable {
     public var purpose: Purpose
     public var forceResend: Bool?
     public var client: ClientContext?
+    /// Evidence of a genuine app (``AppVerification``), judged by `sms.app_verification.mode`.
+    public var appVerification: AppVerification?
 
-    public init(verificationID: String, phoneNumber: String, locale: String? = nil, purpose: Purpose = .signIn, forceResend: Bool = false, client: ClientContext? = nil) {
+    public init(verificationID: String, phoneNumber: String, locale: String? = nil, purpose: Purpose = .signIn, forceResend: Bool = false, client: ClientContext? = nil,
+                appVerification: AppVerification? = nil) {
         self.version = Self.version
         self.verificationID = verificationID
         self.phoneNumber = phoneNumber
@@ -33,11 +36,12 @@ public struct SMSVerificationJob: HeraldJob, Equatable {
         self.purpose = purpose
         self.forceResend = forceResend
         self.client = client
+        self.appVerification = appVerification
     }
 
     enum CodingKeys: String, CodingKey {
         case version, locale, purpose, client
-        case verificationID = "verification_id", phoneNumber = "phone_number", forceResend = "force_resend"
+        case verificationID = "verification_id", phoneNumber = "phone_number", forceResend = "force_resend", appVerification = "app_verification"
     }
 
     public func validate() throws(JobValidationError) {
@@ -50,6 +54,7 @@ public struct SMSVerificationJob: HeraldJob, Equatable {
         }
         if let locale { try WireRules.locale(locale, field: "locale") }
         if let ip = client?.ip { _ = try ClientIP(ip, field: "client.ip") }
+        try appVerification?.validate()
     }
 }
 

@@ -101,6 +101,9 @@ struct ConfigCommand: AsyncParsableCommand {
             values.merge(c.cleanup.effectiveValues) { current, _ in current }
             values.merge(c.push.effectiveValues) { current, _ in current }
             values.merge(c.email.effectiveValues) { current, _ in current }
+            // The fraud guard and app verification before SMS (docs/abuse.md), secrets masked.
+            values.merge(c.sms.fraudGuard.effectiveValues) { current, _ in current }
+            values.merge(c.sms.appVerification.effectiveValues) { current, _ in current }
             // What herald-sms would refuse to start with.
             do {
                 _ = try c.secrets.keyRing()
