@@ -14,5 +14,12 @@ enum SMSControls {
         sms.regions = .init(mode: .allow, regions: ["DE", "AT", "CH"])
         sms.numberTypes = SMSConfiguration.defaultNumberTypes
         sms.regionCaps = .init(defaultCap: .init(hour: 100_000_000, day: 100_000_000))
+        // Fraud guard (16c): every job is judged (herald.fraud_guard_check sums its region's
+        // and prefix's window and marks the verification) and every send counted by the
+        // trigger; floors no benchmark reaches, so nothing is paused. App verification is
+        // not in this run: its cost is the captcha provider's round trip or one receipt update.
+        sms.fraudGuard.enabled = true
+        sms.fraudGuard.regionFloor = 100_000_000
+        sms.fraudGuard.prefixFloor = 100_000_000
     }
 }
