@@ -36,7 +36,7 @@ done
 SOURCES+=(Sources/HeraldRuntime/Logging/Redact.swift Sources/HeraldSMS/Phone/PhoneNumber.swift Sources/HeraldSMS/Phone/PhoneNumberType.swift Sources/HeraldSMS/Phone/PhoneNumberInfo.swift
   Sources/HeraldSMS/SMSVerificationJob.swift Sources/HeraldEmail/EmailActionJob.swift
   Sources/HeraldPush/PushVerificationJob.swift Sources/HeraldCleanup/CleanupRunJob.swift
-  Sources/HeraldEmail/EmailAddress.swift Sources/HeraldEmail/Link/EmailLinkPolicy.swift)
+  Sources/HeraldEmail/EmailAddress.swift Sources/HeraldEmail/Link/EmailLinkPolicy.swift Sources/HeraldSMS/Abuse/SMSVerificationJob+AppVerification.swift)
 # One module of them all: the runtime's and the channels' files as they are, less their
 # imports of each other's modules.
 mkdir -p "$OUT/src"
