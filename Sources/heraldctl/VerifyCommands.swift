@@ -12,7 +12,7 @@ import PostgresNIO
 struct Verify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check a code, email link or push secret by hand, or show what happened to a verification (support).",
-        subcommands: [VerifySMS.self, ShowSMS.self, VerifyEmailLink.self, ShowEmail.self, VerifyPush.self, ShowPush.self, ShowToken.self]
+        subcommands: [VerifySMS.self, ShowSMS.self, VerifyEmailLink.self, ShowEmail.self, VerifyPush.self, ShowPush.self, ShowToken.self, ShowApple.self]
     )
 }
 
