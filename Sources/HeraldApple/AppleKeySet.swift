@@ -77,14 +77,19 @@ public actor AppleKeySet {
         return now().timeIntervalSince(lastAttempt) >= refetchInterval
     }
 
-    /// One fetch, shared by every caller that arrives while it runs.
+    /// One fetch, shared by every caller that arrives while it runs; each of them stores its
+    /// result, so none reads the old set after the fetch (whichever resumes first).
     private func refresh() async throws -> Snapshot {
-        if let inFlight { return try await inFlight.value }
-        lastAttempt = now()
-        fetchCount += 1
-        let task = Task { try await self.fetch() }
-        inFlight = task
-        defer { inFlight = nil }
+        let task: Task<Snapshot, any Error>
+        if let inFlight {
+            task = inFlight
+        } else {
+            lastAttempt = now()
+            fetchCount += 1
+            task = Task { try await self.fetch() }
+            inFlight = task
+        }
+        defer { if inFlight == task { inFlight = nil } }
         let snapshot = try await task.value
         current = snapshot
         logger.debug("apple key set fetched", metadata: ["kids": "\(snapshot.keyIDs.sorted())", "max_age": "\(snapshot.expiresAt.timeIntervalSince(now()))"])

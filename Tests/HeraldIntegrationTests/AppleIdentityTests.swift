@@ -213,6 +213,19 @@ import Testing
         }
     }
 
+    @Test func signInsArrivingTogetherShareOneFetch() async throws {
+        try await withApple { apple, verifier, _ in
+            var tokens: [String] = []
+            for n in 0..<20 { tokens.append(try await apple.identityToken(audience: Self.app, subject: "s\(n)", rawNonce: "raw-nonce")) }
+            let subjects = try await withThrowingTaskGroup(of: String.self) { group in
+                for token in tokens { group.addTask { try await verifier.verify(token, nonce: "raw-nonce").subject } }
+                return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+            }
+            #expect(subjects.count == 20, "every sign-in verified")
+            #expect(apple.jwksFetches == 1)
+        }
+    }
+
     @Test func anUnreachableKeySetIsKeysUnavailableAndACachedSetOutlivesAnOutage() async throws {
         try await withApple(cacheControl: "max-age=100") { apple, verifier, clock in
             apple.failJWKS(with: .init(status: 503, body: "down"))
