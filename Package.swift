@@ -39,6 +39,7 @@ let package = Package(
         .executable(name: "heraldctl", targets: ["heraldctl"]),
         .executable(name: "herald-bench", targets: ["herald-bench"]),
         .executable(name: "herald-chaos", targets: ["herald-chaos"]),
+        .executable(name: "herald-dev-apple", targets: ["herald-dev-apple"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -163,6 +164,14 @@ let package = Package(
             name: "herald-chaos",
             dependencies: ["HeraldRuntime", "HeraldClient", "HeraldStubs", "AMQP", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "PostgresNIO", package: "postgres-nio")] + channels,
+            swiftSettings: strict
+        ),
+        // make run's local Apple and its demo steps (scripts/run-local.sh); never deployed.
+        .executableTarget(
+            name: "herald-dev-apple",
+            dependencies: ["HeraldRuntime", "HeraldClient", "HeraldStubs", "HeraldApple", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Crypto", package: "swift-crypto"),
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             swiftSettings: strict
         ),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP"], swiftSettings: strict),

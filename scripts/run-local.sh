@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `make run`: migrate, declare, start all four workers with the dev outbox providers,
-# enqueue one job of each flow and show what was "delivered". Then keep the workers
+# `make run`: migrate, declare, start the local Apple and all five workers (the dev outbox
+# providers; herald-apple calls the local Apple), enqueue one job of each flow and show what
+# was "delivered", then Sign in with Apple's three jobs. Then keep the workers
 # running (logs in .run/logs) until Ctrl-C, which drains them. RUN_ONCE=1 stops after the demo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +18,15 @@ mkdir -p "$LOGS"
 $BIN/heraldctl migrate
 $BIN/heraldctl topology declare
 
+# The local Apple (herald-dev-apple serve: JWKS, token and revoke endpoints, codes and signed
+# notifications on request) for the dev team's .p8 key, and herald-apple's token key ring: dev
+# secrets made once under .run/apple, like the HMAC keys.
+APPLE_DIR=.run/apple
+mkdir -p "$APPLE_DIR"
+[ -s "$APPLE_DIR/team-key.p8" ] || (umask 077; openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$APPLE_DIR/team-key.p8")
+[ -s "$APPLE_DIR/token-keys" ] || (umask 077; echo "dev1:$(openssl rand -base64 32)" >"$APPLE_DIR/token-keys")
+rm -f "$APPLE_DIR/url"
+
 pids=()
 stop_workers() {
   echo; echo "stopping workers (SIGTERM, they drain in-flight jobs)…"
@@ -25,13 +35,24 @@ stop_workers() {
 }
 trap stop_workers EXIT
 
-for kind in sms email push cleanup; do
+$BIN/herald-dev-apple serve "$APPLE_DIR" >"$LOGS/local-apple.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 100); do [ -s "$APPLE_DIR/url" ] && break; sleep 0.1; done
+[ -s "$APPLE_DIR/url" ] || { echo "the local Apple did not start; see $LOGS/local-apple.log"; exit 1; }
+APPLE_URL=$(cat "$APPLE_DIR/url")
+APPLE_CLIENT=com.example.app
+export HERALD_APPLE_CLIENT_IDS=$APPLE_CLIENT HERALD_APPLE_JWKS_URL=$APPLE_URL/auth/keys \
+  HERALD_APPLE_TOKEN_URL=$APPLE_URL/auth/token HERALD_APPLE_REVOKE_URL=$APPLE_URL/auth/revoke \
+  HERALD_APPLE_ALLOW_INSECURE_TRANSPORT=true HERALD_APPLE_TEAM_ID=DEVTEAM001 HERALD_APPLE_KEY_ID=DEVKEY0001 \
+  HERALD_APPLE_PRIVATE_KEY_FILE=$APPLE_DIR/team-key.p8 HERALD_APPLE_TOKEN_KEYS_FILE=$APPLE_DIR/token-keys
+
+for kind in sms email push cleanup apple; do
   $BIN/herald-$kind >"$LOGS/$kind.log" 2>&1 &
   pids+=($!)
 done
 
 echo "waiting for the workers to be ready…"
-for port in 9101 9102 9103 9104; do
+for port in 9101 9102 9103 9104 9105; do
   for _ in $(seq 1 100); do
     curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
     sleep 0.2
@@ -94,6 +115,24 @@ $BIN/heraldctl verify push "$receipt" - <<<"not-the-secret" || true
 $BIN/heraldctl verify push "$receipt" - <<<"$secret"
 $BIN/heraldctl verify push "$receipt" - <<<"$secret" || true
 $BIN/heraldctl verify show-push "$receipt"
+
+# Sign in with Apple, each job against the local Apple: an account linked to an Apple identity
+# and apple.token with a code the local Apple issued (its refresh token stored sealed, shown
+# masked); Apple's email-disabled notification (the relay address becomes undeliverable); the
+# account deleted through HeraldAccounts, which enqueues apple.revoke (the token revoked at
+# Apple and deleted); what the local Apple saw: one exchange, one revocation.
+echo; echo "== Sign in with Apple"
+link=$($BIN/herald-dev-apple link "$APPLE_URL" "$APPLE_CLIENT")
+echo "$link"
+apple_account=$(sed -n 's/^apple account_id: //p' <<<"$link")
+apple_sub=$(sed -n 's/^apple sub: //p' <<<"$link")
+apple_email=$(sed -n 's/^apple relay_email: //p' <<<"$link")
+grep -q '^apple.token .*: completed$' <<<"$link" || { echo "apple.token did not complete; see $LOGS/apple.log"; exit 1; }
+$BIN/heraldctl verify show-apple "$apple_account"
+$BIN/herald-dev-apple notify "$APPLE_URL" "$APPLE_CLIENT" "$apple_account" "$apple_sub" "$apple_email" email-disabled
+$BIN/herald-dev-apple delete "$apple_account"
+$BIN/heraldctl verify show-apple "$apple_account"
+$BIN/herald-dev-apple counts "$APPLE_URL" "$apple_sub"
 
 echo; echo "== cleanup (the demo's dry run)"
 $BIN/heraldctl cleanup status --limit 3

@@ -48,12 +48,16 @@ public final class AppleTokenEndpoints: Sendable {
         var issuedAt: Date
         var idToken: String
         var used = false
+        /// Token requests for this code that reached the code check (not an injected failure).
+        var calls = 0
     }
 
     struct Token {
         var subject: String
         var clientID: String
         var revoked = false
+        /// Revoke requests for this token that reached the token check (not an injected failure).
+        var calls = 0
     }
 
     struct State {
@@ -62,6 +66,7 @@ public final class AppleTokenEndpoints: Sendable {
         var exchanges = 0
         var revocations = 0
         var failures: [Endpoint: [Failure]] = [:]
+        var outage: Failure?
         var refusals: [String] = []
     }
 
@@ -106,6 +111,49 @@ public final class AppleTokenEndpoints: Sendable {
     /// Why each refused request was refused, in order (the stub's own words).
     public var refusals: [String] { state.withLockedValue { $0.refusals } }
 
+    /// What reached Apple for one `sub`: code exchanges and revocations done, and the calls
+    /// that carried one of its codes or tokens (a second call for a code or token is a repeat).
+    public struct SubjectCounts: Sendable, Equatable {
+        public var exchanges = 0
+        public var exchangeCalls = 0
+        public var revocations = 0
+        public var revokeCalls = 0
+        /// The most calls any one of its codes got (more than 1: a code was sent twice).
+        public var maxCallsPerCode = 0
+        /// The most calls any one of its refresh tokens got.
+        public var maxCallsPerToken = 0
+
+        public init() {}
+    }
+
+    /// ``SubjectCounts`` of every `sub` a code was issued to.
+    public var countsBySubject: [String: SubjectCounts] {
+        state.withLockedValue { state in
+            var out: [String: SubjectCounts] = [:]
+            for code in state.codes.values {
+                out[code.subject, default: .init()].exchangeCalls += code.calls
+                out[code.subject, default: .init()].maxCallsPerCode = max(out[code.subject]!.maxCallsPerCode, code.calls)
+                if code.used { out[code.subject, default: .init()].exchanges += 1 }
+            }
+            for token in state.refreshTokens.values {
+                out[token.subject, default: .init()].revokeCalls += token.calls
+                out[token.subject, default: .init()].maxCallsPerToken = max(out[token.subject]!.maxCallsPerToken, token.calls)
+                if token.revoked { out[token.subject, default: .init()].revocations += 1 }
+            }
+            return out
+        }
+    }
+
+    /// Every call of both endpoints gets `failure` until ``endOutage()`` (after any failures
+    /// queued with ``fail(_:with:count:)``): Apple down or hanging for a while.
+    public func startOutage(_ failure: Failure) {
+        state.withLockedValue { $0.outage = failure }
+    }
+
+    public func endOutage() {
+        state.withLockedValue { $0.outage = nil }
+    }
+
     /// The next `count` calls of `endpoint` get `failure` instead of their answer.
     public func fail(_ endpoint: Endpoint, with failure: Failure, count: Int = 1) {
         state.withLockedValue { $0.failures[endpoint, default: []] += Array(repeating: failure, count: count) }
@@ -120,6 +168,8 @@ public final class AppleTokenEndpoints: Sendable {
         let now = Date()
         let outcome: Result<(String, String), StubError> = state.withLockedValue { state in
             guard var grant = state.codes[code] else { return .failure(StubError("unknown code")) }
+            grant.calls += 1
+            state.codes[code] = grant
             guard !grant.used else { return .failure(StubError("code already used")) }
             guard now.timeIntervalSince(grant.issuedAt) <= Self.codeLifetime else { return .failure(StubError("code expired")) }
             guard grant.clientID == clientID else { return .failure(StubError("code issued to another client_id")) }
@@ -145,18 +195,20 @@ public final class AppleTokenEndpoints: Sendable {
         guard let clientID = form["client_id"], let token = form["token"] else { return error("invalid_request", "client_id or token missing") }
         if let why = secretProblem(form["client_secret"], clientID: clientID) { return error("invalid_client", why) }
         state.withLockedValue { state in
-            if var known = state.refreshTokens[token], known.clientID == clientID, !known.revoked {
+            guard var known = state.refreshTokens[token] else { return }
+            known.calls += 1
+            if known.clientID == clientID, !known.revoked {
                 known.revoked = true
-                state.refreshTokens[token] = known
                 state.revocations += 1
             }
+            state.refreshTokens[token] = known
         }
         return .init(status: 200, body: "")
     }
 
     private func injected(_ endpoint: Endpoint) -> StubHTTPServer.Response? {
         let failure: Failure? = state.withLockedValue { state in
-            guard var queue = state.failures[endpoint], !queue.isEmpty else { return nil }
+            guard var queue = state.failures[endpoint], !queue.isEmpty else { return state.outage }
             let first = queue.removeFirst()
             state.failures[endpoint] = queue
             return first
