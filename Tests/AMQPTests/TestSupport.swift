@@ -105,7 +105,7 @@ func withConnection<T>(
     let connection = AMQPConnection(configuration: configuration, topology: topology, logger: TestEnvironment.logger)
     connection.start()
     do {
-        try await connection.waitUntilConnected(timeout: .seconds(10))
+        try await connection.waitUntilConnected(timeout: .seconds(30))
         let result = try await body(connection)
         await connection.close()
         return result

@@ -121,7 +121,7 @@ import Testing
             let apple = try await AppleTokenFixture(harness)
             apple.endpoints.fail(.token, with: .status(503))
             apple.endpoints.fail(.token, with: .hang)
-            let worker = try await apple.start()
+            let worker = try await apple.start { $0.apple.tokens.timeoutMilliseconds = 1500 }
             let (account, subject) = try await apple.account(1)
             let code = try await apple.endpoints.issueCode(subject: subject, clientID: apple.clientID)
             let id = try await harness.enqueue(AppleTokenJob(accountID: account, clientID: apple.clientID, authorizationCode: code))

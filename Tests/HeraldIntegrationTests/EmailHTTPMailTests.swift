@@ -53,10 +53,11 @@ import Testing
         var configuration = EmailFixture.emailConfiguration().smtp
         configuration.commandTimeoutMilliseconds = 1000
         let client = try SMTPClient(configuration: configuration)
-        let started = ContinuousClock.now
+        // The server answers DATA after 3 s: `.timeout` (not the delivery that answer would
+        // be) shows the client gave up on its own 1 s limit. No wall-clock bound: under the
+        // whole suite on two cores the timer fires late.
         let result = await client.send(EmailSMTPTests.message(to: "slow-\(TestEnvironment.namespace())@example.net"), logger: EmailSMTPTests.logger)
         #expect(result == .timeout)
-        #expect(ContinuousClock.now - started < .seconds(3))
         // The pool replaces the timed-out connection.
         if case .accepted = await client.send(EmailSMTPTests.message(to: "fast-\(TestEnvironment.namespace())@example.net"), logger: EmailSMTPTests.logger) {} else {
             Issue.record("no delivery after a timeout")

@@ -43,7 +43,10 @@ final class AppleTokenFixture: @unchecked Sendable {
         configuration.apple.tokens.tokenURL = apple.tokenURL
         configuration.apple.tokens.revokeURL = apple.revokeURL
         configuration.apple.tokens.tokenKeys = tokenKeys
-        configuration.apple.tokens.timeoutMilliseconds = 1000
+        // Generous: under the whole suite on two cores a local round trip (and the client
+        // secret's signature) took over a second, the call timed out and was made again. The
+        // test of a hanging Apple sets its own short timeout.
+        configuration.apple.tokens.timeoutMilliseconds = 15_000
         configure(&configuration)
         return configuration
     }

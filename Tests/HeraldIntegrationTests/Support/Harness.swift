@@ -40,7 +40,7 @@ final class Harness: Sendable {
         try await Migrator(client: database, migrations: HeraldChannels.migrations, logger: logger).migrate()
         connection = AMQPConnection(configuration: try configuration.amqp.connectionConfiguration(name: "test"), topology: topology.all, logger: logger)
         connection.start()
-        try await connection.waitUntilConnected(timeout: .seconds(10))
+        try await connection.waitUntilConnected(timeout: .seconds(30))
         try await connection.declare(topology.all)
         client = HeraldClient(connection: connection, namespace: namespace)
     }
@@ -55,7 +55,7 @@ final class Harness: Sendable {
         let task = Task { try await group.run() }
         let running = RunningWorker(group: group, task: task, health: worker.health, connection: worker.connection)
         onClose { try? await running.stop() }
-        try await worker.connection.waitUntilConnected(timeout: .seconds(10))
+        try await worker.connection.waitUntilConnected(timeout: .seconds(30))
         return running
     }
 
