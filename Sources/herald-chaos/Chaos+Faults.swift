@@ -9,18 +9,20 @@ import Glibc
 #endif
 
 extension Chaos {
-    /// Mixed jobs while a random worker gets SIGKILL every few seconds and is started again.
-    /// Lost must be 0. A kill repeats the sends its worker had made but not yet committed (no
+    /// Mixed jobs, apple jobs among them, while a random worker gets SIGKILL every few seconds
+    /// and is started again. Lost must be 0. A kill repeats the sends its worker had made but not yet committed (no
     /// SMS gateway, SMTP server or APNs takes an idempotency key): each such repeat must be
     /// counted as uncertain in its record (``settle``), and there can be no more of them than
-    /// the killed workers had jobs in flight (`amqp.prefetch` each).
+    /// the killed workers had jobs in flight (`amqp.prefetch` each). An apple job killed while
+    /// Apple had its code ends uncertain rather than sending the code again; those count
+    /// against the same bound, and no code may reach Apple twice (``accountApple``).
     func killScenario() async throws -> ScenarioResult {
         var result = ScenarioResult(name: "kill -9 a random worker every \(options.killInterval)")
         let start = ContinuousClock.now
         // One kill per 200 jobs (at least 3); the jobs are paced to span all the kills.
         let kills = max(3, options.jobs / 200)
         let span = options.killInterval * (kills + 1)
-        let publishing = Task { await load.publish(options.jobs, perSecond: Double(options.jobs) / span.seconds) }
+        let publishing = Task { await load.publish(options.jobs, perSecond: Double(options.jobs) / span.seconds, kind: Load.mixedWithApple) }
         var lastKill = start
         var killed: [String: Int] = [:]
         for _ in 0..<kills {
@@ -33,8 +35,8 @@ extension Chaos {
         result.notes.append("killed: " + killed.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
         try await settle(&result, ids: ids, recoveryFrom: lastKill)
         let inFlight = result.kills * configuration.amqp.prefetch
-        result.require(result.duplicateSends <= inFlight,
-                       "\(result.duplicateSends) duplicated sends for \(result.kills) kills: more than the \(inFlight) jobs they had in flight")
+        result.require(result.duplicateSends + result.appleUncertain <= inFlight,
+                       "\(result.duplicateSends) duplicated sends and \(result.appleUncertain) uncertain apple jobs for \(result.kills) kills: more than the \(inFlight) jobs they had in flight")
         result.seconds = (ContinuousClock.now - start).seconds
         return result
     }
@@ -104,28 +106,32 @@ extension Chaos {
     }
 
     /// The providers refuse for half the outage and hang for the other half: the SMS gateway
-    /// 503, APNs 503, the SMTP server 451, then none of them answers. Retries back off
+    /// 503, APNs 503, the SMTP server 451, Apple's token and revoke endpoints 503, then none of
+    /// them answers. Retries back off
     /// (attempts per SMS job stay within the runner's limit), and every job completes once
-    /// they recover.
+    /// they recover: every apple job exchanged its code once (and revoked once), none uncertain.
     func providerScenario() async throws -> ScenarioResult {
-        var result = ScenarioResult(name: "providers (SMS, SMTP, APNs) refusing, then hanging, for \(options.providerOutage)")
+        var result = ScenarioResult(name: "providers (SMS, SMTP, APNs, Apple) refusing, then hanging, for \(options.providerOutage)")
         let count = max(100, options.jobs / 4)
         var (outageStart, outageEnd) = (Date(), Date())
         // Paced over the outage and a little after, so jobs arrive before, during and after it.
         let ids = try await underLoad(&result, count: count, span: options.providerOutage + .seconds(4), lead: .seconds(1),
-                                      kind: { [.push, .email, .sms, .sms][$0 % 4] }, over: "the providers recovered") { _ in
+                                      kind: { [.push, .email, .sms, .sms, .apple][$0 % 5] }, over: "the providers recovered") { _ in
             outageStart = Date()
             gateway.set(.failing)
             apns.set(.failing)
             try mail.set(.refusing)
+            load.apple.set(outage: .status(503))
             try await Task.sleep(for: options.providerOutage / 2)
             gateway.set(.hanging)
             apns.set(.hanging(options.providerOutage))
             try mail.set(.hanging)
+            load.apple.set(outage: .hang)
             try await Task.sleep(for: options.providerOutage / 2)
             gateway.set(.normal)
             apns.set(.normal)
             try mail.set(.normal)
+            load.apple.set(outage: nil)
             outageEnd = Date()
         }
         let rate = gateway.requestRate(from: outageStart, to: outageEnd)
@@ -136,6 +142,7 @@ extension Chaos {
                                    rate.mean, rate.peak, maxAttempts, Double(attempts.reduce(0, +)) / Double(max(attempts.count, 1))))
         result.require(maxAttempts <= configuration.runner.maxAttempts, "a job reached the provider \(maxAttempts) times (runner.max_attempts \(configuration.runner.maxAttempts)): a retry storm")
         result.require(result.duplicateSends == 0, "\(result.duplicateSends) duplicated sends")
+        result.require(result.appleUncertain == 0, "\(result.appleUncertain) apple jobs ended uncertain with no worker killed")
         return result
     }
 

@@ -155,15 +155,21 @@ extension Chaos {
 
     /// Brute force stops at the attempt limit; 100 concurrent checks of the right code give one
     /// success; the logs, the metrics and a dump of the database hold none of the SMS codes,
-    /// push secrets and link codes sent.
+    /// push secrets and link codes sent, nor the refresh tokens Apple issued.
     func securityScenario() async throws -> ScenarioResult {
         var result = ScenarioResult(name: "security: brute force, concurrent checks, secrets in logs, metrics and the database")
         let start = ContinuousClock.now
         let ids = await load.publish(4, kind: { _ in .sms })
         let others = await load.publish(8, kind: { $0 % 2 == 0 ? .push : .email })
-        try await settle(&result, ids: ids + others)
+        let appleJobs = await load.publish(4, kind: { _ in .apple })
+        try await settle(&result, ids: ids + others + appleJobs)
         let verification = try HeraldVerification(database: tally.database, secrets: configuration.secrets)
         let codes = gateway.codes
+        // Every refresh token the local Apple issued to the run's apple jobs (stored sealed by
+        // herald-apple, revoked or not).
+        let appleRefreshTokens = Set(load.published.filter { $0.value == .apple }.keys.flatMap {
+            load.apple.endpoints.refreshTokens(of: AppleGateway.subject(for: $0)).map { $0.token }
+        })
 
         // Brute force: wrong codes until the limit, then even the right code is refused.
         let target = ids[0]
@@ -215,6 +221,7 @@ extension Chaos {
             ("SMS codes", Set(codes.values), digitRuns),
             ("push secrets", Set(apns.secrets.values), SecretSearch.found),
             ("link codes", Set(mail.codes.values), SecretSearch.found),
+            ("Apple refresh tokens", appleRefreshTokens, SecretSearch.found),
         ]
         for (what, secrets, search) in searches {
             let leaks = search(secrets, texts)

@@ -63,7 +63,8 @@ extension Optional {
     }
 }
 
-/// Everything a scenario works with: the fleet, the providers (SMS gateway, APNs, SMTP), the publisher, the ledger,
+/// Everything a scenario works with: the fleet, the providers (SMS gateway, APNs, SMTP; the local
+/// Apple belongs to the publisher, which makes the apple jobs), the publisher, the ledger,
 /// and the local servers' script (to restart, stop and pause them).
 final class Chaos: Sendable {
     let options: ChaosOptions
@@ -117,12 +118,13 @@ final class Chaos: Sendable {
             .email: ProviderCounts(provider: "smtp", accepted: mail.accepted),
         ]
         tally.account(&result, ids: ids, kinds: load.published, statuses: statuses, accepted: accepted, uncertain: try await tally.uncertainSends(ids))
+        try await accountApple(&result, ids: ids, statuses: statuses)
         let hidden = result.duplicates.filter { !$0.counted }
         result.require(hidden.isEmpty,
                        "\(result.hiddenDuplicateSends) duplicated send(s) not counted as uncertain in their record: " + hidden.map(\.line).joined(separator: "; "))
         result.require(result.lost == 0, "\(result.lost) confirmed job(s) not finished within \(options.drainTimeout): lost")
         result.require(result.failed == 0, "\(result.failed) valid job(s) dead-lettered or recorded as failed")
-        result.require(result.missingSends == 0, "\(result.missingSends) SMS, email or push job(s) completed without reaching the SMS gateway, the SMTP server or APNs")
+        result.require(result.missingSends == 0, "\(result.missingSends) SMS, email, push or apple job(s) completed without reaching the SMS gateway, the SMTP server, APNs or Apple")
         let crashes = fleet.unexpectedExits()
         result.require(crashes.isEmpty, "workers exited on their own: \(crashes)")
     }

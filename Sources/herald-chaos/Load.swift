@@ -1,5 +1,6 @@
 import AMQP
 import Foundation
+import HeraldApple
 import HeraldClient
 import HeraldCleanup
 import HeraldEmail
@@ -14,12 +15,15 @@ import NIOConcurrencyHelpers
 /// it is confirmed, as a front API's outbox would.
 final class Load: Sendable {
     let client: HeraldClient
+    /// Makes the apple jobs (an account linked to an Apple identity, a code the local Apple issued).
+    let apple: AppleGateway
     let run: String
     private let confirmed = NIOLockedValueBox<[String: JobKind]>([:])
     private let counter = NIOLockedValueBox(0)
 
-    init(client: HeraldClient) {
+    init(client: HeraldClient, apple: AppleGateway) {
         self.client = client
+        self.apple = apple
         run = String(UUID().uuidString.prefix(6).lowercased())
     }
 
@@ -33,6 +37,12 @@ final class Load: Sendable {
     static func mixed(_ n: Int) -> JobKind {
         if n % 1000 == 999 { return .cleanup }
         switch n % 20 { case 0..<10: return .sms; case 10..<15: return .email; case 15..<19: return .push; default: return .sms }
+    }
+
+    /// The mixed load with apple jobs: one job in twenty is an apple job (`apple.token` and
+    /// `apple.revoke` alternating), in place of an SMS.
+    static func mixedWithApple(_ n: Int) -> JobKind {
+        n % 20 == 19 ? .apple : mixed(n)
     }
 
     /// Publishes `count` valid jobs from `lanes` concurrent publishers, at most `perSecond`
@@ -50,6 +60,11 @@ final class Load: Sendable {
     }
 
     private func publishUntilConfirmed(id: String, n: Int, kind: JobKind) async {
+        // An apple job's account and code are made once: every try publishes the same job.
+        var appleJob: AppleGateway.LoadJob?
+        while kind == .apple, appleJob == nil {
+            do { appleJob = try await apple.job(id: id) } catch { try? await Task.sleep(for: .milliseconds(250)) }
+        }
         while true {
             do {
                 switch kind {
@@ -66,9 +81,11 @@ final class Load: Sendable {
                 case .cleanup:
                     try await client.enqueue(CleanupRunJob(runID: id, dryRun: true), messageID: id)
                 case .apple:
-                    // Not in the mixed load yet (`mixed` never picks it): apple jobs need codes
-                    // the local Apple issued for an account's Apple identity.
-                    preconditionFailure("the chaos load publishes no apple jobs yet")
+                    switch appleJob {
+                    case .token(let job)?: try await client.enqueue(job, messageID: id)
+                    case .revoke(let job)?: try await client.enqueue(job, messageID: id)
+                    case nil: preconditionFailure("an apple job is made before it is published")
+                    }
                 }
                 confirmed.withLockedValue { $0[id] = kind }
                 return

@@ -26,6 +26,11 @@ struct ScenarioResult: Sendable {
     /// could see in `heraldctl verify show-*`. None is allowed in any scenario.
     var hiddenDuplicateSends: Int { duplicates.reduce(0) { $0 + $1.hidden } }
     var missingSends = 0
+    /// Apple jobs whose authorization code reached Apple more than once (never allowed).
+    var duplicatedExchanges = 0
+    /// Apple jobs rejected as uncertain: a worker killed while Apple had the code, and the
+    /// redelivery not sending it again (``Chaos/accountApple(_:ids:statuses:)``).
+    var appleUncertain = 0
     var kills = 0
     var recoverySeconds: Double?
     var seconds: Double = 0
@@ -104,6 +109,26 @@ struct Tally: Sendable {
         var out: [String: Int] = [:]
         for try await (id, count) in rows.decode((String, Int).self) { out[id] = count }
         return out
+    }
+
+    /// What herald-apple recorded of apple jobs (`herald.apple_jobs`, one row per message id):
+    /// id → (state, uncertain calls, error), for the ids that have a row.
+    func appleRecords(_ ids: [String]) async throws -> [String: AppleRecord] {
+        guard !ids.isEmpty else { return [:] }
+        let rows = try await database.query("""
+            SELECT message_id, state, uncertain_calls, coalesce(error, '') FROM herald.apple_jobs WHERE message_id = ANY(\(ids)::text[])
+            """, logger: logger)
+        var out: [String: AppleRecord] = [:]
+        for try await (id, state, uncertain, error) in rows.decode((String, String, Int, String).self) {
+            out[id] = AppleRecord(state: state, uncertainCalls: uncertain, error: error)
+        }
+        return out
+    }
+
+    struct AppleRecord: Sendable {
+        var state: String
+        var uncertainCalls: Int
+        var error: String
     }
 
     /// Seconds from the first claim of any of `ids` to the last one finished, as the ledger

@@ -12,8 +12,8 @@ import PostgresNIO
 
 // herald-chaos [--short] [--jobs N] [--poison N] [--poison-valid N] [--scenarios kill,broker,...] [--report-dir DIR]
 // The whole fleet (the built worker executables next to this one, several per kind) on the
-// local RabbitMQ and PostgreSQL, an SMS gateway and an APNs server on loopback and the local
-// SMTP server, under faults and load. Prints a report per scenario and exits 1 when anything
+// local RabbitMQ and PostgreSQL, an SMS gateway, an APNs server and the local Apple on loopback
+// and the local SMTP server, under faults and load. Prints a report per scenario and exits 1 when anything
 // was lost or any check failed.
 // scripts/chaos.sh sets the environment (the servers' addresses, database herald_chaos).
 
@@ -43,10 +43,14 @@ let codeLength = 10
 let gateway = try await SMSGateway(codeLength: codeLength)
 let runDirectory = options.reportDirectory + "/" + namespace
 let apns = try await APNsGateway(directory: runDirectory + "/keys")
+let database = try Database.makeClient(configuration.database, logger: logger)
+let databaseTask = Task { await database.run() }
+let apple = try await AppleGateway(directory: runDirectory + "/keys", database: database, logger: logger)
 let client = try HeraldClient(configuration: configuration.amqp, logger: logger)
-let load = Load(client: client)
+let load = Load(client: client, apple: apple)
 let mail = try MailGateway(environment: environment, idPrefix: load.idPrefix)
 var workerEnvironment = environment.merging(apns.environment) { _, ours in ours }.merging(mail.environment) { _, ours in ours }
+    .merging(apple.environment) { _, ours in ours }
 for (key, value) in [
     "HERALD_AMQP_NAMESPACE": namespace,
     "HERALD_AMQP_HEARTBEAT_SECONDS": String(options.heartbeatSeconds),
@@ -67,10 +71,8 @@ configuration.sms.codeLength = codeLength
 try await client.connection.waitUntilConnected(timeout: .seconds(10))
 let topology = HeraldTopology(configuration.amqp, configuration.runner)
 try await client.connection.declare(topology.all)
-let database = try Database.makeClient(configuration.database, logger: logger)
-let databaseTask = Task { await database.run() }
 
-let fleet = try Fleet(counts: [(.sms, 2), (.email, 2), (.push, 1), (.cleanup, 1)], binDir: binDir, logDir: runDirectory + "/logs",
+let fleet = try Fleet(counts: [(.sms, 2), (.email, 2), (.push, 1), (.cleanup, 1), (.apple, 1)], binDir: binDir, logDir: runDirectory + "/logs",
                       environment: workerEnvironment, basePort: Int(environment["HERALD_CHAOS_BASE_PORT"] ?? "") ?? 19_200)
 // Stopped from outside (SIGTERM, SIGINT): the workers go with the harness, or they would
 // outlive it and hold their ports for the next run.
@@ -120,6 +122,7 @@ do {
 await fleet.stop()
 await gateway.close()
 await apns.close()
+await apple.close()
 mail.close()
 for queue in topology.all.queues { try? await client.connection.deleteQueue(queue.name) }
 for exchange in topology.all.exchanges { try? await client.connection.deleteExchange(exchange.name) }
