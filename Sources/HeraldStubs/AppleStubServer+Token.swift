@@ -38,6 +38,9 @@ public final class AppleTokenEndpoints: Sendable {
         case status(Int)
         /// Never answers (the client times out).
         case hang
+        /// Does what was asked (exchanges the code, revokes the token), then never answers:
+        /// Apple acted and the answer was lost.
+        case answerLost
     }
 
     public enum Endpoint: Sendable { case token, revoke }
@@ -160,7 +163,8 @@ public final class AppleTokenEndpoints: Sendable {
     }
 
     func token(_ request: StubHTTPServer.Request) -> StubHTTPServer.Response {
-        if let injected = injected(.token) { return injected }
+        let injected = nextFailure(.token)
+        if let injected, injected != .answerLost { return response(for: injected) }
         let form = request.form
         guard form["grant_type"] == "authorization_code" else { return error("unsupported_grant_type", "grant_type is not authorization_code") }
         guard let clientID = form["client_id"], let code = form["code"] else { return error("invalid_request", "client_id or code missing") }
@@ -184,13 +188,15 @@ public final class AppleTokenEndpoints: Sendable {
         case .failure(let why):
             return error("invalid_grant", why.description)
         case .success(let (refresh, idToken)):
+            if injected == .answerLost { return .hang() }
             let access = "a" + (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
             return .init(status: 200, body: #"{"access_token":"\#(access)","token_type":"Bearer","expires_in":3600,"refresh_token":"\#(refresh)","id_token":"\#(idToken)"}"#)
         }
     }
 
     func revoke(_ request: StubHTTPServer.Request) -> StubHTTPServer.Response {
-        if let injected = injected(.revoke) { return injected }
+        let injected = nextFailure(.revoke)
+        if let injected, injected != .answerLost { return response(for: injected) }
         let form = request.form
         guard let clientID = form["client_id"], let token = form["token"] else { return error("invalid_request", "client_id or token missing") }
         if let why = secretProblem(form["client_secret"], clientID: clientID) { return error("invalid_client", why) }
@@ -203,22 +209,25 @@ public final class AppleTokenEndpoints: Sendable {
             }
             state.refreshTokens[token] = known
         }
-        return .init(status: 200, body: "")
+        return injected == .answerLost ? .hang() : .init(status: 200, body: "")
     }
 
-    private func injected(_ endpoint: Endpoint) -> StubHTTPServer.Response? {
-        let failure: Failure? = state.withLockedValue { state in
+    /// The failure this call of `endpoint` gets: the next queued one, else a standing outage.
+    private func nextFailure(_ endpoint: Endpoint) -> Failure? {
+        state.withLockedValue { state in
             guard var queue = state.failures[endpoint], !queue.isEmpty else { return state.outage }
             let first = queue.removeFirst()
             state.failures[endpoint] = queue
             return first
         }
+    }
+
+    private func response(for failure: Failure) -> StubHTTPServer.Response {
         switch failure {
-        case nil: return nil
-        case .invalidGrant?: return error("invalid_grant", "injected")
-        case .invalidClient?: return error("invalid_client", "injected")
-        case .status(let status)?: return .init(status: status, body: #"{"error":"server_error"}"#)
-        case .hang?: return .hang()
+        case .invalidGrant: error("invalid_grant", "injected")
+        case .invalidClient: error("invalid_client", "injected")
+        case .status(let status): .init(status: status, body: #"{"error":"server_error"}"#)
+        case .hang, .answerLost: .hang()
         }
     }
 

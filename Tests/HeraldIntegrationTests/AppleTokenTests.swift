@@ -140,6 +140,32 @@ import Testing
         }
     }
 
+    /// Apple exchanged the code and the answer was lost (the call timed out): the retry is
+    /// refused with invalid_grant, and the job ends `uncertain`, not `failed`, because the
+    /// code may be spent on a refresh token Herald never saw.
+    @Test func anAnswerLostThenInvalidGrantEndsUncertain() async throws {
+        try await withHarness(maxAttempts: 5) { harness in
+            let apple = try await AppleTokenFixture(harness)
+            apple.endpoints.fail(.token, with: .answerLost)
+            let worker = try await apple.start { $0.apple.tokens.timeoutMilliseconds = 1500 }
+            let (account, subject) = try await apple.account(1)
+            let code = try await apple.endpoints.issueCode(subject: subject, clientID: apple.clientID)
+            let id = try await harness.enqueue(AppleTokenJob(accountID: account, clientID: apple.clientID, authorizationCode: code))
+            try await eventually("ended") { try await harness.ledger(id)?.0 == "rejected" }
+            #expect(apple.endpoints.exchanges == 1, "the lost answer's exchange")
+            #expect(apple.endpoints.calls(.token) == 2)
+            let record = try #require(try await apple.record(id))
+            #expect(record.state == .uncertain)
+            #expect(record.error == "exchange_uncertain")
+            #expect(record.uncertainCalls == 1)
+            #expect(try await apple.tokenRow(account) == nil)
+            let events = try await apple.events.take(atLeast: 1)
+            #expect(events.map(\.0) == ["apple.token.failed"])
+            #expect((events.first?.1["reason"] as? String)?.hasPrefix("exchange_uncertain") == true)
+            try await worker.stop()
+        }
+    }
+
     /// The front API deletes the account, nothing else: the deletion's transaction enqueues the
     /// revocation, herald-apple revokes at Apple and deletes the token; account.deleted goes out.
     @Test func deletingAnAppleLinkedAccountRevokesItsToken() async throws {

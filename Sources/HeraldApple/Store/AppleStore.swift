@@ -128,13 +128,15 @@ public enum AppleStore {
     }
 
     /// Refused for good (Apple's error, or a check of its answer): the job `failed`.
-    public static func failed(_ messageID: String, error: String, reason: String, delivery attempts: [DeliveryAttempt],
+    /// `state` is `.uncertain` when Apple refused a code an earlier call of this job may
+    /// have exchanged already.
+    public static func failed(_ messageID: String, error: String, reason: String, delivery attempts: [DeliveryAttempt], state: AppleJobState = .failed,
                               client: PostgresClient, logger: Logger) async throws {
         let query = try Self.attempts.query(change: """
-            UPDATE herald.apple_jobs SET state = 'failed', owner_key = NULL, http_status = NULLIF($2, -1), error = $3, reason = $4,
+            UPDATE herald.apple_jobs SET state = $6, owner_key = NULL, http_status = NULLIF($2, -1), error = $3, reason = $4,
                    uncertain_calls = uncertain_calls + $5, updated_at = now()
              WHERE message_id = $1 AND state = 'calling' RETURNING message_id
-            """, [messageID, attempts.last?.httpStatus ?? -1, error, reason, attempts.uncertainSends], attempts: attempts)
+            """, [messageID, attempts.last?.httpStatus ?? -1, error, reason, attempts.uncertainSends, state.rawValue], attempts: attempts)
         try await client.query(query, logger: logger)
     }
 
