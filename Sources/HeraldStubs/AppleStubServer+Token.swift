@@ -71,6 +71,7 @@ public final class AppleTokenEndpoints: Sendable {
         var failures: [Endpoint: [Failure]] = [:]
         var outage: Failure?
         var refusals: [String] = []
+        var clientSecrets: Set<String> = []
     }
 
     public static let codeLifetime: TimeInterval = 300
@@ -113,6 +114,8 @@ public final class AppleTokenEndpoints: Sendable {
     }
     /// Why each refused request was refused, in order (the stub's own words).
     public var refusals: [String] { state.withLockedValue { $0.refusals } }
+    /// Every client secret (a JWT signed with the team's key) that reached the endpoints.
+    public var clientSecrets: Set<String> { state.withLockedValue { $0.clientSecrets } }
 
     /// What reached Apple for one `sub`: code exchanges and revocations done, and the calls
     /// that carried one of its codes or tokens (a second call for a code or token is a repeat).
@@ -239,6 +242,7 @@ public final class AppleTokenEndpoints: Sendable {
     /// Nil when `secret` is a client secret Apple accepts for `clientID`, else why not.
     func secretProblem(_ secret: String?, clientID: String) -> String? {
         guard let secret else { return "client_secret missing" }
+        state.withLockedValue { _ = $0.clientSecrets.insert(secret) }
         let parts = secret.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard parts.count == 3, let headerData = Self.base64URL(parts[0]), let payloadData = Self.base64URL(parts[1]),
               let signature = Self.base64URL(parts[2]),

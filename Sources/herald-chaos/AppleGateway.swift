@@ -30,6 +30,9 @@ final class AppleGateway: Sendable {
     let clientID = "com.example.chaos"
     let keyFile: String
     let tokenKeysFile: String
+    /// The secret lines of the team's `.p8` (its base64 body) and the token key, for the
+    /// secrecy search.
+    let keyMaterial: Set<String>
     /// Job id → true for `apple.token`, false for `apple.revoke`; they alternate in the order made.
     private let kinds = NIOLockedValueBox<[String: Bool]>([:])
 
@@ -41,6 +44,7 @@ final class AppleGateway: Sendable {
         try Data(key.pemRepresentation.utf8).write(to: URL(fileURLWithPath: keyFile))
         let tokenKey = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         try Data("chaos1:\(tokenKey)\n".utf8).write(to: URL(fileURLWithPath: tokenKeysFile))
+        keyMaterial = Set(key.pemRepresentation.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("-----") } + [tokenKey])
         stub = try await AppleStubServer()
         endpoints = stub.tokenEndpoints(teamID: teamID, keyID: keyID, teamKey: key.publicKey)
         self.database = database

@@ -155,7 +155,8 @@ extension Chaos {
 
     /// Brute force stops at the attempt limit; 100 concurrent checks of the right code give one
     /// success; the logs, the metrics and a dump of the database hold none of the SMS codes,
-    /// push secrets and link codes sent, nor the refresh tokens Apple issued.
+    /// push secrets and link codes sent, nor the refresh tokens Apple issued, the client
+    /// secrets herald-apple signed, or the lines of its `.p8` key and token keys.
     func securityScenario() async throws -> ScenarioResult {
         var result = ScenarioResult(name: "security: brute force, concurrent checks, secrets in logs, metrics and the database")
         let start = ContinuousClock.now
@@ -222,6 +223,8 @@ extension Chaos {
             ("push secrets", Set(apns.secrets.values), SecretSearch.found),
             ("link codes", Set(mail.codes.values), SecretSearch.found),
             ("Apple refresh tokens", appleRefreshTokens, SecretSearch.found),
+            ("Apple client secrets", load.apple.endpoints.clientSecrets, SecretSearch.found),
+            ("lines of the Apple .p8 key and token keys", load.apple.keyMaterial, SecretSearch.found),
         ]
         for (what, secrets, search) in searches {
             let leaks = search(secrets, texts)

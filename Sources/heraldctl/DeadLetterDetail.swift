@@ -7,8 +7,8 @@ import HeraldRuntime
 import HeraldSMS
 
 /// One dead letter in full, for `dlq show`: properties, headers and body. Unless `raw`, the
-/// body's personal data is masked the way logs mask it (jobs carry no secrets: codes, links
-/// and push secrets are made by the workers, never sent to them).
+/// body's personal data and the credentials some jobs carry (captcha tokens, Apple
+/// authorization codes, the claims of Apple's notifications) are masked.
 struct DeadLetterDetail: Sendable {
     var delivery: AMQPDelivery
     var letter: DeadLetter
@@ -63,8 +63,14 @@ struct DeadLetterDetail: Sendable {
         case "phone_number": Redact.phone(text)
         case "email", "new_email": Redact.email(text)
         case "device_token": text.count > 8 ? String(text.prefix(8)) + "…" : "***"
-        // A captcha token (`sms.verification`'s app_verification): a bearer credential.
-        case "token": "***"
+        // Bearer credentials: a captcha token (`sms.verification`'s app_verification), an
+        // Apple authorization code (`apple.token`, `apple.revoke`; single use, five minutes).
+        case "token", "authorization_code": "***"
+        // An Apple server-to-server notification (`apple.notification`): a signed JWT whose
+        // claims carry the user's relay address. Its header is kept (alg, kid: why a
+        // signature check failed); claims and signature are not shown.
+        case "payload": text.split(separator: ".", omittingEmptySubsequences: false).count == 3
+            ? String(text.prefix { $0 != "." }) + ".***.***" : "***"
         default: nil
         }
     }

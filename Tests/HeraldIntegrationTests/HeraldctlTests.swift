@@ -138,6 +138,35 @@ import Testing
         }
     }
 
+    /// Credentials some jobs carry are masked in `dlq show`: an Apple authorization code, and
+    /// the claims and signature of a notification's JWT (its header stays: alg and kid).
+    @Test func appleCredentialsInDeadLettersAreMasked() async throws {
+        try await withHarness { harness in
+            let code = "c" + String(repeating: "0123456789abcdef", count: 4) + ".0.secret"
+            let claims = Data(#"{"events":"{\"email\":\"x1y2z3@privaterelay.appleid.com\"}"}"#.utf8).base64EncodedString()
+            let jwt = "eyJhbGciOiJSUzI1NiIsImtpZCI6IksxIn0." + claims + ".c2lnbmF0dXJl"
+            let letters: [(String, String, String)] = [
+                ("apple-token", "apple.token.v1", #"{"version":1,"account_id":"a","client_id":"c","authorization_code":"\#(code)"}"#),
+                ("apple-note", "apple.notification.v1", #"{"version":1,"payload":"\#(jwt)"}"#),
+            ]
+            for (id, type, body) in letters {
+                var properties = JobEnvelope(messageID: id, typeName: type).properties()
+                properties.headers["x-herald-reason"] = .string("test")
+                try await harness.connection.publish(body: Array(body.utf8), exchange: harness.topology.deadLetterExchange, routingKey: JobKind.apple.rawValue, properties: properties)
+            }
+            try await eventually("two dead letters") { try await harness.depth(harness.topology.deadLetterQueue(.apple)) == 2 }
+            let token = try #require(try await json(["dlq", "show", "--kind", "apple", "apple-token"], harness)["body"] as? [String: Any])
+            #expect(token["authorization_code"] as? String == "***")
+            #expect(token["account_id"] as? String == "a")
+            let note = try #require(try await json(["dlq", "show", "--kind", "apple", "apple-note"], harness)["body"] as? [String: Any])
+            #expect(note["payload"] as? String == "eyJhbGciOiJSUzI1NiIsImtpZCI6IksxIn0.***.***")
+            let text = try await runHeraldctl(["dlq", "show", "--kind", "apple", "apple-note"], namespace: harness.namespace)
+            #expect(!text.contains(claims) && !text.contains(code))
+            let raw = try #require(try await json(["dlq", "show", "--kind", "apple", "--raw", "apple-token"], harness)["body"] as? [String: Any])
+            #expect(raw["authorization_code"] as? String == code, "--raw shows the body as received")
+        }
+    }
+
     @Test func statsShowDepthsOldestAgesRatesAndOutcomes() async throws {
         try await withHarness(retryDelays: [50], maxAttempts: 1) { harness in
             let (_, exhausted) = try await deadLetters(harness)
