@@ -31,6 +31,15 @@ import Testing
                 #expect(!stored.indices.dropLast(7).contains { Array(stored[$0..<$0 + 8]) == Array(piece) })
             }
             #expect(try await apple.record(tokenID)?.state == .stored)
+            // What support sees: the stored token by client and key id, never the token; the sub shortened.
+            let shownOutput = try await runHeraldctl(["verify", "show-apple", account, "--output", "json"], namespace: harness.namespace)
+            let shown = try #require(try JSONSerialization.jsonObject(with: Data(shownOutput.utf8)) as? [String: Any])
+            #expect(shown["account_exists"] as? Bool == true)
+            #expect(shown["apple_sub"] as? String == "\(subject.prefix(6))…\(subject.suffix(4))")
+            let shownTokens = try #require(shown["tokens"] as? [[String: Any]])
+            #expect(shownTokens.count == 1 && shownTokens.first?["client_id"] as? String == apple.clientID && shownTokens.first?["key_id"] as? String == "t1")
+            #expect((shown["jobs"] as? [[String: Any]])?.first?["state"] as? String == "stored")
+            #expect(!shownOutput.contains(issued.token) && !shownOutput.contains(subject) && !shownOutput.contains(code))
 
             let revokeID = try await harness.enqueue(AppleRevokeJob(accountID: account, clientID: apple.clientID))
             try await eventually("revoked") { try await harness.ledger(revokeID)?.0 == "completed" }
@@ -254,3 +263,4 @@ import Testing
         }
     }
 }
+
