@@ -88,23 +88,35 @@ public struct JobDecoder<Job: HeraldJob>: Sendable {
         guard let first = body.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }), first == UInt8(ascii: "{") else {
             throw JobValidationError("body must be a JSON object")
         }
-        let job: Member
+        // One parse: the job and its `version` are read from the same decoder.
+        let versioned: Versioned<Member>
         do {
-            job = try JSONDecoder().decode(Member.self, from: Data(body))
+            versioned = try JSONDecoder().decode(Versioned<Member>.self, from: Data(body))
         } catch let error as DecodingError {
             throw JobValidationError(Self.reason(error))
         } catch {
             throw JobValidationError("body is not valid JSON")
         }
-        let version = (try? JSONDecoder().decode(VersionProbe.self, from: Data(body)))?.version
-        guard version == Member.version else {
+        guard versioned.version == Member.version else {
             throw JobValidationError("field 'version' must be \(Member.version)")
         }
-        try job.validate()
-        return job
+        try versioned.job.validate()
+        return versioned.job
     }
 
-    private struct VersionProbe: Decodable { var version: Int }
+    /// A job and the body's `version` (nil when absent or not an integer: refused after the
+    /// job's own fields, as before).
+    private struct Versioned<Member: Decodable>: Decodable {
+        var job: Member
+        var version: Int?
+
+        private enum Keys: String, CodingKey { case version }
+
+        init(from decoder: any Decoder) throws {
+            job = try Member(from: decoder)
+            version = try? decoder.container(keyedBy: Keys.self).decodeIfPresent(Int.self, forKey: .version)
+        }
+    }
 
     static func reason(_ error: DecodingError) -> String {
         func path(_ context: DecodingError.Context, _ last: (any CodingKey)? = nil) -> String {
