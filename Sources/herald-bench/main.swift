@@ -15,9 +15,11 @@ import Logging
 //              sign-in latency during the run next to sign-in latency without it
 //   push       APNs over HTTP/2 to the local APNs server: Herald's provider client next to a
 //              bare AsyncHTTPClient doing the same requests (BENCH_PUSH_COUNT, default 20,000;
-//              BENCH_PUSH_CONCURRENCY, default 256; push.apns.connections)
+//              BENCH_PUSH_CONCURRENCY, default 256; push.apns.connections); then as many
+//              push.verification jobs end to end through 1 and 2 herald-push workers
 //   email      herald's SMTP client (connections reused) to the local SMTP server, next to a
-//              plain socket sender (a connection per message); BENCH_EMAIL_COUNT (default 2,000)
+//              plain socket sender (a connection per message); BENCH_EMAIL_COUNT (default 2,000);
+//              then as many email.action jobs end to end through 1 and 2 herald-email workers
 // BENCH_ONLY=runner|sms|processes|cleanup|push|email runs one part; the broker baseline runs
 // with each of the first three.
 let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 20_000
@@ -75,6 +77,8 @@ if runs("email") {
         print(pad(result.name, 50) + pad(String(format: "%.0f", result.rate), 10) + pad(String(format: "%.2f", result.p50), 9)
               + pad(String(format: "%.2f", result.p99), 9) + String(format: "%.2f", result.rate / max(baseline.rate, 1)))
     }
+    // The same count of email.action jobs end to end through herald-email workers (EmailEndToEnd.swift).
+    try await EmailEndToEnd(count: emails, configuration: configuration, logger: logger).run(clientBaseline: results.last)
 }
 
 if runs("cleanup") && cleanupAccounts > 0 {
@@ -103,4 +107,6 @@ if runs("push") {
               + pad(String(format: "%.1f", result.bench.p99), 9) + pad(String(result.connections), 7) + pad(String(result.peakStreams), 19)
               + String(format: "%.2f", result.bench.rate / max(base, 1)))
     }
+    // The same count of push.verification jobs end to end through herald-push workers (PushEndToEnd.swift).
+    try await PushEndToEnd(count: pushes, configuration: configuration, logger: logger).run(clientBaseline: results.last?.bench)
 }
