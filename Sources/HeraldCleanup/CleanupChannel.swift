@@ -5,7 +5,7 @@ public enum CleanupChannel: HeraldChannel {
     public typealias Section = CleanupConfiguration
 
     public static let kind = JobKind.cleanup
-    public static var migrations: [Migration] { [] }
+    public static var migrations: [Migration] { CleanupMigration.all }
     public static let jobTypes: [any HeraldJob.Type] = [CleanupRunJob.self]
 
     public static func handler(configuration: HeraldConfiguration) throws -> CleanupHandler {

@@ -20,6 +20,8 @@ public struct CleanupConfiguration: ConfigurationSection {
     public var lockedRetryMilliseconds: Int = 200
     /// ... and give up on the locked rows after this long (the next run takes them).
     public var lockedGiveUpSeconds: Int = 30
+    /// Pauses after each batch so cleanup leaves the database to live traffic (`cleanup.pace.*`).
+    public var pace = CleanupPace()
     /// Retention of purged tables, in days; 0 disables that target.
     public var purge = Purge()
 
@@ -60,7 +62,7 @@ public struct CleanupConfiguration: ConfigurationSection {
             "cleanup.purge.sms_days": purge.smsDays, "cleanup.purge.sms_rate_counters_days": purge.smsRateCountersDays,
             "cleanup.purge.push_days": purge.pushDays,
             "cleanup.purge.email_days": purge.emailDays,
-        ]
+        ].merging(pace.effectiveValues) { current, _ in current }
     }
 
     public init(source: ConfigSource) throws {
@@ -71,6 +73,7 @@ public struct CleanupConfiguration: ConfigurationSection {
         self.staleAfterSeconds = try source.int("cleanup.stale_after_seconds", default: staleAfterSeconds, range: 10...86_400)
         self.lockedRetryMilliseconds = try source.int("cleanup.locked_retry_ms", default: lockedRetryMilliseconds, range: 10...60_000)
         self.lockedGiveUpSeconds = try source.int("cleanup.locked_give_up_seconds", default: lockedGiveUpSeconds, range: 0...3_600)
+        self.pace = try CleanupPace(source: source)
         self.purge.jobRunsDays = try source.int("cleanup.purge.job_runs_days", default: purge.jobRunsDays, range: 0...36_500)
         self.purge.devOutboxDays = try source.int("cleanup.purge.dev_outbox_days", default: purge.devOutboxDays, range: 0...36_500)
         self.purge.eventOutboxDays = try source.int("cleanup.purge.event_outbox_days", default: purge.eventOutboxDays, range: 0...36_500)

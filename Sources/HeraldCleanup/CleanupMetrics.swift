@@ -31,6 +31,11 @@ public struct CleanupMetrics: Sendable {
         Metrics.Timer(label: "herald_cleanup_batch_duration_seconds").recordNanoseconds(duration.nanoseconds)
     }
 
+    /// `herald_cleanup_pause_seconds`: the pause a batch's duration set (`cleanup.pace.*`).
+    public func paused(_ duration: Duration) {
+        Metrics.Timer(label: "herald_cleanup_pause_seconds").recordNanoseconds(duration.nanoseconds)
+    }
+
     /// `herald_cleanup_working`: 1 while this process works a run.
     public var working: Meter { Meter(label: "herald_cleanup_working") }
 }

@@ -35,6 +35,9 @@ public struct CleanupRun: Sendable, Equatable {
     /// How often a worker joined the run (jobs handled, redeliveries included).
     public var joins: Int
     public var reason: String?
+    /// Pauses its workers took between batches to leave the database to live traffic
+    /// (`cleanup.pace.*`), summed over the workers, in milliseconds.
+    public var pausedMilliseconds: Int = 0
 
     /// Everything as a JSON object (for `--output json`).
     public var json: [String: Any] {
@@ -43,6 +46,7 @@ public struct CleanupRun: Sendable, Equatable {
             "run_id": id, "status": status.rawValue, "dry_run": dryRun, "max_accounts": maxAccounts,
             "fan_out": fanOut, "requested_at": iso.string(from: requestedAt), "heartbeat_at": iso.string(from: heartbeatAt),
             "accounts_deleted": accountsDeleted, "purged": purged, "batches": batches, "joins": joins,
+            "paused_ms": pausedMilliseconds,
         ]
         if let startedAt { out["started_at"] = iso.string(from: startedAt) }
         if let endedAt { out["ended_at"] = iso.string(from: endedAt) }

@@ -7,7 +7,8 @@ import PostgresNIO
 extension CleanupWorker {
     /// One batch of accounts; nil when the run refused it (cancelled, or the cap was passed
     /// by another worker's batch): it rolled back, and the caller looks at the run again.
-    func deleteBatch(runID: String, limit: Int) async throws -> Int? {
+    /// `paused`: the pause taken before it, added to the run's `paused_ms`.
+    func deleteBatch(runID: String, limit: Int, paused: Duration = .zero) async throws -> Int? {
         let (logger, exchange) = (self.logger, eventsExchange)
         do {
             return try await client.withTransaction(logger: logger) { connection in
@@ -25,7 +26,7 @@ extension CleanupWorker {
                 }
                 guard !events.isEmpty else { return 0 }
                 try await EventOutbox.insert(events, exchange: exchange, on: connection, logger: logger)
-                try await Self.count(runID: runID, accounts: events.count, on: connection, logger: logger)
+                try await Self.count(runID: runID, accounts: events.count, paused: paused, on: connection, logger: logger)
                 return events.count
             }
         } catch is BatchRefused {
@@ -39,14 +40,17 @@ extension CleanupWorker {
     /// Adds a batch to the run's counts, or throws ``BatchRefused`` (the batch rolls back)
     /// when the run was cancelled or the batch would pass the cap. Counting is allowed after
     /// another worker completed the run: its last look saw this batch's rows as still there.
-    static func count(runID: String, accounts: Int = 0, purged target: String? = nil, rows: Int = 0, on connection: PostgresConnection, logger: Logger) async throws {
+    static func count(runID: String, accounts: Int = 0, purged target: String? = nil, rows: Int = 0, paused: Duration = .zero,
+                      on connection: PostgresConnection, logger: Logger) async throws {
         let key = target ?? ""
+        let pausedMilliseconds = Int((paused.nanoseconds + 500_000) / 1_000_000)
         let updated = try await connection.query("""
             UPDATE herald.cleanup_runs
                SET accounts_deleted = accounts_deleted + \(accounts),
                    purged = CASE WHEN \(key) = '' THEN purged
                                  ELSE jsonb_set(purged, ARRAY[\(key)], to_jsonb(coalesce((purged ->> \(key))::bigint, 0) + \(rows))) END,
                    batches = batches + 1,
+                   paused_ms = paused_ms + \(pausedMilliseconds),
                    heartbeat_at = now(),
                    ended_at = CASE WHEN ended_at IS NULL THEN NULL ELSE greatest(ended_at, now()) END
              WHERE id = \(runID) AND status IN ('running', 'completed')
@@ -69,7 +73,7 @@ extension CleanupWorker {
     }
 
     /// One batch of a purge target; nil when the run refused it.
-    func purgeBatch(_ target: PurgeTarget, runID: String) async throws -> Int? {
+    func purgeBatch(_ target: PurgeTarget, runID: String, paused: Duration = .zero) async throws -> Int? {
         let (logger, limit) = (self.logger, configuration.batchSize)
         do {
             return try await client.withTransaction(logger: logger) { connection in
@@ -85,7 +89,7 @@ extension CleanupWorker {
                     """, logger: logger).decode(Int.self) {
                     purged = count
                 }
-                if purged > 0 { try await Self.count(runID: runID, purged: target.name, rows: purged, on: connection, logger: logger) }
+                if purged > 0 { try await Self.count(runID: runID, purged: target.name, rows: purged, paused: paused, on: connection, logger: logger) }
                 return purged
             }
         } catch let error as PostgresTransactionError {

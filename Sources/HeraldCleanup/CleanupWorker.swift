@@ -14,6 +14,11 @@ import ServiceLifecycle
 /// back). A crash loses only the open batch, which rolls back; whoever works the run next
 /// finds those accounts again. When nothing eligible is left, the purge targets follow in
 /// the same way, and the worker that finds nothing left at all completes the run.
+///
+/// Between batches the worker pauses by ``CleanupPace`` (`cleanup.pace.*`): each batch's own
+/// duration sets the pause after it, so cleanup takes a bounded share of the database and
+/// less of it when the database is slow; the next batch adds the pause to the run's
+/// `paused_ms`. `cleanup.rate_limit_per_second` caps the rows per second on top.
 public struct CleanupWorker: Sendable {
     public let client: PostgresClient
     public let configuration: CleanupConfiguration
@@ -50,6 +55,7 @@ public struct CleanupWorker: Sendable {
     public func work(runID: String) async throws -> Ending {
         let runs = CleanupRunStore(client: client, logger: logger)
         var limiter = RateLimiter(perSecond: configuration.rateLimitPerSecond)
+        var pacer = CleanupPacer(pace: configuration.pace)
         metrics.working.increment()
         defer { metrics.working.decrement() }
 
@@ -64,12 +70,15 @@ public struct CleanupWorker: Sendable {
                 try await runs.finish(runID, status: .completed, reason: "per-run cap of \(run.maxAccounts) accounts reached")
                 return .capped
             }
+            let paused = try await pacer.pauseIfOwed()
             try await limiter.wait()
             let started = ContinuousClock.now
-            guard let deleted = try await deleteBatch(runID: runID, limit: min(configuration.batchSize, remaining)) else { continue }
-            metrics.batch(.now - started)
+            guard let deleted = try await deleteBatch(runID: runID, limit: min(configuration.batchSize, remaining), paused: paused) else { continue }
+            let took = ContinuousClock.now - started
+            metrics.batch(took)
             if deleted > 0 {
                 metrics.deleted(deleted)
+                metrics.paused(pacer.took(took))
                 limiter.took(deleted)
                 lockedSince = nil
                 continue
@@ -90,13 +99,16 @@ public struct CleanupWorker: Sendable {
         for target in PurgeTarget.registry(configuration) where target.retentionDays > 0 {
             while true {
                 if Task.isCancelledOrShuttingDown { return .interrupted }
+                let paused = try await pacer.pauseIfOwed()
                 try await limiter.wait()
-                guard let purged = try await purgeBatch(target, runID: runID) else {
+                let started = ContinuousClock.now
+                guard let purged = try await purgeBatch(target, runID: runID, paused: paused) else {
                     guard let run = try await runs.get(runID) else { throw CleanupError.unknownRun(runID) }
                     return Self.ending(of: run) ?? .ended
                 }
                 guard purged > 0 else { break }
                 metrics.purged(purged, target: target.name)
+                metrics.paused(pacer.took(.now - started))
                 limiter.took(purged)
             }
         }

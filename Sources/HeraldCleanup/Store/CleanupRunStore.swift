@@ -17,7 +17,7 @@ public struct CleanupRunStore: Sendable {
     static func columns(_ alias: String? = nil) -> String {
         let prefix = alias.map { "\($0)." } ?? ""
         return ["id", "status", "dry_run", "max_accounts", "fan_out", "requested_at", "started_at", "ended_at", "heartbeat_at",
-                "eligible_at_start", "accounts_deleted", "purged::text", "batches", "joins", "reason"]
+                "eligible_at_start", "accounts_deleted", "purged::text", "batches", "joins", "reason", "paused_ms"]
             .map { prefix + $0 }.joined(separator: ", ")
     }
 
@@ -117,13 +117,14 @@ public struct CleanupRunStore: Sendable {
 
     static func decode(_ rows: PostgresRowSequence) async throws -> [CleanupRun] {
         var out: [CleanupRun] = []
-        typealias Row = (String, CleanupRun.Status, Bool, Int, Int, Date, Date?, Date?, Date, Int?, Int, String, Int, Int, String?)
+        typealias Row = (String, CleanupRun.Status, Bool, Int, Int, Date, Date?, Date?, Date, Int?, Int, String, Int, Int, String?, Int)
         for try await row in rows.decode(Row.self) {
             let purged = (try? JSONSerialization.jsonObject(with: Data(row.11.utf8))) as? [String: Int] ?? [:]
             out.append(CleanupRun(
                 id: row.0, status: row.1, dryRun: row.2, maxAccounts: row.3,
                 fanOut: row.4, requestedAt: row.5, startedAt: row.6, endedAt: row.7, heartbeatAt: row.8,
-                eligibleAtStart: row.9, accountsDeleted: row.10, purged: purged, batches: row.12, joins: row.13, reason: row.14))
+                eligibleAtStart: row.9, accountsDeleted: row.10, purged: purged, batches: row.12, joins: row.13, reason: row.14,
+                pausedMilliseconds: row.15))
         }
         return out
     }
