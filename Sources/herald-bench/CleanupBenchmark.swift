@@ -11,12 +11,15 @@ import HeraldClient
 
 /// Cleanup: `accounts` accounts, half of them eligible, bulk-loaded with generate_series;
 /// `workers` in-process cleanup workers share one run (the handler's loop, no broker) with
-/// the rate limit off. Next to it, in the same invocation: the latency of single-row account
-/// updates (sign-ins) from `updaters` concurrent clients, first without a run (baseline),
-/// then during the run.
+/// the rate limit off, batches of `batchSize`, paced by `pace`. Next to it, in the same
+/// invocation: the latency of single-row account updates (sign-ins) from `updaters`
+/// concurrent clients, first without a run (baseline), then during the run; and the CPU the
+/// run cost PostgreSQL and this process (where the workers run), from /proc.
 struct CleanupBenchmark {
     var accounts: Int
     var workers: Int
+    var batchSize: Int
+    var pace: CleanupPace
     var updaters: Int = 4
     var baselineSeconds: Double = 5
     var configuration: HeraldConfiguration
@@ -30,7 +33,15 @@ struct CleanupBenchmark {
         var runSeconds: Double
         var baseline: Latencies
         var during: Latencies
+        /// What the run row reports: its batches and the pauses its workers took.
+        var batches: Int
+        var pausedSeconds: Double
+        /// CPU of the run (nil when /proc or the broker could not be read).
+        var cpu: CPUUsage?
         var deletedPerSecond: Double { runSeconds > 0 ? Double(deleted) / runSeconds : 0 }
+        var p99Ratio: Double { during.p99 / max(baseline.p99, 0.001) }
+        /// PostgreSQL CPU per deleted account, in microseconds.
+        var postgresMicrosecondsPerAccount: Double? { cpu.map { $0.postgres * 1e6 / Double(max(deleted, 1)) } }
     }
 
     struct Latencies {
@@ -56,6 +67,8 @@ struct CleanupBenchmark {
 
         var settings = configuration.cleanup
         settings.rateLimitPerSecond = 0
+        settings.batchSize = batchSize
+        settings.pace = pace
         settings.maxAccountsPerRun = max(accounts, 1)
         let cleanup = settings
         let logger = self.logger
@@ -64,6 +77,7 @@ struct CleanupBenchmark {
         let runID = CleanupScheduler.newRunID()
         _ = try await runs.create(id: runID, dryRun: false, maxAccounts: cleanup.maxAccountsPerRun, fanOut: workers)
         let done = Atomic(false)
+        let meter = try? CPUMeter.start()
         let runStarted = ContinuousClock.now
         async let during = signIns(client, while: { _ in !done.load(ordering: .relaxed) })
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -77,11 +91,13 @@ struct CleanupBenchmark {
         }
         let runSeconds = (ContinuousClock.now - runStarted).seconds
         done.store(true, ordering: .relaxed)
+        let cpu = try? meter?.stop()
         let duringRun = try await during
-        let deleted = try await runs.get(runID)?.accountsDeleted ?? 0
+        let run = try await runs.get(runID)
         try await client.query("DELETE FROM herald.event_outbox WHERE exchange = \(exchange)", logger: logger)
-        return Result(accounts: accounts, eligible: eligible, deleted: deleted, loadSeconds: loadSeconds, runSeconds: runSeconds,
-                      baseline: baseline, during: duringRun)
+        return Result(accounts: accounts, eligible: eligible, deleted: run?.accountsDeleted ?? 0, loadSeconds: loadSeconds, runSeconds: runSeconds,
+                      baseline: baseline, during: duringRun, batches: run?.batches ?? 0,
+                      pausedSeconds: Double(run?.pausedMilliseconds ?? 0) / 1000, cpu: cpu)
     }
 
     /// A fresh population: ids `b1…bN`; odd ones anonymous and 31 to 90 days old (eligible);

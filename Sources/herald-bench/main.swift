@@ -11,8 +11,10 @@ import Logging
 //   sms        herald-sms end to end (webhook provider), 1 and 2 in-process workers, each with
 //              the abuse controls off and on (SMSControls.swift)
 //   processes  herald-sms as 1, 2 and 4 real processes on one queue
-//   cleanup    BENCH_CLEANUP_ACCOUNTS accounts (default 1,000,000; 0 skips) cleaned, with
-//              sign-in latency during the run next to sign-in latency without it
+//   cleanup    BENCH_CLEANUP_ACCOUNTS accounts (default 1,000,000; 0 skips) cleaned with the
+//              configured pacing and with pacing off, with sign-in latency during each run next
+//              to sign-in latency without it; BENCH_CLEANUP_SWEEP=1 adds the batch × workers ×
+//              busy share sweep (CleanupBenchmark+Report.swift)
 //   push       APNs over HTTP/2 to the local APNs server: Herald's provider client next to a
 //              bare AsyncHTTPClient doing the same requests (BENCH_PUSH_COUNT, default 20,000;
 //              BENCH_PUSH_CONCURRENCY, default 256; push.apns.connections); then as many
@@ -82,17 +84,7 @@ if runs("email") {
 }
 
 if runs("cleanup") && cleanupAccounts > 0 {
-    let result = try await CleanupBenchmark(accounts: cleanupAccounts, workers: cleanupWorkers, configuration: configuration, logger: logger).run()
-    print("\nherald-bench cleanup: \(result.accounts) accounts, \(result.eligible) eligible, \(cleanupWorkers) workers, batch \(configuration.cleanup.batchSize), rate limit off")
-    print(String(format: "load (generate_series): %.1f s", result.loadSeconds))
-    print(String(format: "deleted %d accounts in %.1f s: %.0f accounts/s (%@ 1,000,000 in %.0f s)", result.deleted, result.runSeconds,
-                 result.deletedPerSecond, "at this rate", 1_000_000 / max(result.deletedPerSecond, 1)))
-    print(pad("sign-in updates", 28) + pad("count", 9) + pad("p50 ms", 9) + pad("p99 ms", 9) + pad("max ms", 9) + "p99 vs baseline")
-    for (name, latencies) in [("without a run (baseline)", result.baseline), ("during the run", result.during)] {
-        print(pad(name, 28) + pad(String(latencies.count), 9) + pad(String(format: "%.2f", latencies.p50), 9)
-              + pad(String(format: "%.2f", latencies.p99), 9) + pad(String(format: "%.1f", latencies.max), 9)
-              + String(format: "%.2f", latencies.p99 / max(result.baseline.p99, 0.001)))
-    }
+    try await CleanupBenchmark.report(accounts: cleanupAccounts, workers: cleanupWorkers, environment: environment, configuration: configuration, logger: logger)
 }
 
 if runs("push") {
