@@ -30,14 +30,18 @@ func brokerBaseline(count: Int, configuration: HeraldConfiguration, logger: Logg
         }
     }
     let body = Array(try JSONEncoder().encode(SMSVerificationJob(verificationID: "v", phoneNumber: "+4915112345678")))
+    let meter = try CPUMeter.start()
     try await publishAll(count: count, watch: watch) { id in
         try await connection.publish(body: body, exchange: "", routingKey: queue, properties: JobEnvelope(messageID: id, typeName: SMSVerificationJob.typeName).properties())
     }
     await consuming.value
+    let cpu = try meter.stop()
     try await connection.deleteQueue(queue)
     await connection.close()
     await consumerConnection.close()
-    return watch.result("broker publish+consume (baseline)")
+    var result = watch.result("broker publish+consume (baseline)")
+    result.cpu = cpu
+    return result
 }
 
 /// Herald: the same count of `sms.verification` jobs through HeraldClient and a worker
@@ -53,9 +57,12 @@ func runnerEndToEnd(count: Int, workers: Int, configuration: HeraldConfiguration
 
 /// `count` jobs published through HeraldClient to `workers` in-process workers, each
 /// assembled as an executable assembles it; the watch runs from publish to the commit of
-/// each outcome. The namespace's topology is declared first and deleted after.
+/// each outcome. The namespace's topology is declared first and deleted after. The CPU of
+/// the components is measured from the first publish to the last outcome (the workers are in
+/// herald-bench: their CPU is in `bench`); `statements`, when given, is reset before the
+/// first publish and read after the last outcome.
 func workersEndToEnd<Handler: JobHandler>(
-    count: Int, workers: Int, configuration: HeraldConfiguration, logger: Logger, name: String,
+    count: Int, workers: Int, configuration: HeraldConfiguration, logger: Logger, statements: BenchStatements? = nil, name: String,
     makeHandler: (Stopwatch) throws -> Handler, job: @escaping @Sendable (String) -> Handler.Job
 ) async throws -> BenchResult {
     let watch = Stopwatch()
@@ -72,16 +79,21 @@ func workersEndToEnd<Handler: JobHandler>(
         tasks.append(Task { try await group.run() })
         try await worker.connection.waitUntilConnected(timeout: .seconds(10))
     }
+    try await statements?.reset()
+    let meter = try CPUMeter.start()
     try await publishAll(count: count, watch: watch) { id in
         try await client.enqueue(job(id), messageID: id)
     }
     while watch.count < count { try await Task.sleep(for: .milliseconds(20)) }
+    var result = watch.result(name)
+    result.cpu = try meter.stop()
+    result.statements = try await statements?.read() ?? []
     for group in groups { await group.triggerGracefulShutdown() }
     for task in tasks { _ = try? await task.value }
     for queue in topology.all.queues { try? await client.connection.deleteQueue(queue.name) }
     for exchange in topology.all.exchanges { try? await client.connection.deleteExchange(exchange.name) }
     await client.close()
-    return watch.result(name)
+    return result
 }
 
 /// Publishes from 32 concurrent tasks, each awaiting its broker confirm.

@@ -15,7 +15,15 @@ import Glibc
 /// to herald-bench) on one queue, each with its own broker connection, database pool and
 /// HTTP client, as an operator scales them. Jobs go through HeraldClient; the watch stops
 /// when the local webhook provider receives each job's SMS (its outcome commits right after).
-func smsProcesses(count: Int, processes: Int, configuration: HeraldConfiguration, logger: Logger) async throws -> BenchResult {
+///
+/// `controls`: the abuse controls on, through the environment (``SMSControls/environment``).
+/// `pacedRate`: the `count` jobs published at this steady rate (msg/s) instead of all at once
+/// (a backlog): the latency from publish to the provider's receipt at that load.
+/// The result carries the CPU of each component (the workers' own: the processes'), each
+/// process's memory at the end (peak and resident) and, with `statements`, the run's top
+/// statements.
+func smsProcesses(count: Int, processes: Int, controls: Bool = false, pacedRate: Double? = nil, statements: BenchStatements? = nil,
+                  configuration: HeraldConfiguration, logger: Logger) async throws -> BenchResult {
     let watch = Stopwatch()
     let provider = try await StubHTTPServer { request in
         let json = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any]
@@ -40,6 +48,7 @@ func smsProcesses(count: Int, processes: Int, configuration: HeraldConfiguration
     environment["HERALD_SMS_WEBHOOK_URL"] = provider.baseURL + "/sms"
     environment["HERALD_SMS_WEBHOOK_SECRET"] = "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
     for scope in ["phone", "prefix", "global"] { environment["HERALD_SMS_LIMITS_\(scope.uppercased())_MAX"] = "100000000" }
+    if controls { environment.merge(SMSControls.environment) { $1 } }
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("herald-sms").path
     var workers: [ChildProcess] = []
     for _ in 0..<processes { workers.append(try ChildProcess(executable, [], environment: environment, outputPath: "/dev/null")) }
@@ -56,19 +65,56 @@ func smsProcesses(count: Int, processes: Int, configuration: HeraldConfiguration
 
     let offset = Int.random(in: 0..<1_000_000_000)
     let counter = Counter()
-    try await publishAll(count: count, watch: watch) { id in
+    let publish: @Sendable (String) async throws -> Void = { id in
         let n = (counter.next() + offset) % 1_000_000_000
         let number = "+4917" + String(format: "%09d", (n * 2_654_435_761) % 1_000_000_000)
         try await client.enqueue(SMSVerificationJob(verificationID: id, phoneNumber: number, locale: "en"), messageID: id)
     }
+    try await statements?.reset()
+    let meter = try CPUMeter.start(workerPIDs: workers.map(\.pid))
+    if let pacedRate {
+        try await publishPaced(count: count, rate: pacedRate, watch: watch, publish)
+    } else {
+        try await publishAll(count: count, watch: watch, publish)
+    }
     let deadline = ContinuousClock.now + .seconds(600)
     while watch.count < count {
         guard ContinuousClock.now < deadline else { throw BenchFailure("only \(watch.count) of \(count) SMS arrived") }
+        guard workers.allSatisfy(\.isRunning) else { throw BenchFailure("a herald-sms process exited during the run (\(count - watch.count) SMS missing)") }
         try await Task.sleep(for: .milliseconds(20))
     }
+    // The last outcomes commit right after their SMS arrive.
+    try await Task.sleep(for: .milliseconds(100))
+    let name = "herald-sms, \(processes) process\(processes == 1 ? "" : "es")" + (controls ? ", controls on" : "")
+        + (pacedRate.map { String(format: ", paced at %.0f/s", $0) } ?? "")
+    var result = watch.result(name)
+    result.cpu = try meter.stop()
+    result.memory = workers.compactMap { ProcessMemory.read($0.pid) }
+    result.statements = try await statements?.read() ?? []
     for queue in HeraldTopology(broker, configuration.runner).all.queues { try? await client.connection.deleteQueue(queue.name) }
     for exchange in HeraldTopology(broker, configuration.runner).all.exchanges { try? await client.connection.deleteExchange(exchange.name) }
     await client.close()
     await provider.close()
-    return watch.result("herald-sms, \(processes) process\(processes == 1 ? "" : "es") (webhook provider)")
+    return result
+}
+
+/// Publishes `count` jobs at a steady `rate` per second (each at its due time, its confirm
+/// awaited in its own task): a load, not a backlog.
+func publishPaced(count: Int, rate: Double, watch: Stopwatch, _ publish: @escaping @Sendable (String) async throws -> Void) async throws {
+    let run = UUID().uuidString.prefix(8)
+    let started = ContinuousClock.now
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        var sent = 0
+        while sent < count {
+            let due = min(count, Int((ContinuousClock.now - started).seconds * rate) + 1)
+            while sent < due {
+                let id = "p\(run)-\(sent)"
+                watch.start(id)
+                group.addTask { try await publish(id) }
+                sent += 1
+            }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        try await group.waitForAll()
+    }
 }

@@ -14,7 +14,7 @@ import Logging
 /// numbers of many people, spread over many prefixes), so every job sends one SMS.
 ///
 /// `controls`: the abuse controls on (``SMSControls/on(_:)``); off, the same run without them.
-func smsEndToEnd(count: Int, workers: Int, controls: Bool = false, configuration base: HeraldConfiguration, logger: Logger) async throws -> BenchResult {
+func smsEndToEnd(count: Int, workers: Int, controls: Bool = false, statements: BenchStatements? = nil, configuration base: HeraldConfiguration, logger: Logger) async throws -> BenchResult {
     let provider = try await StubHTTPServer { _ in .init(status: 200, body: #"{"message_id":"bench"}"#) }
     var configuration = base
     configuration.sms.providers = [.webhook]
@@ -31,7 +31,7 @@ func smsEndToEnd(count: Int, workers: Int, controls: Bool = false, configuration
     let offset = Int.random(in: 0..<1_000_000_000)
     let counter = Counter()
     let result = try await workersEndToEnd(
-        count: count, workers: workers, configuration: configuration, logger: logger,
+        count: count, workers: workers, configuration: configuration, logger: logger, statements: statements,
         name: "herald-sms, \(workers) worker\(workers == 1 ? "" : "s") (webhook)\(controls ? ", controls on" : "")",
         makeHandler: { TimedHandler(inner: try SMSHandler(configuration: configuration), watch: $0) },
         job: { id in

@@ -22,4 +22,18 @@ enum SMSControls {
         sms.fraudGuard.regionFloor = 100_000_000
         sms.fraudGuard.prefixFloor = 100_000_000
     }
+
+    /// The same controls for real herald-sms processes, as configuration overrides
+    /// (HERALD_<KEY>, docs/configuration.md). Two differences, same cost per job: the region
+    /// policy is a deny list (Config/herald.yaml sets `sms.regions.deny: []`, and allow and
+    /// deny together are refused), and the fraud guard's floors are their maximum, 10⁷.
+    static let environment: [String: String] = [
+        "HERALD_SMS_REGIONS_DENY": "KP,IR,SY,CU",
+        "HERALD_SMS_NUMBER_TYPES_ALLOW": SMSConfiguration.defaultNumberTypes.map(\.rawValue).sorted().joined(separator: ","),
+        "HERALD_SMS_REGIONS_CAPS_DEFAULT_HOUR": "100000000",
+        "HERALD_SMS_REGIONS_CAPS_DEFAULT_DAY": "100000000",
+        "HERALD_SMS_FRAUD_GUARD_ENABLED": "true",
+        "HERALD_SMS_FRAUD_GUARD_REGION_FLOOR": "10000000",
+        "HERALD_SMS_FRAUD_GUARD_PREFIX_FLOOR": "10000000",
+    ]
 }

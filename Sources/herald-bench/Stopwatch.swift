@@ -52,6 +52,12 @@ struct BenchResult {
     var seconds: Double
     var p50: Double
     var p99: Double
+    /// CPU seconds per component during the run (``CPUMeter``), when measured.
+    var cpu: CPUUsage?
+    /// Each worker process's memory at the end of the run (process runs only).
+    var memory: [ProcessMemory] = []
+    /// The top statements of the run (BENCH_STATEMENTS=1, SMS runs only).
+    var statements: [StatementStats] = []
     var rate: Double { seconds > 0 ? Double(count) / seconds : 0 }
 }
 

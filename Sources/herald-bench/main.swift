@@ -10,7 +10,14 @@ import Logging
 //   runner     the job runner with the dev outbox, 1 and 2 in-process workers
 //   sms        herald-sms end to end (webhook provider), 1 and 2 in-process workers, each with
 //              the abuse controls off and on (SMSControls.swift)
-//   processes  herald-sms as 1, 2 and 4 real processes on one queue
+//   processes  herald-sms as 1, 2 and 4 real processes on one queue, each with the abuse
+//              controls off and on (SMSControls.environment), their memory (peak, at the end);
+//              after the 1-process runs, one at half that rate, paced (BENCH_PACED_SECONDS,
+//              default 10): the latency from publish to the provider under a load
+// Every run of the first three parts prints the CPU ms per job of the broker, PostgreSQL, the
+// worker processes and herald-bench (CPUMeter, from /proc); BENCH_STATEMENTS=1 adds the top
+// pg_stat_statements of each SMS run (needs the library preloaded: scripts/services.sh).
+// BENCH_ONLY=cpumeter checks CPUMeter's /proc reading on processes of known CPU.
 //   cleanup    BENCH_CLEANUP_ACCOUNTS accounts (default 1,000,000; 0 skips) cleaned with the
 //              configured pacing and with pacing off, with sign-in latency during each run next
 //              to sign-in latency without it; BENCH_CLEANUP_SWEEP=1 adds the batch × workers ×
@@ -39,7 +46,11 @@ logger.logLevel = .error
 func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0) }
 func runs(_ part: String) -> Bool { only == nil || only == part }
 
+if only == "cpumeter" { try await cpuMeterSelfCheck() }
+
 if runs("runner") || runs("sms") || runs("processes") {
+    // BENCH_STATEMENTS=1: pg_stat_statements reset before and read after each SMS run (Statements.swift).
+    let statements = environment["BENCH_STATEMENTS"] == "1" ? try await BenchStatements(configuration: configuration.database, logger: logger) : nil
     let baseline = try await brokerBaseline(count: count, configuration: configuration, logger: logger)
     var results = [baseline]
     if runs("runner") {
@@ -49,23 +60,27 @@ if runs("runner") || runs("sms") || runs("processes") {
     }
     if runs("sms") {
         for workers in [1, 2] {
-            results.append(try await smsEndToEnd(count: count, workers: workers, configuration: configuration, logger: logger))
+            results.append(try await smsEndToEnd(count: count, workers: workers, statements: statements, configuration: configuration, logger: logger))
             // The same run with every abuse control on (SMSControls): their cost per job.
-            results.append(try await smsEndToEnd(count: count, workers: workers, controls: true, configuration: configuration, logger: logger))
+            results.append(try await smsEndToEnd(count: count, workers: workers, controls: true, statements: statements, configuration: configuration, logger: logger))
         }
     }
     if runs("processes") {
         for processes in [1, 2, 4] {
-            results.append(try await smsProcesses(count: count, processes: processes, configuration: configuration, logger: logger))
+            results.append(try await smsProcesses(count: count, processes: processes, statements: statements, configuration: configuration, logger: logger))
+            let controlled = try await smsProcesses(count: count, processes: processes, controls: true, statements: statements, configuration: configuration, logger: logger)
+            results.append(controlled)
+            if processes == 1 {
+                // Latency under a load, not a backlog: half the rate just measured, for BENCH_PACED_SECONDS (default 10).
+                let rate = controlled.rate / 2
+                let seconds = environment["BENCH_PACED_SECONDS"].flatMap(Double.init) ?? 10
+                results.append(try await smsProcesses(count: max(Int(rate * seconds), 1), processes: 1, controls: true, pacedRate: rate,
+                                                      statements: statements, configuration: configuration, logger: logger))
+            }
         }
     }
-    print("\nherald-bench: \(count) messages each, prefetch \(configuration.amqp.prefetch), \(configuration.amqp.queueType.rawValue) queues, \(ProcessInfo.processInfo.activeProcessorCount) cores")
-    print(pad("run", 46) + pad("msg/s", 10) + pad("p50 ms", 9) + pad("p99 ms", 9) + "vs baseline")
-    for result in results {
-        let ratio = result.rate / max(baseline.rate, 1)
-        print(pad(result.name, 46) + pad(String(format: "%.0f", result.rate), 10) + pad(String(format: "%.1f", result.p50), 9)
-              + pad(String(format: "%.1f", result.p99), 9) + String(format: "%.2f", ratio))
-    }
+    await statements?.close()
+    printRuns(results, count: count, configuration: configuration)
 }
 
 if runs("email") {

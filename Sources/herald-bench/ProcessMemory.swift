@@ -1,0 +1,27 @@
+import Foundation
+
+/// A process's resident memory from /proc/<pid>/status: the peak (VmHWM, high-water mark of
+/// its resident set since it started) and the resident set now (VmRSS), in MB (10⁶ bytes).
+struct ProcessMemory: Sendable {
+    var pid: Int32
+    var peakMB: Double
+    var residentMB: Double
+
+    static func read(_ pid: Int32) -> ProcessMemory? {
+        guard let text = procText("/proc/\(pid)/status") else { return nil }
+        var fields: [String: Double] = [:]
+        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") || line.hasPrefix("VmRSS:") {
+            // "VmRSS:	   43512 kB"
+            let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard parts.count >= 3, parts[2] == "kB", let kB = Double(parts[1]) else { continue }
+            fields[String(parts[0].dropLast())] = kB * 1024 / 1_000_000
+        }
+        guard let peak = fields["VmHWM"], let resident = fields["VmRSS"] else { return nil }
+        return ProcessMemory(pid: pid, peakMB: peak, residentMB: resident)
+    }
+
+    /// "peak 45.1 MB, at the end 44.0 MB" for each process, joined.
+    static func describe(_ memory: [ProcessMemory]) -> String {
+        memory.map { String(format: "pid %d: peak %.1f MB, at the end %.1f MB", $0.pid, $0.peakMB, $0.residentMB) }.joined(separator: "; ")
+    }
+}
