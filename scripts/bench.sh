@@ -1,13 +1,24 @@
 #!/usr/bin/env bash
 # `make bench`: release build, then herald-bench against the local servers. Every figure
 # comes with a baseline measured in the same invocation; read the ratios.
-# BENCH_ONLY=email measures herald-email's SMTP client against the local SMTP server (HERALD_DEV_SMTP_* of services.sh env).
+# BENCH_STATEMENTS=1 adds the top pg_stat_statements of each SMS run (docs/benchmarks.md).
+# BENCH_ONLY=email measures herald-email's SMTP client, then email jobs end to end through herald-email workers, against the local SMTP server (HERALD_DEV_SMTP_* of services.sh env).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(scripts/services.sh env)"
 export HERALD_DATABASE_URL="${HERALD_DATABASE_URL%/*}/herald_bench"
 # The herald-sms processes it starts hash codes with the dev HMAC keys.
 export HERALD_SECRETS_HMAC_KEYS_FILE="$HERALD_DEV_HMAC_KEYS_FILE"
+# BENCH_STATEMENTS=1 (pg_stat_statements per SMS run) needs the library preloaded: checked
+# before the build. scripts/services.sh configures it; a server started before loads it on restart.
+if [ "${BENCH_STATEMENTS:-0}" = 1 ]; then
+  loaded="$(psql "$HERALD_DATABASE_URL" -tAc 'SHOW shared_preload_libraries' 2>&1 || true)"
+  if [[ "$loaded" != *pg_stat_statements* ]]; then
+    echo "bench: BENCH_STATEMENTS=1 but pg_stat_statements is not loaded in the running PostgreSQL (shared_preload_libraries: '$loaded')." >&2
+    echo "bench: scripts/services.sh configures it (.run/postgres/herald-stats.conf); a server started before needs a restart: make stop && make bench" >&2
+    exit 1
+  fi
+fi
 swift build -c release --product herald-bench
 swift build -c release --product heraldctl
 swift build -c release --product herald-sms

@@ -126,6 +126,25 @@ CONF
   grep -q "^include_if_exists = 'herald-tls.conf'" "$data/postgresql.conf" \
     || echo "include_if_exists = 'herald-tls.conf'" >>"$data/postgresql.conf"
 }
+# pg_stat_statements preloaded (make bench's BENCH_STATEMENTS=1, docs/benchmarks.md), in its own
+# file included from postgresql.conf (also into a data directory made before it was). Tracking is
+# off (none: the hooks return at once) until the bench turns it on for its database. A server
+# already running loads the library only when restarted: `start` says so.
+pg_stats_conf() {
+  local data="$1" bin="$2"
+  if [ -f "$bin/../lib/pg_stat_statements.so" ]; then
+    cat >"$data/herald-stats.conf" <<CONF
+shared_preload_libraries = 'pg_stat_statements'
+pg_stat_statements.track = 'none'
+CONF
+  else
+    log "pg_stat_statements is not installed with $bin: BENCH_STATEMENTS=1 will not work"
+    : >"$data/herald-stats.conf"
+  fi
+  [ "$(id -u)" -eq 0 ] && chown postgres: "$data/herald-stats.conf"
+  grep -q "^include_if_exists = 'herald-stats.conf'" "$data/postgresql.conf" \
+    || echo "include_if_exists = 'herald-stats.conf'" >>"$data/postgresql.conf"
+}
 start_postgres() {
   local bin; bin="$(pg_bin)"
   [ -n "$bin" ] || { log "PostgreSQL is not installed (run: $0 install)"; exit 1; }
@@ -152,6 +171,7 @@ log_min_messages = warning
 CONF
   fi
   pg_tls_conf "$data"
+  pg_stats_conf "$data" "$bin"
   if ! as_pg "$bin/pg_ctl" -D "$data" status >/dev/null 2>&1; then
     log "starting PostgreSQL on 127.0.0.1:$PG_PORT (TLS)"
     ( close_inherited_fds; as_pg "$bin/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 start ) >/dev/null
@@ -162,6 +182,10 @@ CONF
     sleep 1
     [ "$(as_pg "$bin/psql" -h 127.0.0.1 -p "$PG_PORT" -U herald -d postgres -tAc 'SHOW ssl')" = on ] \
       || { log "PostgreSQL did not turn TLS on; see $data/server.log"; exit 1; }
+  fi
+  if [ -s "$data/herald-stats.conf" ] \
+    && [[ "$(as_pg "$bin/psql" -h 127.0.0.1 -p "$PG_PORT" -U herald -d postgres -tAc 'SHOW shared_preload_libraries')" != *pg_stat_statements* ]]; then
+    log "PostgreSQL runs without pg_stat_statements (started before it was configured): restart it for BENCH_STATEMENTS=1 ($0 stop && $0 start)"
   fi
   # herald for make run, herald_test for make test, herald_bench for make bench, herald_chaos for make chaos.
   local db
