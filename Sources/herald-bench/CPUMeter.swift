@@ -169,14 +169,16 @@ struct ProcTable {
     }
 
     /// The postmaster of the PostgreSQL the bench uses: the one of the project's data directory
-    /// (.run/postgres, its pid on the first line of postmaster.pid), else the process started as
-    /// `…/postgres -D <dir>` whose postmaster.pid names the port of HERALD_DATABASE_URL.
+    /// (.run/postgres, its pid on the first line of postmaster.pid, its port on the fourth) when
+    /// it listens on HERALD_DATABASE_URL's port, else the process started as `…/postgres -D <dir>`
+    /// whose postmaster.pid names that port.
     func postmaster() throws -> Int32 {
+        let port = ProcessInfo.processInfo.environment["HERALD_DATABASE_URL"].flatMap { URLComponents(string: $0)?.port }
         let local = FileManager.default.currentDirectoryPath + "/.run/postgres/postmaster.pid"
-        if let text = procText(local), let first = text.split(separator: "\n").first, let pid = Int32(first), processes[pid] != nil {
+        if let lines = procText(local)?.split(separator: "\n", omittingEmptySubsequences: false), let first = lines.first,
+           let pid = Int32(first), processes[pid] != nil, port == nil || (lines.count > 3 && Int(lines[3]) == port) {
             return pid
         }
-        let port = ProcessInfo.processInfo.environment["HERALD_DATABASE_URL"].flatMap { URLComponents(string: $0)?.port }
         let candidates = processes.values.compactMap { process -> (pid: Int32, port: Int?)? in
             let arguments = procArguments(process.pid)
             guard let program = arguments.first, ["postgres", "postmaster"].contains((program as NSString).lastPathComponent),
