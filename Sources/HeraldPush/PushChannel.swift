@@ -5,7 +5,7 @@ public enum PushChannel: HeraldChannel {
     public typealias Section = PushConfiguration
 
     public static let kind = JobKind.push
-    public static var migrations: [Migration] { PushSchema.migrations + [PushSchema.receiptConsume] }
+    public static var migrations: [Migration] { PushSchema.migrations + [PushSchema.receiptConsume, PushSchema.genericPlans] }
     public static let jobTypes: [any HeraldJob.Type] = [PushVerificationJob.self]
 
     public static func handler(configuration: HeraldConfiguration) throws -> PushHandler {

@@ -19,6 +19,8 @@ public struct SMSHandler: JobHandler {
     let metrics = SMSMetrics()
     var fraudGuard: FraudGuard
     let appVerifier: AppVerifier
+    /// Concurrent jobs' decisions go to PostgreSQL together.
+    let preparer = SMSPreparer()
 
     public init(configuration: SMSConfiguration, hasher: SecretHasher, templates: SMSTemplates, providers: [SMSProvider]) {
         self.configuration = configuration
@@ -95,7 +97,7 @@ public struct SMSHandler: JobHandler {
             resendIntervalSeconds: configuration.resendIntervalSeconds, limits: limits,
             ownerKey: context.ownerKey, guessing: configuration.guessing)
 
-        switch try await SMSStore.prepare(request, client: context.database, logger: logger) {
+        switch try await preparer.prepare(request, client: context.database, logger: logger) {
         case .send(let uncertain):
             if uncertain {
                 metrics.uncertainSend()

@@ -237,5 +237,6 @@ public enum EmailSchema {
         $$;
         """),
         sendLimits,
+        genericPlans,
     ]
 }

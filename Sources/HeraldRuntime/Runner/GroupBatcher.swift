@@ -4,8 +4,8 @@
 /// A batch gets `timeout` (``withDeadline``): one database call that never answers (seen
 /// after a PostgreSQL restart) fails its batch instead of holding every later one; before
 /// this, `make chaos` found workers whose batches waited forever after a 30 s outage.
-actor GroupBatcher<Input: Sendable, Output: Sendable> {
-    typealias Process = @Sendable ([Input]) async throws -> [Result<Output, any Error>]
+public actor GroupBatcher<Input: Sendable, Output: Sendable> {
+    public typealias Process = @Sendable ([Input]) async throws -> [Result<Output, any Error>]
 
     private struct Waiter {
         var input: Input
@@ -19,14 +19,14 @@ actor GroupBatcher<Input: Sendable, Output: Sendable> {
     private var pending: [Waiter] = []
     private var running = false
 
-    init(maxBatch: Int, timeout: Duration, onBatch: @escaping @Sendable (Int) -> Void = { _ in }, process: @escaping Process) {
+    public init(maxBatch: Int, timeout: Duration, onBatch: @escaping @Sendable (Int) -> Void = { _ in }, process: @escaping Process) {
         self.maxBatch = maxBatch
         self.timeout = timeout
         self.process = process
         self.onBatch = onBatch
     }
 
-    func submit(_ input: Input) async throws -> Output {
+    public func submit(_ input: Input) async throws -> Output {
         try await withCheckedThrowingContinuation { continuation in
             pending.append(Waiter(input: input, continuation: continuation))
             if !running {
@@ -57,4 +57,4 @@ actor GroupBatcher<Input: Sendable, Output: Sendable> {
 }
 
 /// `process` answered fewer inputs than it was given (a programming error).
-struct BatchAnswerMissing: Error {}
+public struct BatchAnswerMissing: Error {}

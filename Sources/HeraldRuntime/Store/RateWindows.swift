@@ -48,7 +48,7 @@ public struct RateLimits: Sendable, Equatable {
 /// deciding at that instant.
 public enum RateWindows {
     public static let bucketsPerWindow = 10
-    static let shards = 16
+    public static let shards = 16
 
     /// `name(p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[], p_now timestamptz) RETURNS text`
     /// over `table` (columns scope, key, window_start, count, expires_at; primary key

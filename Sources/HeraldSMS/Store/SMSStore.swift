@@ -21,6 +21,23 @@ public enum SMSStore {
         case busy
         /// The verification id is another number's or purpose's (the reason names the field).
         case invalid(reason: String)
+
+        /// A row of `herald.sms_prepare` / `herald.sms_prepare_batch`; nil for one it never gives.
+        init?(_ decision: String, reason: String?, uncertain: Bool) {
+            switch decision {
+            case "send": self = .send(uncertain: uncertain)
+            case "reused": self = .reused
+            case "test": self = .test
+            case "refused": self = .refused(reason: reason ?? "refused")
+            case "done":
+                guard let state = reason.flatMap(SMSVerificationState.init(rawValue:)) else { return nil }
+                self = .done(state: state)
+            case "closed": self = .closed
+            case "busy": self = .busy
+            case "invalid": self = .invalid(reason: reason ?? "verification_id reused")
+            default: return nil
+            }
+        }
     }
 
     /// The rate limits of one request, checked in this order (``RateLimits``).
@@ -45,36 +62,48 @@ public enum SMSStore {
     }
 
     public static func prepare(_ request: Request, client: PostgresClient, logger: Logger) async throws -> Decision {
-        // A concurrent first request for the same number, or a deadlock victim: decide again.
-        try await Database.retryingConflicts { try await prepareOnce(request, client: client, logger: logger) }
+        try await prepare([request], client: client, logger: logger)[0]
     }
 
-    private static func prepareOnce(_ r: Request, client: PostgresClient, logger: Logger) async throws -> Decision {
-        let hash = ByteBuffer(bytes: r.hash.digest)
+    /// Decides a group of requests in one call of `herald.sms_prepare_batch` (migration 23):
+    /// the decisions in the requests' order. The settings that are the worker's (TTL, attempts,
+    /// resend interval, owner key, guessing) are the first request's: ``SMSPreparer`` groups
+    /// only requests that share them.
+    public static func prepare(_ requests: [Request], client: PostgresClient, logger: Logger) async throws -> [Decision] {
+        guard !requests.isEmpty else { return [] }
+        // A concurrent first request for the same number, or a deadlock victim: decide again.
+        return try await Database.retryingConflicts { try await prepareOnce(requests, client: client, logger: logger) }
+    }
+
+    private static func prepareOnce(_ requests: [Request], client: PostgresClient, logger: Logger) async throws -> [Decision] {
+        let r = requests[0]
+        var limitRequests: [Int] = [], scopes: [String] = [], keys: [String] = [], windows: [Int] = [], maxes: [Int] = []
+        for (index, request) in requests.enumerated() {
+            limitRequests += Array(repeating: index + 1, count: request.limits.scopes.count)
+            scopes += request.limits.scopes
+            keys += request.limits.keys
+            windows += request.limits.windows
+            maxes += request.limits.maxes
+        }
         let rows = try await client.query("""
-            SELECT o_decision, o_reason, o_uncertain FROM herald.sms_prepare(
-                \(r.verificationID), \(r.messageID), \(r.phone), \(r.purpose), \(r.force), \(r.test), \(r.hash.keyID), \(hash),
+            SELECT o_i, o_decision, o_reason, o_uncertain FROM herald.sms_prepare_batch(
+                \(requests.map(\.verificationID))::text[], \(requests.map(\.messageID))::text[], \(requests.map(\.phone))::text[],
+                \(requests.map(\.purpose))::text[], \(requests.map(\.force))::boolean[], \(requests.map(\.test))::boolean[],
+                \(requests.map(\.hash.keyID))::text[], \(requests.map { ByteBuffer(bytes: $0.hash.digest) })::bytea[],
                 \(r.ttlSeconds)::int, \(r.maxAttempts)::int, \(r.resendIntervalSeconds)::int,
-                \(r.limits.scopes)::text[], \(r.limits.keys)::text[], \(r.limits.windows)::int[], \(r.limits.maxes)::int[],
+                \(limitRequests)::int[], \(scopes)::text[], \(keys)::text[], \(windows)::int[], \(maxes)::int[],
                 \(r.ownerKey)::bigint, \(r.guessing.maxFailures)::int, \(r.guessing.windowSeconds)::int,
                 \(r.guessing.lockoutSeconds)::int, \(r.guessing.maxLockoutSeconds)::int)
             """, logger: logger)
-        for try await (decision, reason, uncertain) in rows.decode((String, String?, Bool).self) {
-            switch decision {
-            case "send": return .send(uncertain: uncertain)
-            case "reused": return .reused
-            case "test": return .test
-            case "refused": return .refused(reason: reason ?? "refused")
-            case "done":
-                guard let state = reason.flatMap(SMSVerificationState.init(rawValue:)) else { break }
-                return .done(state: state)
-            case "closed": return .closed
-            case "busy": return .busy
-            case "invalid": return .invalid(reason: reason ?? "verification_id reused")
-            default: break
-            }
+        var decisions = [Decision?](repeating: nil, count: requests.count)
+        for try await (index, decision, reason, uncertain) in rows.decode((Int32, String, String?, Bool).self) {
+            guard (1...requests.count).contains(Int(index)) else { continue }
+            decisions[Int(index) - 1] = Decision(decision, reason: reason, uncertain: uncertain)
         }
-        throw StoreError("herald.sms_prepare gave no decision")
+        return try decisions.map { decision in
+            guard let decision else { throw StoreError("herald.sms_prepare_batch gave no decision") }
+            return decision
+        }
     }
 
     /// `herald.sms_send_attempts`: every provider call of a verification (`heraldctl verify show-*`

@@ -1,0 +1,130 @@
+import Foundation
+import PostgresNIO
+import Testing
+@testable import HeraldRuntime
+@testable import HeraldSMS
+
+/// `herald.sms_prepare_batch` on the real database: a group decides exactly what its requests
+/// decide one by one in the same order, whether its fast path holds (first requests, counted
+/// together) or a refusal sends the whole group through `herald.sms_prepare` one at a time;
+/// concurrent groups over the same counters neither deadlock nor lose a count.
+@Suite struct SMSBatchPrepareTests {
+    /// A request of the group template: `number` picks one of the group's numbers (numbers
+    /// 0–3 share a prefix), `id` its verification id (two entries with one id reuse it).
+    struct Entry {
+        var number: Int
+        var id: Int
+        var test = false
+    }
+
+    private func group(_ entries: [Entry], base: String, prefixLimit: Int) -> [SMSStore.Request] {
+        entries.map { entry in
+            // Numbers 0–3 end in 00x of one prefix (drop 3 digits); 4 and up have a prefix each.
+            let phone = entry.number < 4 ? "+4915\(base)000\(entry.number)" : "+4915\(base)\(entry.number)999"
+            var limits = RateLimits()
+            limits.add("phone", key: phone, RateLimit(max: 5, windowSeconds: 3600))
+            limits.add("resend", key: phone, RateLimit(max: 3, windowSeconds: 3600))
+            limits.add("prefix", key: String(phone.dropLast(3)), RateLimit(max: prefixLimit, windowSeconds: 3600))
+            limits.add("global", key: "", RateLimit(max: 100_000_000, windowSeconds: 3600))
+            return SMSStore.Request(
+                verificationID: "batch-\(base)-\(entry.id)", messageID: UUID().uuidString, phone: phone, purpose: "sign_in",
+                force: false, test: entry.test, hash: StoredSecretHash(keyID: "k1", digest: Array(repeating: UInt8(entry.id), count: 32)),
+                ttlSeconds: 300, maxAttempts: 5, resendIntervalSeconds: 30, limits: limits)
+        }
+    }
+
+    /// Eight digits no other test uses.
+    private func base() -> String { String(format: "%08d", Int.random(in: 0..<100_000_000)) }
+
+    private func counted(_ harness: Harness, scope: String, keyPrefix: String) async throws -> Int {
+        let rows = try await harness.database.query("""
+            SELECT coalesce(sum(count), 0)::int FROM herald.sms_rate_counters WHERE scope = \(scope) AND key LIKE \(keyPrefix + "%")
+            """, logger: harness.logger)
+        for try await n in rows.decode(Int.self) { return n }
+        return 0
+    }
+
+    private func states(_ harness: Harness, base: String) async throws -> [String] {
+        let rows = try await harness.database.query("""
+            SELECT state FROM herald.sms_verifications WHERE verification_id LIKE \("batch-\(base)-%") ORDER BY verification_id
+            """, logger: harness.logger)
+        var states: [String] = []
+        for try await state in rows.decode(String.self) { states.append(state) }
+        return states
+    }
+
+    /// Runs `entries` as one group and, on other numbers, one request at a time: the same
+    /// decisions, rows and counts.
+    private func expectSameAsOneByOne(_ entries: [Entry], prefixLimit: Int) async throws -> [SMSStore.Decision] {
+        try await withHarness { harness async throws in
+            let (grouped, single) = (base(), base())
+            let decisions = try await SMSStore.prepare(group(entries, base: grouped, prefixLimit: prefixLimit),
+                                                       client: harness.database, logger: harness.logger)
+            var alone: [SMSStore.Decision] = []
+            for request in group(entries, base: single, prefixLimit: prefixLimit) {
+                alone.append(try await SMSStore.prepare(request, client: harness.database, logger: harness.logger))
+            }
+            #expect(decisions == alone)
+            #expect(try await states(harness, base: grouped) == states(harness, base: single))
+            for scope in ["phone", "prefix"] {
+                #expect(try await counted(harness, scope: scope, keyPrefix: "+4915\(grouped)")
+                        == counted(harness, scope: scope, keyPrefix: "+4915\(single)"), "\(scope) counts differ")
+            }
+            return decisions
+        }
+    }
+
+    @Test func aGroupOfFirstRequestsIsDecidedAsItsRequestsAlone() async throws {
+        // Six numbers, four of one prefix (limit 10): all fast, all sent, each counted once.
+        let decisions = try await expectSameAsOneByOne((0..<6).map { Entry(number: $0, id: $0) }, prefixLimit: 10)
+        #expect(decisions == Array(repeating: .send(uncertain: false), count: 6))
+    }
+
+    @Test func aGroupWithRetriesTestNumbersAndRepeatsIsDecidedAsItsRequestsAlone() async throws {
+        // A number twice, a verification id reused for another number, a test number: those go
+        // one by one after the fast ones; the rest are fast.
+        let entries = [Entry(number: 0, id: 0), Entry(number: 4, id: 1), Entry(number: 0, id: 2),
+                       Entry(number: 5, id: 0), Entry(number: 6, id: 3, test: true), Entry(number: 7, id: 4)]
+        let decisions = try await expectSameAsOneByOne(entries, prefixLimit: 10)
+        #expect(decisions[3] == .invalid(reason: "verification_id reused with a different phone_number"))
+        #expect(decisions[4] == .test)
+    }
+
+    @Test func aGroupThatFillsALimitRefusesExactlyTheRequestsPastIt() async throws {
+        // Four numbers of one prefix, limit 3: the fourth is refused, and uses no quota.
+        let decisions = try await expectSameAsOneByOne((0..<5).map { Entry(number: $0, id: $0) }, prefixLimit: 3)
+        #expect(decisions.filter { $0 == .refused(reason: "rate_limited:prefix") }.count == 1)
+        #expect(decisions[3] == .refused(reason: "rate_limited:prefix"))
+    }
+
+    @Test func concurrentGroupsOnSharedCountersNeitherDeadlockNorLoseACount() async throws {
+        try await withHarness { harness async throws in
+            let shared = base()
+            // Eight groups of 16 at once, every request on the same prefix counter (numbers
+            // differ in their last three digits) and on the global shards.
+            let groups: [[SMSStore.Request]] = (0..<8).map { g in
+                (0..<16).map { n in
+                    let phone = "+4915\(shared)\(String(format: "%03d", g * 16 + n))"
+                    var limits = RateLimits()
+                    limits.add("phone", key: phone, RateLimit(max: 5, windowSeconds: 3600))
+                    limits.add("prefix", key: "+4915\(shared)", RateLimit(max: 1_000, windowSeconds: 3600))
+                    limits.add("global", key: "", RateLimit(max: 100_000_000, windowSeconds: 3600))
+                    return SMSStore.Request(
+                        verificationID: "batch-\(shared)-\(g)-\(n)", messageID: UUID().uuidString, phone: phone, purpose: "sign_in",
+                        force: false, test: false, hash: StoredSecretHash(keyID: "k1", digest: Array(repeating: 7, count: 32)),
+                        ttlSeconds: 300, maxAttempts: 5, resendIntervalSeconds: 30, limits: limits)
+                }
+            }
+            let decisions = try await withThrowingTaskGroup(of: [SMSStore.Decision].self) { tasks in
+                for group in groups {
+                    tasks.addTask { try await SMSStore.prepare(group, client: harness.database, logger: harness.logger) }
+                }
+                return try await tasks.reduce(into: []) { $0 += $1 }
+            }
+            #expect(decisions == Array(repeating: .send(uncertain: false), count: 128))
+            #expect(try await counted(harness, scope: "prefix", keyPrefix: "+4915\(shared)") == 128)
+            #expect(try await counted(harness, scope: "phone", keyPrefix: "+4915\(shared)") == 128)
+            #expect(try await states(harness, base: shared) == Array(repeating: "sending", count: 128))
+        }
+    }
+}
