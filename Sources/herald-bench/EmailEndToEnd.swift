@@ -50,14 +50,13 @@ struct EmailEndToEnd {
     /// client alone, from ``emailBenchmarks``) as a second ratio.
     func run(clientBaseline: BenchResult?) async throws {
         let server = try Server.fromEnvironment()
-        let baseline = try await metered(count) { try await brokerBaseline(count: count, configuration: configuration, logger: logger) }
-        var rows = [baseline]
+        var rows = [try await brokerBaseline(count: count, configuration: configuration, logger: logger)]
         for workers in [1, 2] {
-            rows.append(try await metered(count) { try await endToEnd(workers: workers, server: server) })
+            rows.append(try await endToEnd(workers: workers, server: server))
         }
         print("\nherald-bench email end to end: \(count) email.action jobs each (sign_in, an address each), STARTTLS+AUTH to the local SMTP server, "
               + "pool_size \(configuration.email.smtp.poolSize) per worker, \(ProcessInfo.processInfo.activeProcessorCount) cores")
-        printEndToEnd(rows, broker: baseline.bench, other: clientBaseline.map { ("vs SMTP client", $0) })
+        printEndToEnd(rows, client: clientBaseline.map { ("vs SMTP client", $0) })
     }
 
     /// `workers` in-process herald-email workers; fails unless the SMTP server stored one
@@ -117,29 +116,19 @@ struct EmailEndToEnd {
     }
 }
 
-/// A run's figures and the CPU its components spent during it (``CPUMeter``).
-struct MeteredResult {
-    var bench: BenchResult
-    var cpu: CPUUsage
-}
-
-/// Runs `run` between a start and a stop of the CPU meter; `jobs` divides the CPU time.
-func metered(_ jobs: Int, _ run: () async throws -> BenchResult) async throws -> MeteredResult {
-    let meter = try CPUMeter.start()
-    let bench = try await run()
-    return MeteredResult(bench: bench, cpu: try meter.stop())
-}
-
 /// The table of an end-to-end part: msg/s, latency, the ratio to the broker baseline of the
-/// same invocation (the first row), to `other` when given, and CPU ms per job per component.
-func printEndToEnd(_ rows: [MeteredResult], broker: BenchResult, other: (String, BenchResult)?) {
-    print(pad("run", 40) + pad("msg/s", 8) + pad("p50 ms", 9) + pad("p99 ms", 9) + pad("vs broker", 10)
-          + (other.map { pad($0.0, 16) } ?? "") + "CPU")
+/// same invocation (the first row) and to `client` (the provider client alone) when given, and
+/// the CPU per job of each component (``CPUMeter``: broker · PostgreSQL · worker processes ·
+/// herald-bench, whose in-process workers are in the last) with the cores they kept busy.
+func printEndToEnd(_ rows: [BenchResult], client: (String, BenchResult)?) {
+    guard let broker = rows.first else { return }
+    print(pad("run", 40) + pad("msg/s", 8) + pad("p50 ms", 9) + pad("p99 ms", 9) + pad("vs base", 9)
+          + (client.map { pad($0.0, 16) } ?? "") + pad("CPU ms/job broker·pg·worker·bench", 35) + "cores")
     for row in rows {
-        let bench = row.bench
-        print(pad(bench.name, 40) + pad(String(format: "%.0f", bench.rate), 8) + pad(String(format: "%.1f", bench.p50), 9)
-              + pad(String(format: "%.1f", bench.p99), 9) + pad(String(format: "%.2f", bench.rate / max(broker.rate, 1)), 10)
-              + (other.map { pad(String(format: "%.2f", bench.rate / max($0.1.rate, 1)), 16) } ?? "") + row.cpu.perJob(bench.count))
+        let cpu = row.cpu.map { pad($0.perJobCell(row.count), 35) + String(format: "%.2f", $0.total / max($0.wall, 0.001)) } ?? ""
+        print(pad(row.name, 40) + pad(String(format: "%.0f", row.rate), 8) + pad(String(format: "%.1f", row.p50), 9)
+              + pad(String(format: "%.1f", row.p99), 9) + pad(String(format: "%.2f", row.rate / max(broker.rate, 1)), 9)
+              + (client.map { pad(String(format: "%.2f", row.rate / max($0.1.rate, 1)), 16) } ?? "") + cpu)
     }
-    if let other { print("(\(other.0): \(other.1.name), \(String(format: "%.0f", other.1.rate)) msg/s in this invocation)") }
+    if let client { print("(\(client.0): \(client.1.name), \(String(format: "%.0f", client.1.rate)) msg/s in this invocation)") }
 }
