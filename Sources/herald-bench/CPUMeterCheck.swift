@@ -33,6 +33,14 @@ func cpuMeterSelfCheck() async throws {
     }
     let slack = 3 / tick
 
+    // A comm with spaces and parentheses: the fields are counted from the last ')'.
+    let line = "4242 (a (b) c) S 17 4242 4242 0 -1 4194560 100 0 0 0 1234 567 89 10 20 0 1 0 555 1000 100"
+    guard let parsed = ProcStat(line), parsed.pid == 4242, parsed.comm == "a (b) c", parsed.ppid == 17,
+          parsed.utime == 1234, parsed.stime == 567, parsed.cutime == 89, parsed.cstime == 10 else {
+        throw BenchFailure("cpumeter check failed: /proc/<pid>/stat line parsed as \(String(describing: ProcStat(line)))")
+    }
+    print("a stat line whose comm holds spaces and parentheses: parsed")
+
     // utime + stime of a process: at least the 0.5 s it spun, at most that plus the interpreter's start.
     let own = try ChildProcess("/usr/bin/python3", ["-c", spin(0.5)], outputPath: "/dev/null")
     defer { own.signal(SIGKILL) }
