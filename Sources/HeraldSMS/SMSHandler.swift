@@ -19,8 +19,8 @@ public struct SMSHandler: JobHandler {
     let metrics = SMSMetrics()
     var fraudGuard: FraudGuard
     let appVerifier: AppVerifier
-    /// Concurrent jobs' decisions go to PostgreSQL together.
-    let preparer = SMSPreparer()
+    /// Concurrent jobs' decisions and `sent` records go to PostgreSQL together.
+    let groups = SMSGroups()
 
     public init(configuration: SMSConfiguration, hasher: SecretHasher, templates: SMSTemplates, providers: [SMSProvider]) {
         self.configuration = configuration
@@ -97,7 +97,7 @@ public struct SMSHandler: JobHandler {
             resendIntervalSeconds: configuration.resendIntervalSeconds, limits: limits,
             ownerKey: context.ownerKey, guessing: configuration.guessing)
 
-        switch try await preparer.prepare(request, client: context.database, logger: logger) {
+        switch try await groups.prepare(request, client: context.database, logger: logger) {
         case .send(let uncertain):
             if uncertain {
                 metrics.uncertainSend()
@@ -169,7 +169,8 @@ public struct SMSHandler: JobHandler {
             metrics.decision("sent")
             if delivery.uncertain { metrics.uncertainSend() }
             metrics.segments(rendered.encoding)
-            try await context.untilDatabase { try await SMSStore.sent(id, attempts: attempts, message: rendered, client: database, logger: logger) }
+            let sent = SMSStore.Sent(verificationID: id, attempts: attempts, encoding: rendered.encoding)
+            try await context.untilDatabase { try await groups.sent(sent, client: database, logger: logger) }
             return .completed(events: [sentEvent(job, phone: phone, delivery: delivery, encoding: rendered.encoding)])
         case .refused(let refusal):
             metrics.decision("failed")

@@ -41,6 +41,18 @@ public struct AttemptLog: Sendable {
     /// attempts of the rows it changed, then `final`, which reads the changed rows as `v`.
     public func query(change: String, _ binds: [any PostgresThrowingDynamicTypeEncodable & Sendable], attempts: [DeliveryAttempt],
                       final: String = "SELECT count(*) FROM v") throws -> PostgresQuery {
+        try query(change: change, binds, attempts: attempts, keys: nil, final: final)
+    }
+
+    /// The same for the changes of several keys in one statement: `attempts[i]` belongs to the
+    /// row whose `keyColumn` is `keys[i]`, and is written only if `change` changed that row.
+    public func query(change: String, _ binds: [any PostgresThrowingDynamicTypeEncodable & Sendable], attempts: [DeliveryAttempt],
+                      keys: [String], final: String = "SELECT count(*) FROM v") throws -> PostgresQuery {
+        try query(change: change, binds, attempts: attempts, keys: Optional(keys), final: final)
+    }
+
+    private func query(change: String, _ binds: [any PostgresThrowingDynamicTypeEncodable & Sendable], attempts: [DeliveryAttempt],
+                       keys: [String]?, final: String) throws -> PostgresQuery {
         var bindings = PostgresBindings()
         for bind in binds { try bindings.append(bind) }
         let k = binds.count
@@ -50,12 +62,25 @@ public struct AttemptLog: Sendable {
         try bindings.append(attempts.map { $0.errorCode ?? "" })
         try bindings.append(attempts.map { $0.providerMessageID ?? "" })
         try bindings.append(attempts.map(\.durationMilliseconds))
+        // One changed row: every attempt is its. Several: each attempt joins its own row.
+        let rows: String
+        if let keys {
+            try bindings.append(keys)
+            rows = """
+                unnest($\(k + 1)::text[], $\(k + 2)::text[], $\(k + 3)::int[], $\(k + 4)::text[], $\(k + 5)::text[], $\(k + 6)::int[], $\(k + 7)::text[])
+                       AS t(p, r, h, e, m, d, key) JOIN v ON v.\(keyColumn) = t.key
+                """
+        } else {
+            rows = """
+                v, unnest($\(k + 1)::text[], $\(k + 2)::text[], $\(k + 3)::int[], $\(k + 4)::text[], $\(k + 5)::text[], $\(k + 6)::int[])
+                       AS t(p, r, h, e, m, d)
+                """
+        }
         return PostgresQuery(unsafeSQL: """
             WITH v AS (\(change)), a AS (
                 INSERT INTO \(table) (\(keyColumn), provider, result, http_status, error_code, provider_message_id, duration_ms)
                 SELECT v.\(keyColumn), p, r, NULLIF(h, -1), NULLIF(e, ''), NULLIF(m, ''), d
-                  FROM v, unnest($\(k + 1)::text[], $\(k + 2)::text[], $\(k + 3)::int[], $\(k + 4)::text[], $\(k + 5)::text[], $\(k + 6)::int[])
-                       AS t(p, r, h, e, m, d))
+                  FROM \(rows))
             \(final)
             """, binds: bindings)
     }

@@ -58,3 +58,31 @@ public actor GroupBatcher<Input: Sendable, Output: Sendable> {
 
 /// `process` answered fewer inputs than it was given (a programming error).
 public struct BatchAnswerMissing: Error {}
+
+extension GroupBatcher {
+    /// A batcher whose groups go to `together` (one answer per input, in order). A group that
+    /// fails for a reason other than the database being away goes again one input at a time
+    /// through `alone`, so one bad input fails only its own caller; an unreachable database
+    /// fails the whole group (each caller waits it out as it would alone).
+    public init(maxBatch: Int, timeout: Duration, onBatch: @escaping @Sendable (Int) -> Void = { _ in },
+                together: @escaping @Sendable ([Input]) async throws -> [Output],
+                alone: @escaping @Sendable (Input) async throws -> Output) {
+        self.init(maxBatch: maxBatch, timeout: timeout, onBatch: onBatch) { inputs in
+            do {
+                return try await together(inputs).map { .success($0) }
+            } catch where DatabaseAvailability.isUnavailable(error) || inputs.count == 1 {
+                throw error
+            } catch {
+                var results: [Result<Output, any Error>] = []
+                for input in inputs {
+                    do {
+                        results.append(.success(try await alone(input)))
+                    } catch {
+                        results.append(.failure(error))
+                    }
+                }
+                return results
+            }
+        }
+    }
+}

@@ -27,25 +27,9 @@ struct OutcomeCommitter: Sendable {
                 try await EventOutbox.insert(events, exchange: eventsExchange, on: connection, logger: logger)
             }
         }
-        batcher = GroupBatcher(maxBatch: maxBatch, timeout: timeout, onBatch: { metrics.batch(size: $0) }) { batch in
-            do {
-                try await store(batch)
-                return batch.map { _ in .success(()) }
-            } catch where DatabaseAvailability.isUnavailable(error) || batch.count == 1 {
-                throw error
-            } catch {
-                var results: [Result<Void, any Error>] = []
-                for item in batch {
-                    do {
-                        try await store([item])
-                        results.append(.success(()))
-                    } catch {
-                        results.append(.failure(error))
-                    }
-                }
-                return results
-            }
-        }
+        batcher = GroupBatcher(maxBatch: maxBatch, timeout: timeout, onBatch: { metrics.batch(size: $0) },
+                               together: { batch in try await store(batch); return batch.map { _ in () } },
+                               alone: { item in try await store([item]) })
     }
 
     func commit(_ finished: JobLedger.Finished, events: [OutgoingEvent], write: Write?) async throws {

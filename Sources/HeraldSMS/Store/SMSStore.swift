@@ -110,17 +110,33 @@ public enum SMSStore {
     /// prints them).
     public static let attempts = AttemptLog(table: "herald.sms_send_attempts", keyColumn: "verification_id")
 
-    public static func sent(_ verificationID: String, attempts: [DeliveryAttempt], message: RenderedSMS, client: PostgresClient, logger: Logger) async throws {
-        let accepted = attempts.last
+    /// What a provider accepted, for ``sent(_:client:logger:)``.
+    public struct Sent: Sendable {
+        public var verificationID: String
+        public var attempts: [DeliveryAttempt]
+        public var encoding: SMSEncoding
+
+        public init(verificationID: String, attempts: [DeliveryAttempt], encoding: SMSEncoding) {
+            self.verificationID = verificationID
+            self.attempts = attempts
+            self.encoding = encoding
+        }
+    }
+
+    /// Verifications whose SMS a provider accepted, `sent` with their attempts, in one statement.
+    public static func sent(_ sends: [Sent], client: PostgresClient, logger: Logger) async throws {
+        let accepted = sends.map(\.attempts.last)
         let query = try Self.attempts.query(change: """
-            UPDATE herald.sms_verifications
-               SET state = 'sent', reason = NULL, provider = NULLIF($2, ''), provider_message_id = NULLIF($3, ''), segments = $4, encoding = $5,
-                   uncertain_sends = uncertain_sends + $6, updated_at = now()
-             WHERE verification_id = $1 AND state = 'sending'
-            RETURNING verification_id, code_id
-            """, [verificationID, accepted?.provider ?? "", accepted?.providerMessageID ?? "", message.encoding.segments,
-                  message.encoding.scheme.rawValue, attempts.uncertainSends],
-            attempts: attempts)
+            UPDATE herald.sms_verifications s
+               SET state = 'sent', reason = NULL, provider = NULLIF(i.provider, ''), provider_message_id = NULLIF(i.message_id, ''),
+                   segments = i.segments, encoding = i.encoding, uncertain_sends = s.uncertain_sends + i.uncertain, updated_at = now()
+              FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::int[])
+                   AS i(verification_id, provider, message_id, segments, encoding, uncertain)
+             WHERE s.verification_id = i.verification_id AND s.state = 'sending'
+            RETURNING s.verification_id, s.code_id
+            """, [sends.map(\.verificationID), accepted.map { $0?.provider ?? "" }, accepted.map { $0?.providerMessageID ?? "" },
+                  sends.map(\.encoding.segments), sends.map(\.encoding.scheme.rawValue), sends.map(\.attempts.uncertainSends)],
+            attempts: sends.flatMap(\.attempts), keys: sends.flatMap { sent in sent.attempts.map { _ in sent.verificationID } })
         try await client.query(query, logger: logger)
     }
 
