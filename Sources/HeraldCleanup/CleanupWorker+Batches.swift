@@ -13,21 +13,19 @@ extension CleanupWorker {
         do {
             return try await client.withTransaction(logger: logger) { connection in
                 // Lock, then delete by ctid (a TID scan): a join on id would make the planner
-                // hash the whole table once the batch is large.
-                let rows = try await connection.query("""
-                    DELETE FROM herald.accounts WHERE ctid = ANY (ARRAY(
-                        \(unescaped: CleanupEligibility.select("a.ctid", "a", limit: limit, locking: "FOR UPDATE OF a SKIP LOCKED"))))
-                    RETURNING id, created_at, now()
-                    """, logger: logger)
-                var events: [OutgoingEvent] = []
-                events.reserveCapacity(limit)
-                for try await (id, createdAt, deletedAt) in rows.decode((String, Date, Date).self) {
-                    events.append(AccountDeletedEvent(accountID: id, createdAt: createdAt, deletedAt: deletedAt, runID: runID).outgoing)
+                // hash the whole table once the batch is large. The same statement writes one
+                // account.deleted per deleted row to the outbox (AccountDeletedSQL).
+                var binds = PostgresBindings()
+                try binds.append(exchange)
+                try binds.append(runID)
+                var deleted = 0
+                for try await count in try await connection.query(PostgresQuery(unsafeSQL: Self.deleteStatement(limit: limit), binds: binds),
+                                                                   logger: logger).decode(Int.self) {
+                    deleted = count
                 }
-                guard !events.isEmpty else { return 0 }
-                try await EventOutbox.insert(events, exchange: exchange, on: connection, logger: logger)
-                try await Self.count(runID: runID, accounts: events.count, paused: paused, on: connection, logger: logger)
-                return events.count
+                guard deleted > 0 else { return 0 }
+                try await Self.count(runID: runID, accounts: deleted, paused: paused, on: connection, logger: logger)
+                return deleted
             }
         } catch is BatchRefused {
             return nil
@@ -35,6 +33,24 @@ extension CleanupWorker {
             if error.closureError is BatchRefused { return nil }
             throw error
         }
+    }
+
+    /// Deletes up to `limit` eligible accounts and writes their `account.deleted` events
+    /// (exchange `$1`, run id `$2`); returns the count.
+    static func deleteStatement(limit: Int) -> String {
+        """
+        WITH gone AS (
+            DELETE FROM herald.accounts WHERE ctid = ANY (ARRAY(
+                \(CleanupEligibility.select("a.ctid", "a", limit: limit, locking: "FOR UPDATE OF a SKIP LOCKED"))))
+            RETURNING id, created_at
+        ), events AS (
+            INSERT INTO herald.event_outbox (exchange, name, message_id, body)
+            SELECT $1, '\(AccountDeletedEvent.name)', gen_random_uuid()::text, \(AccountDeletedSQL.body("gone", runIDParameter: "$2"))
+              FROM gone
+            RETURNING 1
+        )
+        SELECT count(*)::bigint FROM events
+        """
     }
 
     /// Adds a batch to the run's counts, or throws ``BatchRefused`` (the batch rolls back)
