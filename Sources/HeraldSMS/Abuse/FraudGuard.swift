@@ -24,6 +24,26 @@ struct FraudGuard: Sendable {
     let configuration: FraudGuardConfiguration
     /// Where `sms.fraud_guard.paused` goes (`<amqp.namespace>.events`).
     var eventsExchange = "herald.events"
+    /// Concurrent jobs are judged together, in one statement and transaction (``GroupBatcher``).
+    private let batcher: GroupBatcher<Request, Pause?>
+
+    init(configuration: FraudGuardConfiguration) {
+        self.configuration = configuration
+        batcher = GroupBatcher(maxBatch: SMSGroups.maxGroup, timeout: .seconds(15),
+                               together: { try await Self.judge($0, configuration: configuration) },
+                               alone: { try await Self.judge([$0], configuration: configuration)[0] })
+    }
+
+    /// One request to judge, with what it is judged on.
+    private struct Request: Sendable {
+        var verificationID: String
+        var phone: String
+        var region: String
+        var prefix: String
+        var exchange: String
+        var client: PostgresClient
+        var logger: Logger
+    }
 
     /// The prefix of a number: its first `prefix_digits` digits after `+`.
     func prefix(of e164: String) -> String {
@@ -33,22 +53,36 @@ struct FraudGuard: Sendable {
     /// nil: go ahead (and the send and verification of this request are counted).
     func check(verificationID: String, phone: String, region: String, client: PostgresClient, logger: Logger) async throws -> Pause? {
         guard configuration.enabled else { return nil }
-        let (c, prefix, exchange) = (configuration, prefix(of: phone), eventsExchange)
+        return try await batcher.submit(Request(verificationID: verificationID, phone: phone, region: region, prefix: prefix(of: phone),
+                                                exchange: eventsExchange, client: client, logger: logger))
+    }
+
+    /// `herald.fraud_guard_check` for each request, in order, in one transaction with the events
+    /// of the pauses it made.
+    private static func judge(_ requests: [Request], configuration c: FraudGuardConfiguration) async throws -> [Pause?] {
+        let (client, logger) = (requests[0].client, requests[0].logger)
         return try await Database.retryingConflicts {
-            try await client.withTransaction(logger: logger) { connection -> Pause? in
+            try await client.withTransaction(logger: logger) { connection -> [Pause?] in
                 let rows = try await connection.query("""
-                    SELECT o_scope, o_key, o_new, o_sent, o_verified FROM herald.fraud_guard_check(
-                        \(verificationID), \(phone), \(region), \(prefix), \(c.windowMinutes)::int,
-                        \(c.regionFloor)::int, \(c.prefixFloor)::int, \(c.minConversion)::float8, \(c.pauseSeconds)::int)
+                    SELECT u.i, f.o_scope, f.o_key, f.o_new, f.o_sent, f.o_verified
+                      FROM unnest(\(requests.map(\.verificationID))::text[], \(requests.map(\.phone))::text[],
+                                  \(requests.map(\.region))::text[], \(requests.map(\.prefix))::text[])
+                           WITH ORDINALITY AS u(id, phone, region, prefix, i)
+                      LEFT JOIN LATERAL herald.fraud_guard_check(
+                           u.id, u.phone, u.region, u.prefix, \(c.windowMinutes)::int,
+                           \(c.regionFloor)::int, \(c.prefixFloor)::int, \(c.minConversion)::float8, \(c.pauseSeconds)::int) f ON true
+                     ORDER BY u.i
                     """, logger: logger)
-                var pause: Pause?
-                for try await (scope, key, new, sent, verified) in rows.decode((String, String, Bool, Int64, Int64).self) {
-                    pause = Pause(scope: scope, key: key, new: new, sent: sent, verified: verified)
+                var pauses = [Pause?](repeating: nil, count: requests.count)
+                for try await (index, scope, key, new, sent, verified) in rows.decode((Int, String?, String?, Bool?, Int64?, Int64?).self) {
+                    guard let scope, let key, (1...requests.count).contains(index) else { continue }
+                    pauses[index - 1] = Pause(scope: scope, key: key, new: new ?? false, sent: sent ?? 0, verified: verified ?? 0)
                 }
-                if let pause, pause.new {
-                    try await EventOutbox.insert([Self.pausedEvent(pause, configuration: c)], exchange: exchange, on: connection, logger: logger)
+                for (request, pause) in zip(requests, pauses) {
+                    guard let pause, pause.new else { continue }
+                    try await EventOutbox.insert([Self.pausedEvent(pause, configuration: c)], exchange: request.exchange, on: connection, logger: logger)
                 }
-                return pause
+                return pauses
             }
         }
     }
