@@ -30,7 +30,7 @@ struct PushEndToEnd {
             rows.append(try await endToEnd(workers: workers, tls: tls))
         }
         print("\nherald-bench push end to end: \(count) push.verification jobs each (apns, a device token each), HTTP/2 + TLS to the local APNs server "
-              + "(in the bench process), \(configuration.push.apns.connections) connections per worker, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+              + "(in the bench process), \(configuration.push.apns.connections) connections shared by the workers (per process, as in herald-push), \(ProcessInfo.processInfo.activeProcessorCount) cores")
         printEndToEnd(rows, client: clientBaseline.map { ("vs APNs client", $0) })
     }
 
