@@ -62,6 +62,8 @@ public struct CleanupWorker: Sendable {
         // Accounts.
         var lockedSince: ContinuousClock.Instant?
         while true {
+            // The pause first: a cancel or a shutdown during it is seen before the next batch.
+            let paused = try await pacer.pauseIfOwed()
             if Task.isCancelledOrShuttingDown { return .interrupted }
             guard let run = try await runs.get(runID) else { throw CleanupError.unknownRun(runID) }
             if let ending = Self.ending(of: run) { return ending }
@@ -70,7 +72,6 @@ public struct CleanupWorker: Sendable {
                 try await runs.finish(runID, status: .completed, reason: "per-run cap of \(run.maxAccounts) accounts reached")
                 return .capped
             }
-            let paused = try await pacer.pauseIfOwed()
             try await limiter.wait()
             let started = ContinuousClock.now
             guard let deleted = try await deleteBatch(runID: runID, limit: min(configuration.batchSize, remaining), paused: paused) else { continue }
@@ -98,8 +99,8 @@ public struct CleanupWorker: Sendable {
         // Expired rows of the purge targets.
         for target in PurgeTarget.registry(configuration) where target.retentionDays > 0 {
             while true {
-                if Task.isCancelledOrShuttingDown { return .interrupted }
                 let paused = try await pacer.pauseIfOwed()
+                if Task.isCancelledOrShuttingDown { return .interrupted }
                 try await limiter.wait()
                 let started = ContinuousClock.now
                 guard let purged = try await purgeBatch(target, runID: runID, paused: paused) else {
