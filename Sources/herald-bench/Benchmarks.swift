@@ -84,7 +84,12 @@ func workersEndToEnd<Handler: JobHandler>(
     try await publishAll(count: count, watch: watch) { id in
         try await client.enqueue(job(id), messageID: id)
     }
-    while watch.count < count { try await Task.sleep(for: .milliseconds(20)) }
+    // A job that never finishes (a provider that keeps failing) fails the run instead of hanging it.
+    let deadline = ContinuousClock.now + .seconds(600)
+    while watch.count < count {
+        guard ContinuousClock.now < deadline else { throw BenchFailure("\(name): only \(watch.count) of \(count) outcomes within 600 s") }
+        try await Task.sleep(for: .milliseconds(20))
+    }
     var result = watch.result(name)
     result.cpu = try meter.stop()
     result.statements = try await statements?.read() ?? []

@@ -50,7 +50,9 @@ struct PushBenchmark {
             let token = String(repeating: "ab", count: 32)
             let url = "\(server.baseURL)/3/device/\(token)"
             let expiration = String(Int(Date().timeIntervalSince1970) + 300)
-            let bench = try await measure("baseline: bare AsyncHTTPClient, same requests") { _ in
+            // Shut down on every path: an HTTPClient freed without it traps.
+            let measured: Swift.Result<BenchResult, any Error>
+            do { measured = .success(try await measure("baseline: bare AsyncHTTPClient, same requests") { _ in
                 var request = HTTPClientRequest(url: url)
                 request.method = .POST
                 request.headers.add(name: "authorization", value: "bearer \(jwt)")
@@ -62,10 +64,10 @@ struct PushBenchmark {
                 let response = try await client.execute(request, timeout: .seconds(10))
                 _ = try await response.body.collect(upTo: 4096)
                 return response.status.code == 200
-            }
-            results.append(Result(bench: bench, connections: server.connectionCount, peakStreams: server.peakConcurrentStreams))
+            }) } catch { measured = .failure(error) }
             try await client.shutdown()
             await server.close()
+            results.append(Result(bench: try measured.get(), connections: server.connectionCount, peakStreams: server.peakConcurrentStreams))
         }
 
         // Herald's APNs provider client.
