@@ -12,7 +12,10 @@ import Testing
 @Suite(.serialized) struct FraudGuardTests {
     /// A French mobile range of its own: `+336` and five random digits (the guarded prefix when
     /// `prefix_digits` is 8), then three digits per number.
-    static func frenchRange() -> String { "+336" + String(format: "%05d", Int.random(in: 0..<100_000)) }
+    /// A French mobile range of eight digits after `+` (a prefix of `prefix_digits` 8): under
+    /// 061, which libphonenumber reads as assigned throughout (8 % of +336xxxxx are not, 0639 and
+    /// 069[0-4,6,7], and a job to them was dead-lettered: the test failed now and then).
+    static func frenchRange() -> String { "+3361" + String(format: "%04d", Int.random(in: 0..<10_000)) }
 
     /// Runs one job to its end: the verification's state and reason.
     static func run(_ job: SMSVerificationJob, _ harness: Harness, _ sms: SMSFixture) async throws -> (String, String?) {
