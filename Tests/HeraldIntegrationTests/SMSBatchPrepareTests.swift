@@ -127,4 +127,38 @@ import Testing
             #expect(try await states(harness, base: shared) == Array(repeating: "sending", count: 128))
         }
     }
+    @Test func aGroupsSendsAreRecordedWithTheirAttemptsAndCountedByTheFraudGuardOnce() async throws {
+        try await withHarness { harness async throws in
+            let (grouped, region) = (base(), "Z\(harness.namespace.suffix(6))")
+            let requests = group((0..<5).map { Entry(number: $0 + 4, id: $0) }, base: grouped, prefixLimit: 10)
+            #expect(try await SMSStore.prepare(requests, client: harness.database, logger: harness.logger)
+                    == Array(repeating: .send(uncertain: false), count: 5))
+            // Marked as the fraud guard marks what it judged: one region, one prefix for all five.
+            for request in requests {
+                try await harness.database.query("""
+                    INSERT INTO herald.sms_fraud_marks (verification_id, phone_number, region, prefix)
+                    VALUES (\(request.verificationID), \(request.phone), \(region), \(region + "-p"))
+                    """, logger: harness.logger)
+            }
+            let sends = requests.enumerated().map { index, request in
+                SMSStore.Sent(verificationID: request.verificationID,
+                              attempts: [DeliveryAttempt(provider: "webhook", result: .accepted, providerMessageID: "m\(index)", durationMilliseconds: 3)],
+                              encoding: SMSEncoding("code"))
+            }
+            try await SMSStore.sent(sends, client: harness.database, logger: harness.logger)
+            // Recorded again (a repeat after a lost answer): nothing changes, nothing is counted twice.
+            try await SMSStore.sent(sends, client: harness.database, logger: harness.logger)
+            #expect(try await states(harness, base: grouped) == Array(repeating: "sent", count: 5))
+            let attempts = try await harness.database.query("""
+                SELECT count(*)::int FROM herald.sms_send_attempts WHERE verification_id LIKE \("batch-\(grouped)-%")
+                """, logger: harness.logger)
+            for try await n in attempts.decode(Int.self) { #expect(n == 5) }
+            let counts = try await harness.database.query("""
+                SELECT scope, sum(sent)::int FROM herald.sms_fraud_counts WHERE key IN (\(region), \(region + "-p")) GROUP BY scope ORDER BY scope
+                """, logger: harness.logger)
+            var seen: [String: Int] = [:]
+            for try await (scope, sent) in counts.decode((String, Int).self) { seen[scope] = sent }
+            #expect(seen == ["prefix": 5, "region": 5])
+        }
+    }
 }
