@@ -1,16 +1,23 @@
 import Metrics
+import Synchronization
 
 /// The job runner's metrics (names and labels are documented in docs/operations.md).
 /// Created through swift-metrics, so a test can bootstrap a test kit instead of Prometheus.
 public struct RunnerMetrics: Sendable {
     public let queue: String
+    /// Counters made once per label set: every job counts at least one, and making a handle
+    /// goes through the metrics factory's registry each time.
+    private let counters = CounterHandles()
 
-    public init(queue: String) { self.queue = queue }
+    public init(queue: String) {
+        self.queue = queue
+        inFlight = Meter(label: "herald_jobs_in_flight", dimensions: [("queue", queue)])
+    }
 
     /// `herald_jobs_total{queue,type,outcome}`: completed, rejected, invalid, retried,
     /// dead_lettered, duplicate, deferred, requeued.
     public func job(_ type: String, outcome: String) {
-        Counter(label: "herald_jobs_total", dimensions: [("queue", queue), ("type", type), ("outcome", outcome)]).increment()
+        counters.counter("herald_jobs_total", [("queue", queue), ("type", type), ("outcome", outcome)]).increment()
     }
 
     /// `herald_job_duration_seconds{queue,type}`: delivery received to outcome committed and acked.
@@ -20,11 +27,11 @@ public struct RunnerMetrics: Sendable {
     }
 
     /// `herald_jobs_in_flight{queue}`
-    public var inFlight: Meter { Meter(label: "herald_jobs_in_flight", dimensions: [("queue", queue)]) }
+    public let inFlight: Meter
 
     /// `herald_dead_letters_total{queue,category}`: invalid, exhausted.
     public func deadLetter(category: String) {
-        Counter(label: "herald_dead_letters_total", dimensions: [("queue", queue), ("category", category)]).increment()
+        counters.counter("herald_dead_letters_total", [("queue", queue), ("category", category)]).increment()
     }
 
     /// `herald_job_retries_total{queue,tier}`
@@ -53,5 +60,20 @@ extension Duration {
     public var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
+
+/// Counter handles by label and dimensions, made on first use.
+final class CounterHandles: Sendable {
+    private let handles = Mutex<[String: Counter]>([:])
+
+    func counter(_ label: String, _ dimensions: [(String, String)]) -> Counter {
+        let key = dimensions.reduce(into: label) { key, dimension in key += "\u{1F}\(dimension.0)=\(dimension.1)" }
+        return handles.withLock { handles in
+            if let counter = handles[key] { return counter }
+            let counter = Counter(label: label, dimensions: dimensions)
+            handles[key] = counter
+            return counter
+        }
     }
 }

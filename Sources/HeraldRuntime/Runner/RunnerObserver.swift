@@ -8,6 +8,9 @@ import Logging
 struct RunnerObserver: Sendable {
     let metrics: RunnerMetrics
     let logger: Logger
+    /// Invalid jobs' warnings: 20 per 10 s, then a count (``LogSampler``). Each is counted in
+    /// `herald_jobs_total{outcome="invalid"}` and dead-lettered with its reason all the same.
+    let invalidLines = LogSampler()
 
     /// The job's logger: `message_id` and `correlation_id` as metadata.
     func logger(for envelope: JobEnvelope) -> Logger {
@@ -18,8 +21,19 @@ struct RunnerObserver: Sendable {
     }
 
     func invalidBody(type: String, reason: String, messageID: String?) {
-        logger.warning("invalid job dead-lettered", metadata: ["reason": "\(reason)", "message_id": "\(JobEnvelope.printable(messageID ?? "-"))"])
+        if let omitted = invalidLines.admit() {
+            logger.warning("invalid job dead-lettered", metadata: Self.omitting(omitted, [
+                "reason": "\(reason)", "message_id": "\(JobEnvelope.printable(messageID ?? "-"))"]))
+        }
         metrics.job(type, outcome: "invalid")
+    }
+
+    /// `omitted`: invalid jobs whose lines were left out since the last one logged.
+    private static func omitting(_ omitted: Int, _ metadata: Logger.Metadata) -> Logger.Metadata {
+        guard omitted > 0 else { return metadata }
+        var metadata = metadata
+        metadata["omitted"] = "\(omitted)"
+        return metadata
     }
 
     func duplicate(type: String, status: JobStatus, _ logger: Logger) {
@@ -43,7 +57,9 @@ struct RunnerObserver: Sendable {
     }
 
     func refusedInvalid(type: String, reason: String, _ logger: Logger) {
-        logger.warning("job refused as invalid; dead-lettered", metadata: ["reason": "\(reason)"])
+        if let omitted = invalidLines.admit() {
+            logger.warning("job refused as invalid; dead-lettered", metadata: Self.omitting(omitted, ["reason": "\(reason)"]))
+        }
         metrics.job(type, outcome: "invalid")
     }
 
