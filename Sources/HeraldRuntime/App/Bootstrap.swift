@@ -31,6 +31,8 @@ public enum ExitCode: Int32, Sendable {
     case usage = 64
     /// A dependency (broker, database) could not be reached.
     case unavailable = 69
+    /// The shutdown passed its bound (``ShutdownBound``): something did not stop when asked.
+    case stuck = 70
     /// The configuration is invalid.
     case configuration = 78
 }

@@ -49,7 +49,9 @@ public enum WorkerApp {
             // answers "draining" while the runner drains.
             services.append(OpsServer(host: configuration.http.host, port: port, health: worker.health, registry: registry, logger: logger))
         }
-        let group = worker.serviceGroup(first: services, signals: [.sigterm, .sigint], logger: logger)
+        // Last, so the first to hear the shutdown: exits 70 if the shutdown outlasts its bound.
+        let bound = ShutdownBound(bound: worker.shutdownBound, logger: logger)
+        let group = worker.serviceGroup(first: services, last: [bound], signals: [.sigterm, .sigint], logger: logger)
         logger.info("starting", metadata: ["kind": "\(kind.rawValue)", "queue": "\(HeraldTopology(configuration.amqp, configuration.runner).workQueue(kind))"])
         try await group.run()
         logger.info("stopped")

@@ -50,18 +50,23 @@ public struct WorkerServices<Handler: JobHandler>: Sendable {
             operationTimeout: .seconds(configuration.database.operationTimeoutSeconds), logger: logger)
     }
 
-    /// The group that runs ``services`` after `first` (e.g. the operations endpoint).
-    /// Shutdown is bounded: the drain timeout plus 10 s for the rest, then cancellation,
-    /// then 5 s more, so a stuck dependency never keeps a stopping worker alive.
-    public func serviceGroup(first: [any Service] = [], signals: [UnixSignal] = [], logger: Logger) -> ServiceGroup {
+    /// The group that runs ``services`` after `first` (e.g. the operations endpoint) and before
+    /// `last` (stopped first, e.g. ``ShutdownBound``). The
+    /// graceful shutdown gets the drain timeout plus 10 s for the rest; the services still
+    /// running then are cancelled. No cancellation limit here: swift-service-lifecycle's ends
+    /// the process with a trap, and an in-process group (tests, benchmark) must not end its
+    /// host. The worker executables bound the whole shutdown with ``ShutdownBound``.
+    public func serviceGroup(first: [any Service] = [], last: [any Service] = [], signals: [UnixSignal] = [], logger: Logger) -> ServiceGroup {
         var configuration = ServiceGroupConfiguration(
-            services: (first + services).map { .init(service: $0) },
+            services: (first + services + last).map { .init(service: $0) },
             gracefulShutdownSignals: signals,
             logger: logger)
         configuration.maximumGracefulShutdownDuration = drainTimeout + .seconds(10)
-        configuration.maximumCancellationDuration = .seconds(5)
         return ServiceGroup(configuration: configuration)
     }
+
+    /// The executables' whole shutdown: the graceful part, then 5 s for the cancelled services.
+    public var shutdownBound: Duration { drainTimeout + .seconds(15) }
 
     /// In start order. The runner is last, so it is the first to stop and drain while the
     /// connection, relay and database it needs are still up.

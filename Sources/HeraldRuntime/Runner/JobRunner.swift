@@ -113,6 +113,9 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
 
     /// After the consumer ends: waits for in-flight jobs up to the drain timeout. False when
     /// some are left; the caller cancels them (a cancelled job is requeued, never acked half-done).
+    /// A runner cancelled while it drains (the service group's shutdown bound has passed) stops
+    /// waiting at once: ``WakeSignal/wait(timeout:)`` returns immediately once cancelled, so
+    /// waiting on would spin until the deadline and hold the shutdown past its bound.
     private func drained() async -> Bool {
         let left = inFlight.withLock { $0 }
         guard left > 0 else { return true }
@@ -120,8 +123,9 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
         let deadline = ContinuousClock.now + .seconds(configuration.drainTimeoutSeconds)
         while inFlight.withLock({ $0 }) > 0 {
             let remaining = deadline - .now
-            guard remaining > .zero else {
-                logger.warning("drain timeout; requeueing unfinished jobs", metadata: ["count": "\(inFlight.withLock { $0 })"])
+            guard remaining > .zero, !Task.isCancelled else {
+                logger.warning(Task.isCancelled ? "drain cancelled; requeueing unfinished jobs" : "drain timeout; requeueing unfinished jobs",
+                               metadata: ["count": "\(inFlight.withLock { $0 })"])
                 return false
             }
             await idle.wait(timeout: remaining)

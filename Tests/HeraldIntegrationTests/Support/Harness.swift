@@ -6,6 +6,7 @@ import Logging
 import PostgresNIO
 import ServiceLifecycle
 import Synchronization
+import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
 @testable import HeraldPush
@@ -159,10 +160,31 @@ struct RunningWorker: Sendable {
     let health: HealthState
     let connection: AMQPConnection
 
+    /// Graceful shutdown, as SIGTERM does. A group that has not stopped a minute later (its
+    /// graceful part is bounded; the cancelled services are not, in-process) is a failure of
+    /// the test, recorded, and left behind rather than waited on for ever.
     func stop() async throws {
         await group.triggerGracefulShutdown()
+        // Awaiting `task.value` cannot be abandoned, so another task awaits it and says when.
+        let stopped = StoppedFlag()
+        Task { [task] in
+            _ = try? await task.value
+            stopped.value.withLock { $0 = true }
+        }
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !stopped.value.withLock({ $0 }), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        guard stopped.value.withLock({ $0 }) else {
+            Issue.record("the worker's services did not stop within 60 s of a graceful shutdown")
+            return
+        }
         try await task.value
     }
+}
+
+private final class StoppedFlag: Sendable {
+    let value = Mutex(false)
 }
 
 /// Records how often each message was handled; fails transiently on demand.
