@@ -17,4 +17,30 @@ extension AMQPConnection {
         }
         try result.get()
     }
+
+    /// Publishes like ``publish(body:exchange:routingKey:properties:mandatory:)``, then acks
+    /// `delivery` once the broker has confirmed the publish: a message moved (to a delay queue,
+    /// to the dead-letter exchange with a reason) in one round through the connection thread
+    /// instead of two, and never acked before its copy is safe.
+    ///
+    /// Throws if the publish failed (the delivery is not acked: settle it) or the ack did
+    /// (`.staleDelivery`, `.closed`: the broker delivers it again, and the copy is there twice).
+    /// A delivery from another connection is acked through that one after the confirm.
+    public func publish(body: [UInt8], exchange: String, routingKey: String,
+                        properties: AMQPProperties, thenAck delivery: AMQPDelivery) async throws(AMQPError) {
+        guard delivery.mailbox === mailbox else {
+            try await publish(body: body, exchange: exchange, routingKey: routingKey, properties: properties)
+            try await delivery.ack()
+            return
+        }
+        let target = SettleTarget(channel: delivery.channel, generation: delivery.generation, deliveryTag: delivery.deliveryTag)
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, AMQPError>, Never>) in
+            let request = PublishRequest(body: body, exchange: exchange, routingKey: routingKey, properties: properties,
+                                         mandatory: false, thenAck: target, continuation: continuation)
+            if mailbox.post(.publish(request)) != nil {
+                continuation.resume(returning: .failure(.closed))
+            }
+        }
+        try result.get()
+    }
 }

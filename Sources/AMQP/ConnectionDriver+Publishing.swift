@@ -9,6 +9,7 @@ final class PublishEntry {
     let routingKey: String
     let properties: AMQPProperties
     let mandatory: Bool
+    let thenAck: SettleTarget?
     let continuation: CheckedContinuation<Result<Void, AMQPError>, Never>
     var seq: UInt64 = 0
     var returned: (code: Int, text: String)?
@@ -19,6 +20,7 @@ final class PublishEntry {
         routingKey = request.routingKey
         properties = request.properties
         mandatory = request.mandatory
+        thenAck = request.thenAck
         continuation = request.continuation
     }
 }
@@ -64,6 +66,11 @@ extension ConnectionDriver {
                 entry.continuation.resume(returning: .failure(.publishNacked))
             } else if let returned = entry.returned {
                 entry.continuation.resume(returning: .failure(.unroutable(code: returned.code, text: returned.text)))
+            } else if let target = entry.thenAck {
+                // Confirmed: the ack goes out with the next settles (collapsed with them into
+                // one multiple ack where it can be), and the caller resumes with its result.
+                pendingSettles.append(SettleRequest(channel: target.channel, generation: target.generation,
+                                                    deliveryTag: target.deliveryTag, kind: .ack, continuation: entry.continuation))
             } else {
                 entry.continuation.resume(returning: .success(()))
             }

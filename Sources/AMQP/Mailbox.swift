@@ -18,7 +18,16 @@ struct PublishRequest: Sendable {
     var routingKey: String
     var properties: AMQPProperties
     var mandatory: Bool
+    /// Acked by the connection thread once the broker confirms the publish (``AMQPConnection/publish(body:exchange:routingKey:properties:thenAck:)``).
+    var thenAck: SettleTarget? = nil
     var continuation: CheckedContinuation<Result<Void, AMQPError>, Never>
+}
+
+/// A delivery to settle, by where it came from.
+struct SettleTarget: Sendable {
+    var channel: UInt16
+    var generation: UInt64
+    var deliveryTag: UInt64
 }
 
 /// An admin operation (run on channel 3) on its way to the connection thread.

@@ -2,9 +2,9 @@ import AMQP
 import Foundation
 import Logging
 
-/// The broker side of a delivery's end: ack it, send it to a delay queue (then ack), publish
-/// it to the dead-letter exchange with its reason (then ack), or requeue it. A publish that
-/// fails (the connection is gone) requeues instead, so nothing is lost.
+/// The broker side of a delivery's end: ack it, send it to a delay queue (acked once the copy
+/// is confirmed), publish it to the dead-letter exchange with its reason (likewise), or
+/// requeue it. A publish that fails (the connection is gone) requeues instead, so nothing is lost.
 struct DeliverySettlement: Sendable {
     let kind: JobKind
     let connection: AMQPConnection
@@ -34,12 +34,7 @@ struct DeliverySettlement: Sendable {
         properties.headers["x-herald-attempt"] = .int(Int64(attempt))
         properties.headers["x-herald-last-error"] = .string(reason)
         properties.headers["x-herald-routing-key"] = .string(Self.originalRoutingKey(delivery))
-        do {
-            try await connection.publish(body: delivery.body, exchange: "", routingKey: topology.retryQueue(kind, tier: tier), properties: properties)
-            await ack(delivery, logger)
-        } catch {
-            await requeue(delivery, type: type, because: error, logger)
-        }
+        await move(delivery, type: type, exchange: "", routingKey: topology.retryQueue(kind, tier: tier), properties: properties, logger)
     }
 
     /// Publishes the message with its reason to the dead-letter exchange, then acks it.
@@ -52,12 +47,23 @@ struct DeliverySettlement: Sendable {
         properties.headers["x-herald-routing-key"] = .string(Self.originalRoutingKey(delivery))
         properties.headers["x-herald-attempts"] = .int(Int64(attempts))
         properties.headers["x-herald-dead-lettered-at"] = .timestamp(Date())
-        do {
-            try await connection.publish(body: delivery.body, exchange: topology.deadLetterExchange, routingKey: kind.rawValue, properties: properties)
+        if await move(delivery, type: type, exchange: topology.deadLetterExchange, routingKey: kind.rawValue, properties: properties, logger) {
             observer.deadLettered(category: category)
-            await ack(delivery, logger)
+        }
+    }
+
+    /// Publishes the copy, and the connection acks the original once the copy is confirmed.
+    /// A failure requeues the original (a no-op if the ack was what failed: the broker has put
+    /// it back already, and the copy is then there twice, as after any lost ack). True when
+    /// the copy is confirmed and the original acked.
+    @discardableResult
+    private func move(_ delivery: AMQPDelivery, type: String, exchange: String, routingKey: String, properties: AMQPProperties, _ logger: Logger) async -> Bool {
+        do {
+            try await connection.publish(body: delivery.body, exchange: exchange, routingKey: routingKey, properties: properties, thenAck: delivery)
+            return true
         } catch {
             await requeue(delivery, type: type, because: error, logger)
+            return false
         }
     }
 

@@ -1,0 +1,70 @@
+import AMQP
+import Foundation
+import Testing
+
+extension BrokerTests {
+    /// `publish(…, thenAck:)`: a delivery moved to another queue is acked by the connection
+    /// once its copy is confirmed, and only then.
+    @Suite struct PublishThenAck {
+        @Test func movedDeliveriesAreAckedOnceTheirCopiesAreConfirmed() async throws {
+            try await withConnection { connection in
+                try await withQueue(connection, "from") { source in
+                    try await withQueue(connection, "to") { target in
+                        let count = 50
+                        for i in 0..<count {
+                            try await connection.publish(body: "m\(i)".bytes, exchange: "", routingKey: source,
+                                                         properties: AMQPProperties(messageID: "m\(i)"))
+                        }
+                        let consumer = connection.consume(queue: source, prefetch: 10)
+                        // Concurrently, as the runner settles: acks complete out of order too.
+                        try await withThrowingTaskGroup(of: Void.self) { group in
+                            var seen = 0
+                            for await delivery in consumer {
+                                group.addTask {
+                                    var properties = delivery.properties
+                                    properties.headers["x-moved"] = .bool(true)
+                                    try await connection.publish(body: delivery.body, exchange: "", routingKey: target,
+                                                                 properties: properties, thenAck: delivery)
+                                }
+                                seen += 1
+                                if seen == count { break }
+                            }
+                            try await group.waitForAll()
+                        }
+                        await consumer.cancel()
+                        #expect(try await connection.queueState(target)?.messageCount == count)
+                        // Nothing went back to the source: every original was acked.
+                        let left = try await withConnection { other in try await other.queueState(source)?.messageCount }
+                        #expect(left == 0)
+                        var bodies: Set<String> = []
+                        while let moved = try await connection.get(queue: target) {
+                            #expect(moved.properties.headers["x-moved"] == .bool(true))
+                            bodies.insert(String(decoding: moved.body, as: UTF8.self))
+                            try await moved.ack()
+                        }
+                        #expect(bodies == Set((0..<count).map { "m\($0)" }))
+                    }
+                }
+            }
+        }
+
+        @Test func aPublishThatFailsLeavesTheDeliveryUnacked() async throws {
+            try await withConnection { connection in
+                try await withQueue(connection, "kept") { source in
+                    try await connection.publish(body: "keep".bytes, exchange: "", routingKey: source, properties: AMQPProperties())
+                    let delivery = try #require(try await connection.get(queue: source))
+                    // No such exchange: the broker closes the publish channel; nothing is acked.
+                    await #expect(throws: AMQPError.self) {
+                        try await connection.publish(body: delivery.body, exchange: TestEnvironment.unique("missing"), routingKey: "k",
+                                                     properties: AMQPProperties(), thenAck: delivery)
+                    }
+                    try await delivery.nack(requeue: true)
+                    let again = try #require(try await connection.get(queue: source))
+                    #expect(again.redelivered)
+                    #expect(again.body == "keep".bytes)
+                    try await again.ack()
+                }
+            }
+        }
+    }
+}
