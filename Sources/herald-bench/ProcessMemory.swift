@@ -1,4 +1,5 @@
 import Foundation
+import HeraldStubs
 
 /// A process's resident memory from /proc/<pid>/status: the peak (VmHWM, high-water mark of
 /// its resident set since it started) and the resident set now (VmRSS), in MB (10⁶ bytes).

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldStubs
 import HeraldRuntime
 
 /// The table of the broker, runner, sms and processes runs: msg/s, latency, the ratio to the

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldStubs
 import Synchronization
 
 /// Collects latencies and the time span of a benchmark run.
@@ -62,6 +63,5 @@ struct BenchResult {
 }
 
 extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
     var milliseconds: Double { seconds * 1000 }
 }

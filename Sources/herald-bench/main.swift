@@ -1,4 +1,5 @@
 import Foundation
+import HeraldStubs
 import HeraldCleanup
 import HeraldEmail
 import HeraldPush

@@ -1,13 +1,16 @@
 import AMQP
 import Foundation
 import HeraldRuntime
+import HeraldStubs
 
 /// Times a drain of malformed messages from outside, the same way for the bare consumers
 /// (``PoisonFloor``) and for Herald's workers: the backlog is on the work queues before any
 /// consumer starts; the clock starts when every expected consumer is on its queue and stops
 /// when the dead-letter queues hold every message; what arrived in between, over the time
 /// between, is the cost per message. Start-up (a worker process loading, connecting) is
-/// outside the window, and nothing in it depends on how the consumers report.
+/// outside the window, and nothing in it depends on how the consumers report. The CPU each
+/// component spent inside the window is read from /proc (``CPUMeter``): the broker, the
+/// worker processes given, and the harness itself (where the bare consumers run).
 struct DeadLetterClock {
     let connection: AMQPConnection
     let topology: HeraldTopology
@@ -18,12 +21,20 @@ struct DeadLetterClock {
         /// Messages dead-lettered inside the window.
         var messages: Int
         var seconds: Double
+        /// CPU seconds per component inside the window (`bench` is the harness).
+        var cpu: CPUUsage
         var perMessage: Double { seconds / Double(max(messages, 1)) }
+        /// "broker 150 · workers 80 · harness 5 µs": CPU per message inside the window.
+        var cpuPerMessage: String {
+            let scale = 1e6 / Double(max(messages, 1))
+            return String(format: "broker %.0f · workers %.0f · harness %.0f µs", cpu.broker * scale, cpu.workers * scale, cpu.bench * scale)
+        }
     }
 
     /// Times the drain of `expected` messages by `consumers` (one entry per consumer, by
-    /// kind), which the caller has just started or is starting.
-    func measure(expected: Int, consumers: [JobKind], timeout: Duration) async throws -> Measurement {
+    /// kind), which the caller has just started or is starting; `workers` are their processes
+    /// when they are not the harness's own.
+    func measure(expected: Int, consumers: [JobKind], workers: [pid_t] = [], timeout: Duration) async throws -> Measurement {
         let wanted = Dictionary(consumers.map { ($0, 1) }, uniquingKeysWith: +)
         let deadLetterQueues = Set(consumers).map(topology.deadLetterQueue)
         let deadline = ContinuousClock.now + timeout
@@ -32,6 +43,8 @@ struct DeadLetterClock {
             guard ContinuousClock.now < deadline else { throw ChaosFailure("the consumers did not all start within \(timeout)") }
             try await Task.sleep(for: interval)
         }
+        let meter: CPUMeter
+        do { meter = try CPUMeter.start(workerPIDs: workers) } catch { throw ChaosFailure("\(error)") }
         let (opened, before) = (ContinuousClock.now, try await deadLettered(deadLetterQueues))
         var arrived = before
         while arrived < expected {
@@ -39,7 +52,10 @@ struct DeadLetterClock {
             try await Task.sleep(for: interval)
             arrived = try await deadLettered(deadLetterQueues)
         }
-        return Measurement(messages: arrived - before, seconds: (ContinuousClock.now - opened).seconds)
+        let seconds = (ContinuousClock.now - opened).seconds
+        let cpu: CPUUsage
+        do { cpu = try meter.stop() } catch { throw ChaosFailure("\(error)") }
+        return Measurement(messages: arrived - before, seconds: seconds, cpu: cpu)
     }
 
     private func allConsuming(_ wanted: [JobKind: Int]) async throws -> Bool {

@@ -203,7 +203,3 @@ struct Tally: Sendable {
         return classes.first { reason.localizedCaseInsensitiveContains($0) } ?? String(reason.prefix(40))
     }
 }
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}

@@ -4,30 +4,30 @@ import Glibc
 #endif
 
 /// CPU seconds spent by each component between start() and stop(), from /proc.
-struct CPUUsage: Sendable {
-    var broker: Double
-    var postgres: Double
-    var workers: Double
-    var bench: Double
+public struct CPUUsage: Sendable {
+    public var broker: Double
+    public var postgres: Double
+    public var workers: Double
+    public var bench: Double
     /// Wall-clock seconds between start() and stop(): (sum of the components) / wall is the
     /// number of cores they kept busy, at most the machine's.
-    var wall: Double = 0
+    public var wall: Double = 0
 
-    var total: Double { broker + postgres + workers + bench }
+    public var total: Double { broker + postgres + workers + bench }
 
     /// "broker 0.21 · postgres 1.35 · worker 0.80 · bench 0.40 ms/job" for `jobs` jobs
-    func perJob(_ jobs: Int) -> String {
+    public func perJob(_ jobs: Int) -> String {
         let per = perJobMilliseconds(jobs)
         return String(format: "broker %.2f · postgres %.2f · worker %.2f · bench %.2f ms/job", per.broker, per.postgres, per.workers, per.bench)
     }
 
     /// The same figures as a table cell: "0.21·1.35·0.80·0.40".
-    func perJobCell(_ jobs: Int) -> String {
+    public func perJobCell(_ jobs: Int) -> String {
         let per = perJobMilliseconds(jobs)
         return String(format: "%.2f·%.2f·%.2f·%.2f", per.broker, per.postgres, per.workers, per.bench)
     }
 
-    func perJobMilliseconds(_ jobs: Int) -> CPUUsage {
+    public func perJobMilliseconds(_ jobs: Int) -> CPUUsage {
         let scale = 1000 / Double(max(jobs, 1))
         return CPUUsage(broker: broker * scale, postgres: postgres * scale, workers: workers * scale, bench: bench * scale, wall: wall)
     }
@@ -46,7 +46,7 @@ struct CPUUsage: Sendable {
 /// (the postmaster reaps its backends), and its value at start is subtracted, so only what it
 /// spent during the run remains. Worker processes count their own utime + stime only; the
 /// bench is /proc/self, utime + stime only (its reaped children are the workers).
-final class CPUMeter: Sendable {
+public final class CPUMeter: Sendable {
     private let workerPIDs: [Int32]
     private let brokerRoots: [Int32]
     private let postmaster: Int32
@@ -54,7 +54,7 @@ final class CPUMeter: Sendable {
     private let started: ContinuousClock.Instant
 
     /// workerPIDs: real worker processes (empty when the workers run inside herald-bench: then they are in `bench`).
-    static func start(workerPIDs: [Int32] = []) throws -> CPUMeter {
+    public static func start(workerPIDs: [Int32] = []) throws -> CPUMeter {
         let table = ProcTable.read()
         let broker = table.rabbitMQ()
         guard !broker.isEmpty else { throw CPUMeterError("no RabbitMQ beam.smp process found in /proc (is `scripts/services.sh start` running it?)") }
@@ -70,7 +70,7 @@ final class CPUMeter: Sendable {
         self.startValues = try Self.values(table, workerPIDs: workerPIDs, brokerRoots: brokerRoots, postmaster: postmaster)
     }
 
-    func stop() throws -> CPUUsage {
+    public func stop() throws -> CPUUsage {
         let end = try Self.values(ProcTable.read(), workerPIDs: workerPIDs, brokerRoots: brokerRoots, postmaster: postmaster)
         return CPUUsage(broker: end.broker - startValues.broker, postgres: end.postgres - startValues.postgres,
                         workers: end.workers - startValues.workers, bench: end.bench - startValues.bench,
@@ -91,30 +91,30 @@ final class CPUMeter: Sendable {
     }
 }
 
-struct CPUMeterError: Error, CustomStringConvertible {
-    var description: String
+public struct CPUMeterError: Error, CustomStringConvertible {
+    public var description: String
     init(_ description: String) { self.description = "CPU meter: " + description }
 }
 
 /// One process's fields of /proc/<pid>/stat that the meter uses, in clock ticks.
-struct ProcStat: Equatable {
-    var pid: Int32
-    var comm: String
-    var ppid: Int32
-    var utime: UInt64
-    var stime: UInt64
-    var cutime: UInt64
-    var cstime: UInt64
+public struct ProcStat: Equatable, Sendable {
+    public var pid: Int32
+    public var comm: String
+    public var ppid: Int32
+    public var utime: UInt64
+    public var stime: UInt64
+    public var cutime: UInt64
+    public var cstime: UInt64
 
     /// Its own CPU (all threads).
-    var own: UInt64 { utime + stime }
+    public var own: UInt64 { utime + stime }
     /// Its own and its reaped children's.
-    var withReaped: UInt64 { utime + stime + cutime + cstime }
+    public var withReaped: UInt64 { utime + stime + cutime + cstime }
 
     /// Parses the text of /proc/<pid>/stat (proc(5)): "pid (comm) state ppid … utime stime
     /// cutime cstime …"; comm may hold spaces and parentheses, so the fields after it are
     /// counted from the last ')'.
-    init?(_ text: String) {
+    public init?(_ text: String) {
         guard let open = text.firstIndex(of: "("), let close = text.lastIndex(of: ")"), open < close,
               let pid = Int32(text[..<open].trimmingCharacters(in: .whitespaces)) else { return nil }
         let fields = text[text.index(after: close)...].split(separator: " ", omittingEmptySubsequences: true)
@@ -130,16 +130,16 @@ struct ProcStat: Equatable {
         self.cstime = UInt64(max(cstime, 0))
     }
 
-    static func read(_ pid: Int32) -> ProcStat? {
+    public static func read(_ pid: Int32) -> ProcStat? {
         procText("/proc/\(pid)/stat").flatMap(ProcStat.init)
     }
 }
 
 /// Every process of /proc at one moment.
-struct ProcTable {
-    var processes: [Int32: ProcStat] = [:]
+public struct ProcTable {
+    public var processes: [Int32: ProcStat] = [:]
 
-    static func read() -> ProcTable {
+    public static func read() -> ProcTable {
         var table = ProcTable()
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
             guard let pid = Int32(entry), let stat = ProcStat.read(pid) else { continue }
@@ -149,7 +149,7 @@ struct ProcTable {
     }
 
     /// utime + stime + cutime + cstime over the roots and all their live descendants.
-    func treeTotal(_ roots: [Int32]) -> UInt64 {
+    public func treeTotal(_ roots: [Int32]) -> UInt64 {
         var children: [Int32: [Int32]] = [:]
         for process in processes.values { children[process.ppid, default: []].append(process.pid) }
         var total: UInt64 = 0
@@ -164,7 +164,7 @@ struct ProcTable {
     }
 
     /// The RabbitMQ node's beam.smp processes (the Erlang VM whose command line names rabbit).
-    func rabbitMQ() -> [Int32] {
+    public func rabbitMQ() -> [Int32] {
         processes.values.filter { $0.comm == "beam.smp" && (procArguments($0.pid).contains { $0.contains("rabbit") }) }.map(\.pid).sorted()
     }
 
@@ -172,7 +172,7 @@ struct ProcTable {
     /// (.run/postgres, its pid on the first line of postmaster.pid, its port on the fourth) when
     /// it listens on HERALD_DATABASE_URL's port, else the process started as `…/postgres -D <dir>`
     /// whose postmaster.pid names that port.
-    func postmaster() throws -> Int32 {
+    public func postmaster() throws -> Int32 {
         let port = ProcessInfo.processInfo.environment["HERALD_DATABASE_URL"].flatMap { URLComponents(string: $0)?.port }
         let local = FileManager.default.currentDirectoryPath + "/.run/postgres/postmaster.pid"
         if let lines = procText(local)?.split(separator: "\n", omittingEmptySubsequences: false), let first = lines.first,
@@ -195,15 +195,15 @@ struct ProcTable {
 }
 
 /// A process's command line (/proc/<pid>/cmdline, NUL-separated).
-func procArguments(_ pid: Int32) -> [String] {
+public func procArguments(_ pid: Int32) -> [String] {
     guard let bytes = procBytes("/proc/\(pid)/cmdline") else { return [] }
     return bytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
 }
 
-func procText(_ path: String) -> String? { procBytes(path).map { String(decoding: $0, as: UTF8.self) } }
+public func procText(_ path: String) -> String? { procBytes(path).map { String(decoding: $0, as: UTF8.self) } }
 
 /// Reads a whole file with read(2): /proc files have no size to read ahead by.
-func procBytes(_ path: String) -> [UInt8]? {
+public func procBytes(_ path: String) -> [UInt8]? {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return nil }
     defer { close(fd) }
@@ -215,4 +215,9 @@ func procBytes(_ path: String) -> [UInt8]? {
         if n == 0 { return result }
         result.append(contentsOf: buffer[0..<n])
     }
+}
+
+extension Duration {
+    /// The duration in seconds, for rates and CPU shares.
+    public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
