@@ -216,8 +216,3 @@ public func procBytes(_ path: String) -> [UInt8]? {
         result.append(contentsOf: buffer[0..<n])
     }
 }
-
-extension Duration {
-    /// The duration in seconds, for rates and CPU shares.
-    public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}

@@ -24,7 +24,7 @@ public struct ShutdownBound: Service {
         try? await gracefulShutdown()
         let (bound, logger) = (bound, logger)
         Thread.detachNewThread {
-            Thread.sleep(forTimeInterval: Double(bound.components.seconds) + Double(bound.components.attoseconds) / 1e18)
+            Thread.sleep(forTimeInterval: bound.seconds)
             logger.critical("shutdown exceeded its bound; exiting", metadata: ["bound_s": "\(bound.components.seconds)", "exit_code": "\(ExitCode.stuck.rawValue)"])
             exit(ExitCode.stuck.rawValue)
         }

@@ -57,6 +57,9 @@ public struct RunnerMetrics: Sendable {
 }
 
 extension Duration {
+    /// The duration in seconds, for rates, sleeps and CPU shares.
+    public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+
     public var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
