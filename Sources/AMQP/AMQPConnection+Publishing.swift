@@ -10,7 +10,7 @@ extension AMQPConnection {
                         properties: AMQPProperties, mandatory: Bool = false) async throws(AMQPError) {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, AMQPError>, Never>) in
             let request = PublishRequest(body: body, exchange: exchange, routingKey: routingKey,
-                                         properties: properties, mandatory: mandatory, continuation: continuation)
+                                         properties: properties, mandatory: mandatory, continuation: Completion(continuation))
             if mailbox.post(.publish(request)) != nil {
                 continuation.resume(returning: .failure(.closed))
             }
@@ -36,11 +36,34 @@ extension AMQPConnection {
         let target = SettleTarget(channel: delivery.channel, generation: delivery.generation, deliveryTag: delivery.deliveryTag)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, AMQPError>, Never>) in
             let request = PublishRequest(body: body, exchange: exchange, routingKey: routingKey, properties: properties,
-                                         mandatory: false, thenAck: target, continuation: continuation)
+                                         mandatory: false, thenAck: target, continuation: Completion(continuation))
             if mailbox.post(.publish(request)) != nil {
                 continuation.resume(returning: .failure(.closed))
             }
         }
         try result.get()
+    }
+
+    /// ``publish(body:exchange:routingKey:properties:thenAck:)`` without a task waiting: returns
+    /// at once, and `completion` is called with the result on the connection thread (so it must
+    /// be quick and must not block). For a consumer that settles many deliveries this way (the
+    /// job runner dead-lettering malformed messages) it saves a task and two thread hand-offs
+    /// per delivery. On a failure the delivery is not acked: the completion settles it.
+    public func publish(body: [UInt8], exchange: String, routingKey: String, properties: AMQPProperties, thenAck delivery: AMQPDelivery,
+                        completion: @escaping @Sendable (Result<Void, AMQPError>) -> Void) {
+        guard delivery.mailbox === mailbox else {
+            // Acked through the delivery's own connection once this one has confirmed.
+            let copy = PublishRequest(body: body, exchange: exchange, routingKey: routingKey, properties: properties, mandatory: false,
+                                      continuation: Completion { result in
+                                          guard case .success = result else { return completion(result) }
+                                          delivery.settle(.ack, Completion(completion))
+                                      })
+            if mailbox.post(.publish(copy)) != nil { completion(.failure(.closed)) }
+            return
+        }
+        let target = SettleTarget(channel: delivery.channel, generation: delivery.generation, deliveryTag: delivery.deliveryTag)
+        let request = PublishRequest(body: body, exchange: exchange, routingKey: routingKey, properties: properties,
+                                     mandatory: false, thenAck: target, continuation: Completion(completion))
+        if mailbox.post(.publish(request)) != nil { completion(.failure(.closed)) }
     }
 }

@@ -55,12 +55,16 @@ public struct AMQPDelivery: Sendable {
 
     private func settle(_ kind: SettleRequest.Kind) async throws(AMQPError) {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, AMQPError>, Never>) in
-            let request = SettleRequest(channel: channel, generation: generation, deliveryTag: deliveryTag,
-                                        kind: kind, continuation: continuation)
-            if mailbox.post(.settle(request)) != nil {
-                continuation.resume(returning: .failure(.closed))
-            }
+            settle(kind, Completion(continuation))
         }
         try result.get()
+    }
+
+    /// Posts the settle; `completion` hears the result (`.closed` at once if the connection is gone).
+    func settle(_ kind: SettleRequest.Kind, _ completion: Completion) {
+        let request = SettleRequest(channel: channel, generation: generation, deliveryTag: deliveryTag, kind: kind, continuation: completion)
+        if mailbox.post(.settle(request)) != nil {
+            completion.resume(returning: .failure(.closed))
+        }
     }
 }

@@ -10,7 +10,7 @@ final class PublishEntry {
     let properties: AMQPProperties
     let mandatory: Bool
     let thenAck: SettleTarget?
-    let continuation: CheckedContinuation<Result<Void, AMQPError>, Never>
+    let continuation: Completion
     var seq: UInt64 = 0
     var returned: (code: Int, text: String)?
 

@@ -20,7 +20,7 @@ struct PublishRequest: Sendable {
     var mandatory: Bool
     /// Acked by the connection thread once the broker confirms the publish (``AMQPConnection/publish(body:exchange:routingKey:properties:thenAck:)``).
     var thenAck: SettleTarget? = nil
-    var continuation: CheckedContinuation<Result<Void, AMQPError>, Never>
+    var continuation: Completion
 }
 
 /// A delivery to settle, by where it came from.
@@ -65,7 +65,7 @@ struct SettleRequest: Sendable {
     var generation: UInt64
     var deliveryTag: UInt64
     var kind: Kind
-    var continuation: CheckedContinuation<Result<Void, AMQPError>, Never>
+    var continuation: Completion
 }
 
 /// A new consumer on its way to the connection thread.

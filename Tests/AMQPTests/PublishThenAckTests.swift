@@ -66,5 +66,80 @@ extension BrokerTests {
                 }
             }
         }
+
+        /// The variant without a waiting task: moved straight from the consumer's loop, each
+        /// completion called once, on success only after the copy is confirmed and the original acked.
+        @Test func completionsHearEachMoveFromTheConsumersLoop() async throws {
+            try await withConnection { connection in
+                try await withQueue(connection, "from") { source in
+                    try await withQueue(connection, "to") { target in
+                        let count = 50
+                        for i in 0..<count {
+                            try await connection.publish(body: "m\(i)".bytes, exchange: "", routingKey: source,
+                                                         properties: AMQPProperties(messageID: "m\(i)"))
+                        }
+                        let (results, heard) = AsyncStream.makeStream(of: Result<Void, AMQPError>.self)
+                        let consumer = connection.consume(queue: source, prefetch: 10)
+                        var seen = 0
+                        for await delivery in consumer {
+                            connection.publish(body: delivery.body, exchange: "", routingKey: target, properties: delivery.properties,
+                                               thenAck: delivery) { heard.yield($0) }
+                            seen += 1
+                            if seen == count { break }
+                        }
+                        var succeeded = 0
+                        for await result in results {
+                            if case .success = result { succeeded += 1 } else { Issue.record("a move failed: \(result)") }
+                            if succeeded == count { break }
+                        }
+                        await consumer.cancel()
+                        #expect(succeeded == count)
+                        #expect(try await connection.queueState(target)?.messageCount == count)
+                        let left = try await withConnection { other in try await other.queueState(source)?.messageCount }
+                        #expect(left == 0)
+                    }
+                }
+            }
+        }
+
+        @Test func aFailedMoveIsHeardAndLeavesTheDeliveryUnacked() async throws {
+            try await withConnection { connection in
+                try await withQueue(connection, "kept") { source in
+                    try await connection.publish(body: "keep".bytes, exchange: "", routingKey: source, properties: AMQPProperties())
+                    let delivery = try #require(try await connection.get(queue: source))
+                    let result = await withCheckedContinuation { (heard: CheckedContinuation<Result<Void, AMQPError>, Never>) in
+                        connection.publish(body: delivery.body, exchange: TestEnvironment.unique("missing"), routingKey: "k",
+                                           properties: AMQPProperties(), thenAck: delivery) { heard.resume(returning: $0) }
+                    }
+                    #expect(throws: AMQPError.self) { try result.get() }
+                    try await delivery.nack(requeue: true)
+                    let again = try #require(try await connection.get(queue: source))
+                    #expect(again.redelivered)
+                    try await again.ack()
+                }
+            }
+        }
+
+        /// A delivery of another connection is acked through its own connection after the confirm.
+        @Test func aDeliveryOfAnotherConnectionIsAckedThroughItsOwn() async throws {
+            try await withConnection { connection in
+                try await withConnection { publisher in
+                    try await withQueue(connection, "from") { source in
+                        try await withQueue(connection, "to") { target in
+                            try await connection.publish(body: "x".bytes, exchange: "", routingKey: source, properties: AMQPProperties())
+                            let delivery = try #require(try await connection.get(queue: source))
+                            let result = await withCheckedContinuation { (heard: CheckedContinuation<Result<Void, AMQPError>, Never>) in
+                                publisher.publish(body: delivery.body, exchange: "", routingKey: target, properties: AMQPProperties(),
+                                                  thenAck: delivery) { heard.resume(returning: $0) }
+                            }
+                            try result.get()
+                            #expect(try await connection.queueState(target)?.messageCount == 1)
+                            let left = try await withConnection { other in try await other.queueState(source)?.messageCount }
+                            #expect(left == 0)
+                            }
+                    }
+                }
+            }
+        }
     }
 }
