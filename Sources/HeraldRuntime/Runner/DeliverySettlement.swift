@@ -39,6 +39,34 @@ struct DeliverySettlement: Sendable {
 
     /// Publishes the message with its reason to the dead-letter exchange, then acks it.
     func deadLetter(_ delivery: AMQPDelivery, type: String, reason: String, category: String, attempts: Int, _ logger: Logger) async {
+        let properties = deadLetterProperties(delivery, reason: reason, category: category, attempts: attempts)
+        if await move(delivery, type: type, exchange: topology.deadLetterExchange, routingKey: kind.rawValue, properties: properties, logger) {
+            observer.deadLettered(category: category)
+        }
+    }
+
+    /// The same without a task waiting: returns at once; `done` runs once the delivery is
+    /// settled (on the connection thread when the copy is confirmed and the original acked,
+    /// in a task after a failure requeued it).
+    func deadLetter(_ delivery: AMQPDelivery, type: String, reason: String, category: String, attempts: Int, _ logger: Logger,
+                    then done: @escaping @Sendable () -> Void) {
+        let properties = deadLetterProperties(delivery, reason: reason, category: category, attempts: attempts)
+        connection.publish(body: delivery.body, exchange: topology.deadLetterExchange, routingKey: kind.rawValue, properties: properties,
+                           thenAck: delivery) { [self] result in
+            switch result {
+            case .success:
+                observer.deadLettered(category: category)
+                done()
+            case .failure(let error):
+                Task {
+                    await requeue(delivery, type: type, because: error, logger)
+                    done()
+                }
+            }
+        }
+    }
+
+    private func deadLetterProperties(_ delivery: AMQPDelivery, reason: String, category: String, attempts: Int) -> AMQPProperties {
         var properties = delivery.properties
         properties.persistent = true
         properties.headers["x-herald-reason"] = .string(reason)
@@ -47,9 +75,7 @@ struct DeliverySettlement: Sendable {
         properties.headers["x-herald-routing-key"] = .string(Self.originalRoutingKey(delivery))
         properties.headers["x-herald-attempts"] = .int(Int64(attempts))
         properties.headers["x-herald-dead-lettered-at"] = .timestamp(Date())
-        if await move(delivery, type: type, exchange: topology.deadLetterExchange, routingKey: kind.rawValue, properties: properties, logger) {
-            observer.deadLettered(category: category)
-        }
+        return properties
     }
 
     /// Publishes the copy, and the connection acks the original once the copy is confirmed.

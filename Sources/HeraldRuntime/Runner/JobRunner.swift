@@ -7,7 +7,8 @@ import Synchronization
 
 /// The pipeline every worker shares: decode → validate → claim → handle → commit → ack.
 ///
-/// - invalid input is dead-lettered at once with an `x-herald-reason` header;
+/// - invalid input is dead-lettered at once with an `x-herald-reason` header, from the
+///   consumer's loop and without a task of its own (the connection acks it on the confirm);
 /// - a transient failure goes to a delay queue and comes back, until `max_attempts`, then
 ///   it is dead-lettered;
 /// - a rejection is recorded and acked, its events emitted;
@@ -97,9 +98,17 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
             await withDiscardingTaskGroup { group in
                 for await delivery in consumer {
                     inFlight.withLock { $0 += 1 }
-                    group.addTask {
-                        await self.process(delivery)
-                        if self.inFlight.withLock({ $0 -= 1; return $0 }) == 0 { self.idle.signal() }
+                    let started = ContinuousClock.now
+                    switch decoder.decode(delivery) {
+                    case .failure(let error):
+                        // A body that can never be a job is dead-lettered from here with its
+                        // reason, without a task: a flood of them costs the least it can.
+                        deadLetterInvalid(delivery, error)
+                    case .success(let decoded):
+                        group.addTask {
+                            await self.process(delivery, decoded, started: started)
+                            self.finishedOne()
+                        }
                     }
                 }
                 if await !drained() { group.cancelAll() }
@@ -133,27 +142,32 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
         return true
     }
 
+    private func finishedOne() {
+        if inFlight.withLock({ $0 -= 1; return $0 }) == 0 { idle.signal() }
+    }
+
     // MARK: - One delivery
 
-    /// decode → claim → handle → commit → ack.
-    func process(_ delivery: AMQPDelivery) async {
-        let started = ContinuousClock.now
+    /// Dead-letters a delivery that failed to decode; the broker's confirm, heard on the
+    /// connection thread, acks it and ends it.
+    private func deadLetterInvalid(_ delivery: AMQPDelivery, _ error: JobValidationError) {
+        let type = Handler.Job.typeName
+        let gauge = metrics.inFlight
+        gauge.increment()
+        observer.invalidBody(type: type, reason: error.reason, messageID: delivery.properties.messageID)
+        settlement.deadLetter(delivery, type: type, reason: error.reason, category: "invalid", attempts: 0, logger) {
+            gauge.decrement()
+            self.finishedOne()
+        }
+    }
+
+    /// claim → handle → commit → ack, for a delivery decoded at `started`.
+    func process(_ delivery: AMQPDelivery, _ decoded: (JobEnvelope, Handler.Job), started: ContinuousClock.Instant) async {
         let gauge = metrics.inFlight
         gauge.increment()
         defer { gauge.decrement() }
         let type = Handler.Job.typeName
-
-        // Decode: a body that can never be a job is dead-lettered at once with its reason.
-        let envelope: JobEnvelope
-        let job: Handler.Job
-        switch decoder.decode(delivery) {
-        case .failure(let error):
-            observer.invalidBody(type: type, reason: error.reason, messageID: delivery.properties.messageID)
-            await settlement.deadLetter(delivery, type: type, reason: error.reason, category: "invalid", attempts: 0, logger)
-            return
-        case .success(let decoded):
-            (envelope, job) = decoded
-        }
+        let (envelope, job) = decoded
         let logger = observer.logger(for: envelope)
 
         // Claim: the ledger says whether this message runs here, ran already, or runs elsewhere.
