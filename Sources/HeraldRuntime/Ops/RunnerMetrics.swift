@@ -5,19 +5,31 @@ import Synchronization
 /// Created through swift-metrics, so a test can bootstrap a test kit instead of Prometheus.
 public struct RunnerMetrics: Sendable {
     public let queue: String
-    /// Counters made once per label set: every job counts at least one, and making a handle
-    /// goes through the metrics factory's registry each time.
-    private let counters = CounterHandles()
+    /// Counters made once per label set, looked up by their label values: every job counts
+    /// at least one, and making a handle goes through the metrics factory's registry each time.
+    private let jobs: CounterHandles<JobKey>
+    private let deadLetters: CounterHandles<String>
+
+    private struct JobKey: Hashable, Sendable {
+        var type: String
+        var outcome: String
+    }
 
     public init(queue: String) {
         self.queue = queue
         inFlight = Meter(label: "herald_jobs_in_flight", dimensions: [("queue", queue)])
+        jobs = CounterHandles { key in
+            Counter(label: "herald_jobs_total", dimensions: [("queue", queue), ("type", key.type), ("outcome", key.outcome)])
+        }
+        deadLetters = CounterHandles { category in
+            Counter(label: "herald_dead_letters_total", dimensions: [("queue", queue), ("category", category)])
+        }
     }
 
     /// `herald_jobs_total{queue,type,outcome}`: completed, rejected, invalid, retried,
     /// dead_lettered, duplicate, deferred, requeued.
     public func job(_ type: String, outcome: String) {
-        counters.counter("herald_jobs_total", [("queue", queue), ("type", type), ("outcome", outcome)]).increment()
+        jobs.counter(JobKey(type: type, outcome: outcome)).increment()
     }
 
     /// `herald_job_duration_seconds{queue,type}`: delivery received to outcome committed and acked.
@@ -31,7 +43,7 @@ public struct RunnerMetrics: Sendable {
 
     /// `herald_dead_letters_total{queue,category}`: invalid, exhausted.
     public func deadLetter(category: String) {
-        counters.counter("herald_dead_letters_total", [("queue", queue), ("category", category)]).increment()
+        deadLetters.counter(category).increment()
     }
 
     /// `herald_job_retries_total{queue,tier}`
@@ -66,15 +78,17 @@ extension Duration {
     }
 }
 
-/// Counter handles by label and dimensions, made on first use.
-final class CounterHandles: Sendable {
-    private let handles = Mutex<[String: Counter]>([:])
+/// Counter handles of one metric by the label values that vary, made on first use by `make`.
+final class CounterHandles<Key: Hashable & Sendable>: Sendable {
+    private let handles = Mutex<[Key: Counter]>([:])
+    private let make: @Sendable (Key) -> Counter
 
-    func counter(_ label: String, _ dimensions: [(String, String)]) -> Counter {
-        let key = dimensions.reduce(into: label) { key, dimension in key += "\u{1F}\(dimension.0)=\(dimension.1)" }
-        return handles.withLock { handles in
+    init(make: @escaping @Sendable (Key) -> Counter) { self.make = make }
+
+    func counter(_ key: Key) -> Counter {
+        handles.withLock { handles in
             if let counter = handles[key] { return counter }
-            let counter = Counter(label: label, dimensions: dimensions)
+            let counter = make(key)
             handles[key] = counter
             return counter
         }

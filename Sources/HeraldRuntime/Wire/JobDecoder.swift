@@ -6,8 +6,19 @@ import Foundation
 /// schema (missing fields, types), `version`, then the job's own rules.
 public struct JobDecoder<Job: HeraldJob>: Sendable {
     public var maxBytes: Int
+    /// The member jobs by AMQP type, named once: every delivery is checked against them.
+    private let members: [Member]
 
-    public init(maxBytes: Int) { self.maxBytes = maxBytes }
+    private struct Member: Sendable {
+        var type: String
+        var name: String
+        var job: any HeraldJob.Type
+    }
+
+    public init(maxBytes: Int) {
+        self.maxBytes = maxBytes
+        members = Job.memberTypes.map { Member(type: $0.typeName, name: $0.name, job: $0) }
+    }
 
     /// `bodySize` is the declared size when the body was not kept (defaults to `body.count`).
     public func decode(body: [UInt8], bodySize: Int? = nil, properties: AMQPProperties) -> Result<(JobEnvelope, Job), JobValidationError> {
@@ -28,14 +39,13 @@ public struct JobDecoder<Job: HeraldJob>: Sendable {
             throw JobValidationError("the message_id property is missing; it is the idempotency key")
         }
         try JobEnvelope.checkMessageID(messageID)
-        let names = Self.memberNames
-        let expected = names.map(\.type).joined(separator: " or ")
+        var expected: String { members.map(\.type).joined(separator: " or ") }
         guard let type = properties.type, !type.isEmpty else {
             throw JobValidationError("the type property is missing; expected \(expected)")
         }
-        guard names.contains(where: { $0.type == type }) else {
+        guard members.contains(where: { $0.type == type }) else {
             let shown = JobEnvelope.printable(type)
-            if names.contains(where: { type.hasPrefix($0.name + ".v") }) {
+            if members.contains(where: { type.hasPrefix($0.name + ".v") }) {
                 throw JobValidationError("unsupported version '\(shown)'; this worker reads \(expected)")
             }
             throw JobValidationError("unknown job type '\(shown)' for this queue; expected \(expected)")
@@ -50,21 +60,16 @@ public struct JobDecoder<Job: HeraldJob>: Sendable {
 
     /// The body as the job (for a family: as its first member; see ``payload(_:type:)``).
     public func payload(_ body: [UInt8]) throws(JobValidationError) -> Job {
-        try payload(body, type: Self.memberNames[0].type)
+        try payload(body, type: members[0].type)
     }
 
     /// The body as the member job of AMQP type `type` (one the envelope check accepted).
     public func payload(_ body: [UInt8], type: String) throws(JobValidationError) -> Job {
-        try Self.decodeMember(body, type: type).get()
+        try decodeMember(body, type: type).get()
     }
 
-    /// The (type name, routing key) of each member job.
-    private static var memberNames: [(type: String, name: String)] {
-        Job.memberTypes.map { ($0.typeName, $0.name) }
-    }
-
-    private static func decodeMember(_ body: [UInt8], type: String) -> Result<Job, JobValidationError> {
-        guard let member = Job.memberTypes.first(where: { $0.typeName == type }) else {
+    private func decodeMember(_ body: [UInt8], type: String) -> Result<Job, JobValidationError> {
+        guard let member = members.first(where: { $0.type == type })?.job else {
             return .failure(JobValidationError("unknown job type '\(JobEnvelope.printable(type))' for this queue"))
         }
         let decoded: any HeraldJob
