@@ -6,45 +6,52 @@ extension BrokerTests {
     /// `publish(…, thenAck:)`: a delivery moved to another queue is acked by the connection
     /// once its copy is confirmed, and only then.
     @Suite struct PublishThenAck {
-        @Test func movedDeliveriesAreAckedOnceTheirCopiesAreConfirmed() async throws {
+        /// `count` messages m0, m1, … on a fresh source queue, and a fresh target queue; afterwards
+        /// nothing is left on the source (every original acked), as another connection sees it.
+        private func withMoves(_ count: Int, _ body: (AMQPConnection, _ source: String, _ target: String) async throws -> Void) async throws {
             try await withConnection { connection in
                 try await withQueue(connection, "from") { source in
                     try await withQueue(connection, "to") { target in
-                        let count = 50
                         for i in 0..<count {
                             try await connection.publish(body: "m\(i)".bytes, exchange: "", routingKey: source,
                                                          properties: AMQPProperties(messageID: "m\(i)"))
                         }
-                        let consumer = connection.consume(queue: source, prefetch: 10)
-                        // Concurrently, as the runner settles: acks complete out of order too.
-                        try await withThrowingTaskGroup(of: Void.self) { group in
-                            var seen = 0
-                            for await delivery in consumer {
-                                group.addTask {
-                                    var properties = delivery.properties
-                                    properties.headers["x-moved"] = .bool(true)
-                                    try await connection.publish(body: delivery.body, exchange: "", routingKey: target,
-                                                                 properties: properties, thenAck: delivery)
-                                }
-                                seen += 1
-                                if seen == count { break }
-                            }
-                            try await group.waitForAll()
-                        }
-                        await consumer.cancel()
-                        #expect(try await connection.queueState(target)?.messageCount == count)
-                        // Nothing went back to the source: every original was acked.
+                        try await body(connection, source, target)
                         let left = try await withConnection { other in try await other.queueState(source)?.messageCount }
                         #expect(left == 0)
-                        var bodies: Set<String> = []
-                        while let moved = try await connection.get(queue: target) {
-                            #expect(moved.properties.headers["x-moved"] == .bool(true))
-                            bodies.insert(String(decoding: moved.body, as: UTF8.self))
-                            try await moved.ack()
-                        }
-                        #expect(bodies == Set((0..<count).map { "m\($0)" }))
                     }
                 }
+            }
+        }
+
+        @Test func movedDeliveriesAreAckedOnceTheirCopiesAreConfirmed() async throws {
+            let count = 50
+            try await withMoves(count) { connection, source, target in
+                let consumer = connection.consume(queue: source, prefetch: 10)
+                // Concurrently, as the runner settles: acks complete out of order too.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    var seen = 0
+                    for await delivery in consumer {
+                        group.addTask {
+                            var properties = delivery.properties
+                            properties.headers["x-moved"] = .bool(true)
+                            try await connection.publish(body: delivery.body, exchange: "", routingKey: target,
+                                                         properties: properties, thenAck: delivery)
+                        }
+                        seen += 1
+                        if seen == count { break }
+                    }
+                    try await group.waitForAll()
+                }
+                await consumer.cancel()
+                #expect(try await connection.queueState(target)?.messageCount == count)
+                var bodies: Set<String> = []
+                while let moved = try await connection.get(queue: target) {
+                    #expect(moved.properties.headers["x-moved"] == .bool(true))
+                    bodies.insert(String(decoding: moved.body, as: UTF8.self))
+                    try await moved.ack()
+                }
+                #expect(bodies == Set((0..<count).map { "m\($0)" }))
             }
         }
 
@@ -69,36 +76,28 @@ extension BrokerTests {
 
         /// The variant without a waiting task: moved straight from the consumer's loop, each
         /// completion called once, on success only after the copy is confirmed and the original acked.
-        @Test func completionsHearEachMoveFromTheConsumersLoop() async throws {
-            try await withConnection { connection in
-                try await withQueue(connection, "from") { source in
-                    try await withQueue(connection, "to") { target in
-                        let count = 50
-                        for i in 0..<count {
-                            try await connection.publish(body: "m\(i)".bytes, exchange: "", routingKey: source,
-                                                         properties: AMQPProperties(messageID: "m\(i)"))
-                        }
-                        let (results, heard) = AsyncStream.makeStream(of: Result<Void, AMQPError>.self)
-                        let consumer = connection.consume(queue: source, prefetch: 10)
-                        var seen = 0
-                        for await delivery in consumer {
-                            connection.publish(body: delivery.body, exchange: "", routingKey: target, properties: delivery.properties,
-                                               thenAck: delivery) { heard.yield($0) }
-                            seen += 1
-                            if seen == count { break }
-                        }
-                        var succeeded = 0
-                        for await result in results {
-                            if case .success = result { succeeded += 1 } else { Issue.record("a move failed: \(result)") }
-                            if succeeded == count { break }
-                        }
-                        await consumer.cancel()
-                        #expect(succeeded == count)
-                        #expect(try await connection.queueState(target)?.messageCount == count)
-                        let left = try await withConnection { other in try await other.queueState(source)?.messageCount }
-                        #expect(left == 0)
-                    }
+        /// (A completion never called would leave it waiting: the time limit ends it.)
+        @Test(.timeLimit(.minutes(1))) func completionsHearEachMoveFromTheConsumersLoop() async throws {
+            let count = 50
+            try await withMoves(count) { connection, source, target in
+                let (results, heard) = AsyncStream.makeStream(of: Result<Void, AMQPError>.self)
+                let consumer = connection.consume(queue: source, prefetch: 10)
+                var seen = 0
+                for await delivery in consumer {
+                    connection.publish(body: delivery.body, exchange: "", routingKey: target, properties: delivery.properties,
+                                       thenAck: delivery) { heard.yield($0) }
+                    seen += 1
+                    if seen == count { break }
                 }
+                var succeeded = 0
+                for await result in results {
+                    if case .success = result { succeeded += 1 } else { Issue.record("a move failed: \(result)") }
+                    if succeeded == count { break }
+                }
+                await consumer.cancel()
+                #expect(succeeded == count)
+                let moved = try await connection.queueState(target)?.messageCount
+                #expect(moved == count)
             }
         }
 
