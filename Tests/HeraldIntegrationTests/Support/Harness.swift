@@ -171,11 +171,11 @@ struct RunningWorker: Sendable {
             _ = try? await task.value
             stopped.value.withLock { $0 = true }
         }
-        let deadline = ContinuousClock.now + .seconds(60)
-        while !stopped.value.withLock({ $0 }), ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        guard stopped.value.withLock({ $0 }) else {
+        do {
+            try await eventually(timeout: .seconds(60), every: .milliseconds(20), "the worker's services to stop after a graceful shutdown") {
+                stopped.value.withLock { $0 }
+            }
+        } catch {
             Issue.record("the worker's services did not stop within 60 s of a graceful shutdown")
             return
         }
