@@ -68,7 +68,7 @@ extension Chaos {
         }
         guard alone.rounds.allSatisfy({ [$0.reject, $0.republish, $0.herald].allSatisfy(\.timesTheDrain) }) else {
             result.notes.append("too few malformed messages inside the timing windows to compare (the drains ended before every consumer was up)")
-            if !options.short { result.require(false, "a poison drain's window did not time the drain (fewer than half its messages, or under 0.5 s)") }
+            if !options.short { result.require(false, "a poison drain's window did not time the drain (fewer than half its messages, or under \(DeadLetterClock.Measurement.minimumWindow))") }
             return
         }
         let (herald, reject, republish) = (alone.median(\.herald), alone.median(\.reject), alone.median(\.republish))

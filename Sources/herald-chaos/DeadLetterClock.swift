@@ -25,10 +25,16 @@ struct DeadLetterClock {
         /// CPU seconds per component inside the window (`bench` is the harness).
         var cpu: CPUUsage
         var perMessage: Double { seconds / Double(max(messages, 1)) }
-        /// The window held most of the drain and lasted long enough for /proc's 10 ms ticks.
-        /// The short run's few hundred messages are mostly settled before every consumer is
-        /// up, so its windows time next to nothing.
-        var timesTheDrain: Bool { seconds >= 0.5 && messages * 2 >= expected }
+        /// The window held most of the drain and lasted at least ``minimumWindow``. The short
+        /// run's few hundred messages are mostly settled before every consumer is up, so its
+        /// windows time next to nothing.
+        var timesTheDrain: Bool { seconds >= Self.minimumWindow.seconds && messages * 2 >= expected }
+        /// Each end of a window is known to within one poll (5 ms), so 250 ms keeps the time
+        /// per message within 4 %; the CPU figures beside it (/proc counts 10 ms ticks) are
+        /// coarser, but they are reported, not judged. (It was 0.5 s: on a quiet machine the
+        /// floors and Herald then drained 10,000 messages in under half a second, and the full
+        /// run failed for being fast.)
+        static let minimumWindow = Duration.milliseconds(250)
         /// "108 µs each (CPU per message: broker 150 · workers 80 · harness 5 µs)", or why the
         /// window timed nothing.
         var summary: String {
