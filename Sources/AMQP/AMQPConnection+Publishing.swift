@@ -28,18 +28,8 @@ extension AMQPConnection {
     /// A delivery from another connection is acked through that one after the confirm.
     public func publish(body: [UInt8], exchange: String, routingKey: String,
                         properties: AMQPProperties, thenAck delivery: AMQPDelivery) async throws(AMQPError) {
-        guard delivery.mailbox === mailbox else {
-            try await publish(body: body, exchange: exchange, routingKey: routingKey, properties: properties)
-            try await delivery.ack()
-            return
-        }
-        let target = SettleTarget(channel: delivery.channel, generation: delivery.generation, deliveryTag: delivery.deliveryTag)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, AMQPError>, Never>) in
-            let request = PublishRequest(body: body, exchange: exchange, routingKey: routingKey, properties: properties,
-                                         mandatory: false, thenAck: target, continuation: Completion(continuation))
-            if mailbox.post(.publish(request)) != nil {
-                continuation.resume(returning: .failure(.closed))
-            }
+            move(body: body, exchange: exchange, routingKey: routingKey, properties: properties, thenAck: delivery, Completion(continuation))
         }
         try result.get()
     }
@@ -51,19 +41,26 @@ extension AMQPConnection {
     /// per delivery. On a failure the delivery is not acked: the completion settles it.
     public func publish(body: [UInt8], exchange: String, routingKey: String, properties: AMQPProperties, thenAck delivery: AMQPDelivery,
                         completion: @escaping @Sendable (Result<Void, AMQPError>) -> Void) {
+        move(body: body, exchange: exchange, routingKey: routingKey, properties: properties, thenAck: delivery, Completion(completion))
+    }
+
+    /// Both `thenAck` forms: the copy, and the ack of `delivery` after its confirm, posted to
+    /// the connection thread, which reports to `completion`.
+    private func move(body: [UInt8], exchange: String, routingKey: String, properties: AMQPProperties, thenAck delivery: AMQPDelivery,
+                      _ completion: Completion) {
         guard delivery.mailbox === mailbox else {
             // Acked through the delivery's own connection once this one has confirmed.
             let copy = PublishRequest(body: body, exchange: exchange, routingKey: routingKey, properties: properties, mandatory: false,
                                       continuation: Completion { result in
-                                          guard case .success = result else { return completion(result) }
-                                          delivery.settle(.ack, Completion(completion))
+                                          guard case .success = result else { return completion.resume(returning: result) }
+                                          delivery.settle(.ack, completion)
                                       })
-            if mailbox.post(.publish(copy)) != nil { completion(.failure(.closed)) }
+            if mailbox.post(.publish(copy)) != nil { completion.resume(returning: .failure(.closed)) }
             return
         }
         let target = SettleTarget(channel: delivery.channel, generation: delivery.generation, deliveryTag: delivery.deliveryTag)
         let request = PublishRequest(body: body, exchange: exchange, routingKey: routingKey, properties: properties,
-                                     mandatory: false, thenAck: target, continuation: Completion(completion))
-        if mailbox.post(.publish(request)) != nil { completion(.failure(.closed)) }
+                                     mandatory: false, thenAck: target, continuation: completion)
+        if mailbox.post(.publish(request)) != nil { completion.resume(returning: .failure(.closed)) }
     }
 }
