@@ -161,7 +161,7 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
         }
     }
 
-    /// claim → handle → commit → ack, for a delivery decoded at `started`.
+    /// claim → handle → commit → ack, for a delivery received (and decoded) at `started`.
     func process(_ delivery: AMQPDelivery, _ decoded: (JobEnvelope, Handler.Job), started: ContinuousClock.Instant) async {
         let gauge = metrics.inFlight
         gauge.increment()
