@@ -19,13 +19,28 @@ scripts/check-deploy.sh --broker
 # The libFuzzer targets (fuzz/targets), briefly: `make fuzz` runs them longer.
 scripts/fuzz.sh "${HERALD_FUZZ_SECONDS:-10}"
 
-status=0
+# Each step runs to the end whatever an earlier one did; the last lines say which failed and
+# the failures themselves, so that the tail of a long log (all a CI page may show) names them.
+failed=()
+logs=.run/test-logs
+rm -rf "$logs" && mkdir -p "$logs"
+step() {
+    local name=$1; shift
+    "$@" 2>&1 | tee "$logs/$name.log" || failed+=("$name")
+}
 # At most 24 tests at once (Swift Testing starts every test at once otherwise): the suites
 # run workers, servers and real processes, and 300 of them together on 2 cores starved the
 # broker's heartbeats and pushed tests past their waits (10-30 failures a run, none alone).
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${HERALD_TEST_PARALLEL:-24}"
-swift test --skip-build --skip 'Disruptive' || status=$?
-swift test --skip-build --filter 'Disruptive' --no-parallel || status=$?
+step parallel swift test --skip-build --skip 'Disruptive'
+step disruptive swift test --skip-build --filter 'Disruptive' --no-parallel
 # The fault and load harness, short: every scenario with small counts (make chaos: full size).
-scripts/chaos.sh --short || status=$?
-exit $status
+step chaos scripts/chaos.sh --short
+[ ${#failed[@]} -eq 0 ] && { echo "make test: every step passed"; exit 0; }
+echo
+echo "make test: failed: ${failed[*]} (logs in $logs)"
+for name in "${failed[@]}"; do
+    # Swift Testing's failed tests and recorded issues; the chaos report's failed scenarios.
+    grep -h -E '✘|recorded an issue|FAILED|\| FAIL \||error:' "$logs/$name.log" | grep -v -E '^\[[0-9]+/[0-9]+\]' | tail -40 | sed "s/^/  $name: /"
+done
+exit 1
