@@ -5,10 +5,11 @@ import HeraldStubs
 
 /// Times a drain of malformed messages from outside, the same way for the bare consumers
 /// (``PoisonFloor``) and for Herald's workers: the backlog is on the work queues before any
-/// consumer starts; the clock starts when every expected consumer is on its queue and stops
-/// when the dead-letter queues hold every message; what arrived in between, over the time
-/// between, is the cost per message. Start-up (a worker process loading, connecting) is
-/// outside the window, and nothing in it depends on how the consumers report. The CPU each
+/// consumer takes from it; the clock starts when every expected consumer is on its queue (for
+/// Herald's, held stopped until then, so that they begin together) and stops when the
+/// dead-letter queues hold every message; what arrived in between, over the time between, is
+/// the cost per message. Start-up (a worker process loading, connecting) is outside the
+/// window, and nothing in it depends on how the consumers report. The CPU each
 /// component spent inside the window is read from /proc (``CPUMeter``): the broker, the
 /// worker processes given, and the harness itself (where the bare consumers run).
 struct DeadLetterClock {
@@ -47,19 +48,19 @@ struct DeadLetterClock {
 
     /// Times the drain of `expected` messages by `consumers` (one entry per consumer, by
     /// kind), which the caller has just started or is starting; `workers` are their processes
-    /// when they are not the harness's own.
-    func measure(expected: Int, consumers: [JobKind], workers: [pid_t] = [], timeout: Duration) async throws -> Measurement {
-        let wanted = Dictionary(consumers.map { ($0, 1) }, uniquingKeysWith: +)
+    /// when they are not the harness's own. `opening` runs as the window opens: a held start
+    /// (consumers already on their queues, their processes stopped) lets them go there.
+    func measure(expected: Int, consumers: [JobKind], workers: [pid_t] = [], timeout: Duration,
+                 opening: () -> Void = {}) async throws -> Measurement {
         let deadLetterQueues = Set(consumers).map(topology.deadLetterQueue)
         let deadline = ContinuousClock.now + timeout
         // All consumers on their queues: the window opens.
-        while try await !allConsuming(wanted) {
-            guard ContinuousClock.now < deadline else { throw ChaosFailure("the consumers did not all start within \(timeout)") }
-            try await Task.sleep(for: interval)
-        }
+        try await waitUntilConsuming(consumers, timeout: timeout)
+        let before = try await deadLettered(deadLetterQueues)
         let meter: CPUMeter
         do { meter = try CPUMeter.start(workerPIDs: workers) } catch { throw ChaosFailure("\(error)") }
-        let (opened, before) = (ContinuousClock.now, try await deadLettered(deadLetterQueues))
+        let opened = ContinuousClock.now
+        opening()
         var arrived = before
         while arrived < expected {
             guard ContinuousClock.now < deadline else { throw ChaosFailure("\(arrived) of \(expected) malformed messages dead-lettered within \(timeout)") }
@@ -70,6 +71,16 @@ struct DeadLetterClock {
         let cpu: CPUUsage
         do { cpu = try meter.stop() } catch { throw ChaosFailure("\(error)") }
         return Measurement(messages: arrived - before, expected: expected, seconds: seconds, cpu: cpu)
+    }
+
+    /// Returns once every one of `consumers` (one entry per consumer, by kind) is on its queue.
+    func waitUntilConsuming(_ consumers: [JobKind], timeout: Duration) async throws {
+        let wanted = Dictionary(consumers.map { ($0, 1) }, uniquingKeysWith: +)
+        let deadline = ContinuousClock.now + timeout
+        while try await !allConsuming(wanted) {
+            guard ContinuousClock.now < deadline else { throw ChaosFailure("the consumers did not all start within \(timeout)") }
+            try await Task.sleep(for: interval)
+        }
     }
 
     private func allConsuming(_ wanted: [JobKind: Int]) async throws -> Bool {

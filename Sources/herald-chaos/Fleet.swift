@@ -95,8 +95,10 @@ final class Fleet: @unchecked Sendable {
         return statuses
     }
 
-    /// Starts every worker again (after `drainAll`).
-    func startAll() throws {
+    /// Starts every worker again (after `drainAll`), with `overrides` on top of the fleet's
+    /// environment for this start only.
+    func startAll(overriding overrides: [String: String] = [:]) throws {
+        let environment = environment.merging(overrides) { $1 }
         try lock.withLock {
             for i in workers.indices {
                 workers[i].starts += 1
@@ -104,6 +106,12 @@ final class Fleet: @unchecked Sendable {
                 workers[i].process = try Self.spawn(kind: w.kind, index: w.index, port: w.port, start: w.starts, binDir: binDir, logDir: logDir, environment: environment)
             }
         }
+    }
+
+    /// Sends `signal` to every worker at once (SIGSTOP and SIGCONT hold a start: reaping
+    /// without WUNTRACED does not take a stopped worker for an exited one).
+    func signalAll(_ signal: Int32) {
+        for worker in lock.withLock({ workers }) { worker.process.signal(signal) }
     }
 
     /// Stops everything (SIGTERM, then SIGKILL after 40 s).
