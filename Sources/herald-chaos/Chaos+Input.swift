@@ -141,8 +141,20 @@ extension Chaos {
     /// at once. The bare consumers start together within the harness. The heartbeat is a
     /// minute for this start: the stopped workers answer none while the backlog is published
     /// (seconds), and the broker would close them after two missed beats of the scenario's
-    /// short one. The next start (the next round, the clean backlog) is back on that one.
+    /// short one. The next start (the next round, the clean backlog) is back on that one; on
+    /// an error the fleet is started again on it here, since the scenarios after this one
+    /// (the slow provider's) rely on the short heartbeat.
     private func heldDrain(_ malformed: [Poison.Message], clock: DeadLetterClock) async throws -> DeadLetterClock.Measurement {
+        do {
+            return try await heldDrainOnce(malformed, clock: clock)
+        } catch {
+            _ = await fleet.drainAll()
+            try? fleet.startAll()
+            throw error
+        }
+    }
+
+    private func heldDrainOnce(_ malformed: [Poison.Message], clock: DeadLetterClock) async throws -> DeadLetterClock.Measurement {
         try fleet.startAll(overriding: ["HERALD_AMQP_HEARTBEAT_SECONDS": "60"])
         try await fleet.waitUntilReady(timeout: .seconds(60))
         try await clock.waitUntilConsuming(fleet.kinds, timeout: .seconds(60))

@@ -56,9 +56,12 @@ struct DeadLetterClock {
         let deadline = ContinuousClock.now + timeout
         // All consumers on their queues: the window opens.
         try await waitUntilConsuming(consumers, timeout: timeout)
-        let before = try await deadLettered(deadLetterQueues)
+        // The /proc scan first: consumers already at work (the floors') then settle nothing
+        // that is counted without its time. What is dead-lettered by the time the queues are
+        // asked is left out, and the clock starts after asking, as the held workers go.
         let meter: CPUMeter
         do { meter = try CPUMeter.start(workerPIDs: workers) } catch { throw ChaosFailure("\(error)") }
+        let before = try await deadLettered(deadLetterQueues)
         let opened = ContinuousClock.now
         opening()
         var arrived = before
