@@ -34,18 +34,9 @@ extension AMQPConnection {
         try result.get()
     }
 
-    /// ``publish(body:exchange:routingKey:properties:thenAck:)`` without a task waiting: returns
-    /// at once, and `completion` is called with the result on the connection thread (so it must
-    /// be quick and must not block). For a consumer that settles many deliveries this way (the
-    /// job runner dead-lettering malformed messages) it saves a task and two thread hand-offs
-    /// per delivery. On a failure the delivery is not acked: the completion settles it.
-    public func publish(body: [UInt8], exchange: String, routingKey: String, properties: AMQPProperties, thenAck delivery: AMQPDelivery,
-                        completion: @escaping @Sendable (Result<Void, AMQPError>) -> Void) {
-        move(body: body, exchange: exchange, routingKey: routingKey, properties: properties, thenAck: delivery, Completion(completion))
-    }
-
-    /// Both `thenAck` forms: the copy, and the ack of `delivery` after its confirm, posted to
-    /// the connection thread, which reports to `completion`.
+    /// The copy, and the ack of `delivery` after its confirm, posted to the connection thread,
+    /// which reports to `completion`. (A consumer's screen moves a delivery without the post:
+    /// ``AMQPScreening/move(_:)``.)
     private func move(body: [UInt8], exchange: String, routingKey: String, properties: AMQPProperties, thenAck delivery: AMQPDelivery,
                       _ completion: Completion) {
         guard delivery.mailbox === mailbox else {

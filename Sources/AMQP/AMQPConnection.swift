@@ -92,9 +92,21 @@ public final class AMQPConnection: Sendable {
     /// buffered: its body frames are read and dropped as they arrive, and it is delivered
     /// with an empty body and `isOversize` set (`bodySize` says how large it was), to be
     /// settled like any other delivery.
-    public func consume(queue: String, prefetch: UInt16, maxBodyBytes: Int? = nil) -> AMQPConsumer {
+    public func consume(queue: String, prefetch: UInt16, maxBodyBytes: Int? = nil) -> AMQPConsumer<AMQPDelivery> {
+        consume(queue: queue, prefetch: prefetch, maxBodyBytes: maxBodyBytes) { .deliver($0) }
+    }
+
+    /// Subscribes like ``consume(queue:prefetch:maxBodyBytes:)``, with every delivery first
+    /// passed to `screen` on the connection thread as it is read. The screen either hands the
+    /// sequence what it made of the delivery (decoded once, there) or settles the delivery on
+    /// the spot with a move (a copy published, the original acked on its confirm): a flood of
+    /// messages that a consumer only moves (malformed ones, to a dead-letter exchange) then
+    /// costs no thread hand-off and no wake of the consuming task. `screen` must be quick and
+    /// must not block: it holds up this connection's I/O while it runs.
+    public func consume<Element: Sendable>(queue: String, prefetch: UInt16, maxBodyBytes: Int? = nil,
+                                           screen: @escaping @Sendable (AMQPDelivery) -> AMQPScreening<Element>) -> AMQPConsumer<Element> {
         let id = nextConsumerID.add(1, ordering: .relaxed).oldValue
-        let (stream, continuation) = AsyncStream<AMQPDelivery>.makeStream(bufferingPolicy: .unbounded)
+        let (stream, continuation) = AsyncStream<Element>.makeStream(bufferingPolicy: .unbounded)
         let mailbox = self.mailbox
         continuation.onTermination = { termination in
             if case .cancelled = termination {
@@ -102,7 +114,7 @@ public final class AMQPConnection: Sendable {
             }
         }
         let registration = ConsumerRegistration(id: id, queue: queue, prefetch: prefetch, maxBodyBytes: maxBodyBytes,
-                                                continuation: continuation)
+                                                sink: ConsumerSink(continuation, screen: screen))
         if mailbox.post(.consume(registration)) != nil {
             continuation.finish()
         }

@@ -1,6 +1,6 @@
 /// How the connection thread reports a publish's or a settle's result: resuming the awaiting
 /// task, or calling a closure on the connection thread itself (no task, no thread hand-off:
-/// ``AMQPConnection/publish(body:exchange:routingKey:properties:thenAck:completion:)``).
+/// a consumer's screen moving a delivery: ``AMQPMove``).
 struct Completion: Sendable {
     private enum Target: Sendable {
         case continuation(CheckedContinuation<Result<Void, AMQPError>, Never>)

@@ -15,7 +15,7 @@ final class ConsumerEntry {
     let prefetch: UInt16
     let maxBodyBytes: Int?
     let tag: String
-    let continuation: AsyncStream<AMQPDelivery>.Continuation
+    let sink: ConsumerSink
     var state: State = .pending
     var cancelRequested = false
     var cancelWaiters: [CheckedContinuation<Void, Never>] = []
@@ -27,7 +27,7 @@ final class ConsumerEntry {
         prefetch = registration.prefetch
         maxBodyBytes = registration.maxBodyBytes
         tag = "\(connectionName).\(registration.id)"
-        continuation = registration.continuation
+        sink = registration.sink
     }
 }
 
@@ -114,7 +114,7 @@ extension ConnectionDriver {
     func removeConsumer(_ entry: ConsumerEntry) {
         consumers[entry.id] = nil
         consumersByTag[entry.tag] = nil
-        entry.continuation.finish()
+        entry.sink.finish()
         for waiter in entry.cancelWaiters { waiter.resume() }
         entry.cancelWaiters = []
     }
@@ -127,10 +127,19 @@ extension ConnectionDriver {
             return
         }
         outstandingDeliveries.append(delivery.deliveryTag)
-        if case .terminated = entry.continuation.yield(delivery) {
+        switch entry.sink.offer(delivery) {
+        case .handedOut:
+            break
+        case .terminated:
             outstandingDeliveries.removeLast()
             send(Self.consumeChannel, HERALD_BASIC_REJECT, amqp_basic_reject_t(delivery_tag: delivery.deliveryTag, requeue: 1))
             requestCancel(entry.id, done: nil)
+        case .move(let move):
+            // Screened out: the copy joins the outbox here, acked after its confirm like any move.
+            let target = SettleTarget(channel: delivery.channel, generation: delivery.generation, deliveryTag: delivery.deliveryTag)
+            outbox.append(PublishEntry(PublishRequest(body: move.body, exchange: move.exchange, routingKey: move.routingKey,
+                                                      properties: move.properties, mandatory: false, thenAck: target,
+                                                      continuation: Completion(move.completion))))
         }
     }
 

@@ -358,7 +358,7 @@ final class ConnectionDriver: @unchecked Sendable {
         adminCurrent = nil
         for entry in adminQueue.removeAll() { entry.continuation?.resume(returning: .failure(.closed)) }
         for consumer in consumers.values {
-            consumer.continuation.finish()
+            consumer.sink.finish()
             for waiter in consumer.cancelWaiters { waiter.resume() }
         }
         consumers = [:]
@@ -380,7 +380,7 @@ final class ConnectionDriver: @unchecked Sendable {
         case .publish(let request): request.continuation.resume(returning: .failure(error))
         case .admin(let request): request.continuation.resume(returning: .failure(error))
         case .settle(let request): request.continuation.resume(returning: .failure(error))
-        case .consume(let registration): registration.continuation.finish()
+        case .consume(let registration): registration.sink.finish()
         case .cancelConsumer(_, let done): done?.resume()
         case .close: break
         }

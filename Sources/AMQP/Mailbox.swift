@@ -75,7 +75,7 @@ struct ConsumerRegistration: Sendable {
     var prefetch: UInt16
     /// Bodies declared larger than this are drained unbuffered and delivered as oversize.
     var maxBodyBytes: Int?
-    var continuation: AsyncStream<AMQPDelivery>.Continuation
+    var sink: ConsumerSink
 }
 
 /// The lock-protected command queue between callers and the connection thread, plus the

@@ -3,8 +3,8 @@ import Foundation
 import Testing
 
 extension BrokerTests {
-    /// `publish(…, thenAck:)`: a delivery moved to another queue is acked by the connection
-    /// once its copy is confirmed, and only then.
+    /// `publish(…, thenAck:)` and a consumer's screen moving a delivery: a delivery moved to
+    /// another queue is acked by the connection once its copy is confirmed, and only then.
     @Suite struct PublishThenAck {
         /// `count` messages m0, m1, … on a fresh source queue, and a fresh target queue; afterwards
         /// nothing is left on the source (every original acked), as another connection sees it.
@@ -74,47 +74,73 @@ extension BrokerTests {
             }
         }
 
-        /// The variant without a waiting task: moved straight from the consumer's loop, each
-        /// completion called once, on success only after the copy is confirmed and the original acked.
+        /// A screen moves every other delivery where the connection reads it and hands the rest
+        /// to the sequence: each move's completion is called once, on success only after the copy
+        /// is confirmed and the original acked; the sequence sees only what the screen let through.
         /// (A completion never called would leave it waiting: the time limit ends it.)
-        @Test(.timeLimit(.minutes(1))) func completionsHearEachMoveFromTheConsumersLoop() async throws {
+        @Test(.timeLimit(.minutes(1))) func aScreenMovesSomeDeliveriesAndHandsOnTheRest() async throws {
             let count = 50
             try await withMoves(count) { connection, source, target in
                 let (results, heard) = AsyncStream.makeStream(of: Result<Void, AMQPError>.self)
-                let consumer = connection.consume(queue: source, prefetch: 10)
-                var seen = 0
-                for await delivery in consumer {
-                    connection.publish(body: delivery.body, exchange: "", routingKey: target, properties: delivery.properties,
-                                       thenAck: delivery) { heard.yield($0) }
-                    seen += 1
-                    if seen == count { break }
+                let consumer = connection.consume(queue: source, prefetch: 10) { delivery -> AMQPScreening<(AMQPDelivery, String)> in
+                    let body = String(decoding: delivery.body, as: UTF8.self)
+                    guard let n = Int(body.dropFirst()), n.isMultiple(of: 2) else { return .deliver((delivery, body)) }
+                    return .move(AMQPMove(body: delivery.body, exchange: "", routingKey: target, properties: delivery.properties) { heard.yield($0) })
+                }
+                var handedOn: Set<String> = []
+                for await (delivery, body) in consumer {
+                    handedOn.insert(body)
+                    try await delivery.ack()
+                    if handedOn.count == count / 2 { break }
                 }
                 var succeeded = 0
                 for await result in results {
                     if case .success = result { succeeded += 1 } else { Issue.record("a move failed: \(result)") }
-                    if succeeded == count { break }
+                    if succeeded == count / 2 { break }
                 }
                 await consumer.cancel()
-                #expect(succeeded == count)
-                let moved = try await connection.queueState(target)?.messageCount
-                #expect(moved == count)
+                #expect(handedOn == Set(stride(from: 1, to: count, by: 2).map { "m\($0)" }))
+                var moved: Set<String> = []
+                while let copy = try await connection.get(queue: target) {
+                    moved.insert(String(decoding: copy.body, as: UTF8.self))
+                    try await copy.ack()
+                }
+                #expect(moved == Set(stride(from: 0, to: count, by: 2).map { "m\($0)" }))
             }
         }
 
-        @Test func aFailedMoveIsHeardAndLeavesTheDeliveryUnacked() async throws {
+        /// A move whose copy cannot be published (no such exchange) is heard as a failure and
+        /// leaves its delivery unacked, to be settled by whoever screened it.
+        @Test(.timeLimit(.minutes(1))) func aFailedMoveIsHeardAndLeavesTheDeliveryUnacked() async throws {
             try await withConnection { connection in
                 try await withQueue(connection, "kept") { source in
                     try await connection.publish(body: "keep".bytes, exchange: "", routingKey: source, properties: AMQPProperties())
-                    let delivery = try #require(try await connection.get(queue: source))
-                    let result = await withCheckedContinuation { (heard: CheckedContinuation<Result<Void, AMQPError>, Never>) in
-                        connection.publish(body: delivery.body, exchange: TestEnvironment.unique("missing"), routingKey: "k",
-                                           properties: AMQPProperties(), thenAck: delivery) { heard.resume(returning: $0) }
+                    let (failures, heard) = AsyncStream.makeStream(of: (AMQPDelivery, Result<Void, AMQPError>).self)
+                    let missing = TestEnvironment.unique("missing")
+                    let consumer = connection.consume(queue: source, prefetch: 1) { delivery -> AMQPScreening<AMQPDelivery> in
+                        guard !delivery.redelivered else { return .deliver(delivery) }
+                        return .move(AMQPMove(body: delivery.body, exchange: missing, routingKey: "k", properties: AMQPProperties()) {
+                            heard.yield((delivery, $0))
+                        })
                     }
+                    var failed: (AMQPDelivery, Result<Void, AMQPError>)?
+                    for await failure in failures {
+                        failed = failure
+                        break
+                    }
+                    let (delivery, result) = try #require(failed)
                     #expect(throws: AMQPError.self) { try result.get() }
                     try await delivery.nack(requeue: true)
-                    let again = try #require(try await connection.get(queue: source))
-                    #expect(again.redelivered)
-                    try await again.ack()
+                    var again: AMQPDelivery?
+                    for await redelivered in consumer {
+                        again = redelivered
+                        break
+                    }
+                    let redelivered = try #require(again)
+                    #expect(redelivered.redelivered)
+                    #expect(redelivered.body == "keep".bytes)
+                    try await redelivered.ack()
+                    await consumer.cancel()
                 }
             }
         }
@@ -127,11 +153,8 @@ extension BrokerTests {
                         try await withQueue(connection, "to") { target in
                             try await connection.publish(body: "x".bytes, exchange: "", routingKey: source, properties: AMQPProperties())
                             let delivery = try #require(try await connection.get(queue: source))
-                            let result = await withCheckedContinuation { (heard: CheckedContinuation<Result<Void, AMQPError>, Never>) in
-                                publisher.publish(body: delivery.body, exchange: "", routingKey: target, properties: AMQPProperties(),
-                                                  thenAck: delivery) { heard.resume(returning: $0) }
-                            }
-                            try result.get()
+                            try await publisher.publish(body: delivery.body, exchange: "", routingKey: target, properties: AMQPProperties(),
+                                                        thenAck: delivery)
                             #expect(try await connection.queueState(target)?.messageCount == 1)
                             let left = try await withConnection { other in try await other.queueState(source)?.messageCount }
                             #expect(left == 0)

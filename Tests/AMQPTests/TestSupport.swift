@@ -144,7 +144,7 @@ final class Collector: Sendable {
     private let task: Task<Void, Never>
 
     /// `each` runs for every delivery, in order, before the next one is taken.
-    init(_ consumer: AMQPConsumer, each: @Sendable @escaping (AMQPDelivery) async -> Void = { _ in }) {
+    init(_ consumer: AMQPConsumer<AMQPDelivery>, each: @Sendable @escaping (AMQPDelivery) async -> Void = { _ in }) {
         let storage = self.storage
         task = Task {
             for await delivery in consumer {

@@ -45,14 +45,13 @@ struct DeliverySettlement: Sendable {
         }
     }
 
-    /// The same without a task waiting: returns at once; `done` runs once the delivery is
-    /// settled (on the connection thread when the copy is confirmed and the original acked,
-    /// in a task after a failure requeued it).
-    func deadLetter(_ delivery: AMQPDelivery, type: String, reason: String, category: String, attempts: Int, _ logger: Logger,
-                    then done: @escaping @Sendable () -> Void) {
-        let properties = deadLetterProperties(delivery, reason: reason, category: category, attempts: attempts)
-        connection.publish(body: delivery.body, exchange: topology.deadLetterExchange, routingKey: kind.rawValue, properties: properties,
-                           thenAck: delivery) { [self] result in
+    /// The same as a move for the consumer's screen: the connection publishes the copy where
+    /// it read the delivery and acks the delivery on the confirm; `done` runs once it is settled
+    /// (on the connection thread after the confirm, in a task after a failure requeued it).
+    func deadLetterMove(_ delivery: AMQPDelivery, type: String, reason: String, category: String, attempts: Int, _ logger: Logger,
+                        then done: @escaping @Sendable () -> Void) -> AMQPMove {
+        AMQPMove(body: delivery.body, exchange: topology.deadLetterExchange, routingKey: kind.rawValue,
+                 properties: deadLetterProperties(delivery, reason: reason, category: category, attempts: attempts)) { [self] result in
             switch result {
             case .success:
                 observer.deadLettered(category: category)

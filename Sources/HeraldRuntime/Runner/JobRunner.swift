@@ -8,7 +8,7 @@ import Synchronization
 /// The pipeline every worker shares: decode → validate → claim → handle → commit → ack.
 ///
 /// - invalid input is dead-lettered at once with an `x-herald-reason` header, from the
-///   consumer's loop and without a task of its own (the connection acks it on the confirm);
+///   connection thread by the consumer's screen, without a task or a hand-off (acked on the confirm);
 /// - a transient failure goes to a delay queue and comes back, until `max_attempts`, then
 ///   it is dead-lettered;
 /// - a rejection is recorded and acked, its events emitted;
@@ -89,26 +89,19 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
             if Task.isCancelledOrShuttingDown { return }
             try? await Task.sleep(for: .milliseconds(20))
         }
-        // A body over the limit is drained unbuffered by the connection and dead-lettered here.
+        // Decoded where the connection reads it: a body that can never be a job (one over the
+        // limit was drained unbuffered) is dead-lettered there, and only jobs come through.
         let consumer = deps.connection.consume(queue: topology.workQueue(kind), prefetch: UInt16(clamping: prefetch),
-                                               maxBodyBytes: configuration.maxMessageBytes)
+                                               maxBodyBytes: configuration.maxMessageBytes) { self.screen($0) }
         logger.info("consuming", metadata: ["queue": "\(topology.workQueue(kind))", "prefetch": "\(prefetch)"])
         await withGracefulShutdownHandler {
             // Discarding: a finished job leaves nothing behind in the group.
             await withDiscardingTaskGroup { group in
-                for await delivery in consumer {
+                for await received in consumer {
                     inFlight.withLock { $0 += 1 }
-                    let started = ContinuousClock.now
-                    switch decoder.decode(delivery) {
-                    case .failure(let error):
-                        // A body that can never be a job is dead-lettered from here with its
-                        // reason, without a task: a flood of them costs the least it can.
-                        deadLetterInvalid(delivery, error)
-                    case .success(let decoded):
-                        group.addTask {
-                            await self.process(delivery, decoded, started: started)
-                            self.finishedOne()
-                        }
+                    group.addTask {
+                        await self.process(received.delivery, received.decoded, started: received.at)
+                        self.finishedOne()
                     }
                 }
                 if await !drained() { group.cancelAll() }
@@ -148,16 +141,32 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
 
     // MARK: - One delivery
 
-    /// Dead-letters a delivery that failed to decode; the broker's confirm, heard on the
-    /// connection thread, acks it and ends it.
-    private func deadLetterInvalid(_ delivery: AMQPDelivery, _ error: JobValidationError) {
-        let type = Handler.Job.typeName
-        let gauge = metrics.inFlight
-        gauge.increment()
-        observer.invalidBody(type: type, reason: error.reason, messageID: delivery.properties.messageID)
-        settlement.deadLetter(delivery, type: type, reason: error.reason, category: "invalid", attempts: 0, logger) {
-            gauge.decrement()
-            self.finishedOne()
+    /// A delivery decoded into a job on the connection thread, and when it was read.
+    struct Received: Sendable {
+        let delivery: AMQPDelivery
+        let decoded: (JobEnvelope, Handler.Job)
+        let at: ContinuousClock.Instant
+    }
+
+    /// The consumer's screen, on the connection thread: a job goes on to the consumer's loop;
+    /// a body that failed to decode is dead-lettered from there with its reason, without a
+    /// task or a thread hand-off (a flood of them costs the least it can), and ends when the
+    /// broker's confirm, heard on the same thread, has acked it.
+    private func screen(_ delivery: AMQPDelivery) -> AMQPScreening<Received> {
+        let at = ContinuousClock.now
+        switch decoder.decode(delivery) {
+        case .success(let decoded):
+            return .deliver(Received(delivery: delivery, decoded: decoded, at: at))
+        case .failure(let error):
+            inFlight.withLock { $0 += 1 }
+            let type = Handler.Job.typeName
+            let gauge = metrics.inFlight
+            gauge.increment()
+            observer.invalidBody(type: type, reason: error.reason, messageID: delivery.properties.messageID)
+            return .move(settlement.deadLetterMove(delivery, type: type, reason: error.reason, category: "invalid", attempts: 0, logger) {
+                gauge.decrement()
+                self.finishedOne()
+            })
         }
     }
 
