@@ -183,7 +183,7 @@ struct Tally: Sendable {
         for kind in JobKind.allCases {
             while let letter = try await connection.get(queue: topology.deadLetterQueue(kind)) {
                 count += 1
-                if case .string(let reason)? = letter.properties.headers["x-herald-reason"], !reason.isEmpty {
+                if let reason = DeadLetterStamp(headers: letter.properties.headers)?.reason, !reason.isEmpty {
                     reasons[Self.reasonClass(reason), default: 0] += 1
                 } else if case .string(let reason)? = letter.properties.headers["x-first-death-reason"] {
                     reasons["broker: \(reason)", default: 0] += 1

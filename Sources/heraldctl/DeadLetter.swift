@@ -30,19 +30,20 @@ struct DeadLetter {
         messageID = delivery.properties.messageID.flatMap { $0.isEmpty ? nil : $0 }
         self.position = position
         type = delivery.properties.type ?? "-"
+        let stamp = DeadLetterStamp(headers: headers)
         // Broker-side dead-lettering (delivery limit) carries x-first-death-reason instead.
-        reason = string("x-herald-reason") ?? string("x-first-death-reason").map { "broker: \($0)" } ?? "unknown"
-        category = string("x-herald-category") ?? "broker"
-        if case .int(let n)? = headers["x-herald-attempts"] { attempts = n } else { attempts = 0 }
+        reason = stamp?.reason ?? string("x-first-death-reason").map { "broker: \($0)" } ?? "unknown"
+        category = stamp?.category ?? "broker"
+        attempts = stamp?.attempts ?? 0
         publishedAt = delivery.properties.timestamp
-        originalRoutingKey = string("x-herald-routing-key")
+        originalRoutingKey = stamp?.routingKey ?? string("x-herald-routing-key")
         var firstDeath: [String: AMQPFieldValue]?
         if case .array(let deaths)? = headers["x-death"], case .table(let first)? = deaths.first { firstDeath = first }
         if originalRoutingKey == nil, case .array(let keys)? = firstDeath?["routing-keys"], case .string(let key)? = keys.first {
             originalRoutingKey = key
         }
-        if case .timestamp(let date)? = headers["x-herald-dead-lettered-at"] {
-            deadLetteredAt = date
+        if let stamp {
+            deadLetteredAt = stamp.at
         } else if case .timestamp(let date)? = firstDeath?["time"] {
             deadLetteredAt = date
         }

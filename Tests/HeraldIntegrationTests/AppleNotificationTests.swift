@@ -113,7 +113,7 @@ import Testing
             var letters: [String: String] = [:]
             try await eventually(timeout: .seconds(30), "every bad notification dead-lettered") {
                 for letter in try await apple.harness.drainDeadLetters(.apple) {
-                    if case .string(let reason)? = letter.properties.headers["x-herald-reason"] { letters[letter.properties.messageID ?? ""] = reason }
+                    if let reason = letter.properties.deadLetterStamp?.reason { letters[letter.properties.messageID ?? ""] = reason }
                 }
                 return letters.count == expected.count
             }

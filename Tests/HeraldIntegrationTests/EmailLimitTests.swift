@@ -96,7 +96,7 @@ import Testing
             var letters: [String] = []
             try await eventually("dead-lettered") {
                 for letter in try await harness.drainDeadLetters(.email) {
-                    if case .string(let reason)? = letter.properties.headers["x-herald-reason"] { letters.append(reason) }
+                    if let reason = letter.properties.deadLetterStamp?.reason { letters.append(reason) }
                 }
                 return !letters.isEmpty
             }

@@ -31,7 +31,7 @@ import Testing
             var letters: [String: String] = [:]
             try await eventually(timeout: .seconds(60), "all dead-lettered") {
                 for letter in try await harness.drainDeadLetters(.email) {
-                    if case .string(let reason)? = letter.properties.headers["x-herald-reason"] { letters[letter.properties.messageID ?? ""] = reason }
+                    if let reason = letter.properties.deadLetterStamp?.reason { letters[letter.properties.messageID ?? ""] = reason }
                 }
                 return letters.count == expected.count
             }

@@ -174,7 +174,7 @@ import Testing
             let id = try await harness.enqueue(job)
             try await eventually("dead") { try await harness.ledger(id)?.0 == "dead" }
             let letters = try await harness.drainDeadLetters(.email)
-            guard case .string(let reason)? = letters.first?.properties.headers["x-herald-reason"] else {
+            guard let reason = letters.first?.properties.deadLetterStamp?.reason else {
                 Issue.record("no dead letter with a reason")
                 return
             }

@@ -151,7 +151,7 @@ import Testing
             ]
             for (id, type, body) in letters {
                 var properties = JobEnvelope(messageID: id, typeName: type).properties()
-                properties.headers["x-herald-reason"] = .string("test")
+                properties.headers[DeadLetterStamp.header] = DeadLetterStamp(reason: "test", category: "invalid", queue: harness.topology.workQueue(.apple), routingKey: "apple.token", attempts: 0, at: Date()).fieldValue
                 try await harness.connection.publish(body: Array(body.utf8), exchange: harness.topology.deadLetterExchange, routingKey: JobKind.apple.rawValue, properties: properties)
             }
             try await eventually("two dead letters") { try await harness.depth(harness.topology.deadLetterQueue(.apple)) == 2 }

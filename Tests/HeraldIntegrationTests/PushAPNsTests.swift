@@ -205,7 +205,7 @@ import Testing
             try await eventually("dead-lettered") { try await harness.ledger(id)?.0 == "dead" }
             #expect(push.production.requestCount == 2 * harness.configuration.runner.maxAttempts, "one refresh per attempt")
             let letters = try await harness.drainDeadLetters(.push)
-            guard case .string(let reason)? = letters.first?.properties.headers["x-herald-reason"] else {
+            guard let reason = letters.first?.properties.deadLetterStamp?.reason else {
                 Issue.record("no reason on the dead letter")
                 return
             }

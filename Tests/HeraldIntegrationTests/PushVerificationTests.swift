@@ -105,7 +105,7 @@ import Testing
             }
             for (body, expected) in bodies {
                 let letter = letters.first { $0.body == Array(body.utf8) }
-                guard case .string(let reason)? = letter?.properties.headers["x-herald-reason"] else {
+                guard let reason = letter?.properties.deadLetterStamp?.reason else {
                     Issue.record("no reason for \(expected)")
                     continue
                 }

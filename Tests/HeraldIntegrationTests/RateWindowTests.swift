@@ -137,7 +137,7 @@ import Testing
                 letters += try await harness.drainDeadLetters(.sms)
                 return !letters.isEmpty
             }
-            guard case .string(let reason)? = letters.first?.properties.headers["x-herald-reason"] else {
+            guard let reason = letters.first?.properties.deadLetterStamp?.reason else {
                 Issue.record("no reason on the dead letter")
                 return
             }

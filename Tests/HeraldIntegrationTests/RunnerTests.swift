@@ -82,12 +82,17 @@ import Testing
             for (name, body, properties, expected) in bad {
                 // An oversize body was never kept: its dead letter has an empty body.
                 let letter = letters.first { letter in properties.messageID.map { letter.properties.messageID == $0 } ?? (letter.body == body) }
-                guard case .string(let reason)? = letter?.properties.headers["x-herald-reason"] else {
+                guard let reason = letter?.properties.deadLetterStamp?.reason else {
                     Issue.record("\(name): no dead letter with a reason")
                     continue
                 }
                 #expect(reason.contains(expected), "\(name): \(reason)")
-                #expect(letter?.properties.headers["x-herald-category"] == .string("invalid"))
+                let stamp = letter?.properties.deadLetterStamp
+                #expect(stamp?.category == "invalid")
+                #expect(stamp?.queue == harness.topology.workQueue(.sms))
+                #expect(stamp?.routingKey == "sms.verification")
+                #expect(stamp?.attempts == 0)
+                #expect(stamp.map { abs($0.at.timeIntervalSinceNow) < 120 } == true, "\(name): dead-lettered at \(String(describing: stamp?.at))")
             }
             #expect(handler.total == validIDs.count)
             #expect(worker.health.brokerUp)

@@ -13,10 +13,9 @@ import Testing
 /// `failed` with its code closed and `sms.failed` emitted, and a verification id is bound to
 /// the number and purpose it was made for.
 @Suite struct SMSFinalStateTests {
-    /// The dead letter's `x-herald-reason`.
+    /// The dead letter's reason (its `x-herald-dead-letter` stamp).
     static func reason(_ letter: AMQPDelivery?) -> String? {
-        guard case .string(let reason)? = letter?.properties.headers["x-herald-reason"] else { return nil }
-        return reason
+        letter?.properties.deadLetterStamp?.reason
     }
 
     /// What `heraldctl verify show-sms` prints, as JSON.

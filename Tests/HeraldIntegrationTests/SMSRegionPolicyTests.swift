@@ -71,7 +71,7 @@ import Testing
             var letterReason: String?
             try await eventually("dead-lettered") {
                 for letter in try await harness.drainDeadLetters(.sms) where letter.properties.messageID == message {
-                    if case .string(let text)? = letter.properties.headers["x-herald-reason"] { letterReason = text }
+                    if let text = letter.properties.deadLetterStamp?.reason { letterReason = text }
                 }
                 return letterReason != nil
             }

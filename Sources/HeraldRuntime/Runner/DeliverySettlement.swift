@@ -68,12 +68,9 @@ struct DeliverySettlement: Sendable {
     private func deadLetterProperties(_ delivery: AMQPDelivery, reason: String, category: String, attempts: Int) -> AMQPProperties {
         var properties = delivery.properties
         properties.persistent = true
-        properties.headers["x-herald-reason"] = .string(reason)
-        properties.headers["x-herald-category"] = .string(category)
-        properties.headers["x-herald-queue"] = .string(topology.workQueue(kind))
-        properties.headers["x-herald-routing-key"] = .string(Self.originalRoutingKey(delivery))
-        properties.headers["x-herald-attempts"] = .int(Int64(attempts))
-        properties.headers["x-herald-dead-lettered-at"] = .timestamp(Date())
+        properties.headers[DeadLetterStamp.header] = DeadLetterStamp(
+            reason: reason, category: category, queue: topology.workQueue(kind), routingKey: Self.originalRoutingKey(delivery),
+            attempts: Int64(attempts), at: Date()).fieldValue
         return properties
     }
 

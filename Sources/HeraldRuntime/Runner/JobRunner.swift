@@ -7,7 +7,7 @@ import Synchronization
 
 /// The pipeline every worker shares: decode → validate → claim → handle → commit → ack.
 ///
-/// - invalid input is dead-lettered at once with an `x-herald-reason` header, from the
+/// - invalid input is dead-lettered at once with its reason (``DeadLetterStamp``), from the
 ///   connection thread by the consumer's screen, without a task or a hand-off (acked on the confirm);
 /// - a transient failure goes to a delay queue and comes back, until `max_attempts`, then
 ///   it is dead-lettered;

@@ -1,0 +1,41 @@
+import AMQP
+import Foundation
+import Testing
+@testable import HeraldRuntime
+
+/// The `x-herald-dead-letter` table: what a dead letter says about itself, written as one
+/// header and read back the same, and letters of the older one-header-per-field form read too.
+@Suite struct DeadLetterStampTests {
+    let stamp = DeadLetterStamp(reason: "field 'phone_number' must be E.164", category: "invalid", queue: "herald.sms",
+                                routingKey: "sms.verification", attempts: 0, at: Date(timeIntervalSince1970: 1_790_000_000))
+
+    @Test func theTableReadsBackAsTheStamp() {
+        let headers = ["x-correlation": AMQPFieldValue.string("c"), DeadLetterStamp.header: stamp.fieldValue]
+        #expect(DeadLetterStamp(headers: headers) == stamp)
+        guard case .table(let fields) = stamp.fieldValue else {
+            Issue.record("not a table: \(stamp.fieldValue)")
+            return
+        }
+        #expect(Set(fields.keys) == ["reason", "category", "queue", "routing-key", "attempts", "at"])
+    }
+
+    @Test func lettersOfTheOlderFlatHeadersAreRead() {
+        let headers: [String: AMQPFieldValue] = [
+            "x-herald-reason": .string(stamp.reason), "x-herald-category": .string("invalid"), "x-herald-queue": .string("herald.sms"),
+            "x-herald-routing-key": .string("sms.verification"), "x-herald-attempts": .int(0), "x-herald-dead-lettered-at": .timestamp(stamp.at),
+        ]
+        #expect(DeadLetterStamp(headers: headers) == stamp)
+    }
+
+    /// The broker's own dead letters (delivery limit) and tables missing a field or with a
+    /// field of the wrong type are not Herald's stamp.
+    @Test func anythingElseIsNoStamp() {
+        #expect(DeadLetterStamp(headers: ["x-first-death-reason": .string("delivery_limit")]) == nil)
+        guard case .table(var fields) = stamp.fieldValue else { return }
+        fields["attempts"] = .string("0")
+        #expect(DeadLetterStamp(headers: [DeadLetterStamp.header: .table(fields)]) == nil)
+        fields["attempts"] = nil
+        #expect(DeadLetterStamp(headers: [DeadLetterStamp.header: .table(fields)]) == nil)
+        #expect(DeadLetterStamp(headers: [DeadLetterStamp.header: .string("invalid")]) == nil)
+    }
+}
