@@ -31,6 +31,13 @@ extension ConnectionDriver {
         let window = max(1, configuration.confirmWindow)
         var sent = 0
         while sent < Self.publishBatch, inflight.count < window, let entry = outbox.first, let conn {
+            if let target = entry.thenAck, channelGeneration[target.channel] != target.generation {
+                // Its delivery came on a channel or connection since lost: the broker delivers
+                // the original again, so its copy (a retry, a dead letter) would be there twice.
+                _ = outbox.popFirst()
+                entry.continuation.resume(returning: .failure(.staleDelivery))
+                continue
+            }
             let rc = entry.body.withUnsafeBufferPointer { buffer -> Int32 in
                 var properties = entry.properties.cProperties(in: arena)
                 let body = amqp_bytes_t(len: buffer.count, bytes: UnsafeMutableRawPointer(mutating: buffer.baseAddress))

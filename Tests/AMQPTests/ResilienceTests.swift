@@ -144,5 +144,38 @@ extension BrokerTests {
                 }
             }
         }
+
+        /// Moving a delivery from a connection that is gone publishes no copy: the broker
+        /// delivers the original again, so the copy would be there twice.
+        @Test func aMoveAfterReconnectPublishesNoCopy() async throws {
+            let name = TestEnvironment.unique("stale-move")
+            try await withConnection(name: name) { connection in
+                try await withQueue(connection, "from", durable: true) { queue in
+                    try await withQueue(connection, "to", durable: true) { target in
+                        try await connection.publish(body: "once".bytes, exchange: "", routingKey: queue,
+                                                     properties: AMQPProperties(messageID: "stale-move-1"))
+                        let consumer = connection.consume(queue: queue, prefetch: 10)
+                        let collector = Collector(consumer)
+                        #expect(await collector.wait(for: 1, timeout: .seconds(5)) == 1)
+                        #expect(try await TestEnvironment.closeConnections(named: name) == 1)
+                        #expect(await collector.wait(for: 2, timeout: .seconds(10)) == 2)
+                        let deliveries = collector.deliveries
+                        let stale = await amqpError { () async throws(AMQPError) in
+                            try await connection.publish(body: deliveries[0].body, exchange: "", routingKey: target,
+                                                         properties: AMQPProperties(), thenAck: deliveries[0])
+                        }
+                        #expect(stale == .staleDelivery)
+                        #expect(try await connection.queueState(target)?.messageCount == 0)
+                        #expect(deliveries[1].redelivered)
+                        try await connection.publish(body: deliveries[1].body, exchange: "", routingKey: target,
+                                                     properties: AMQPProperties(), thenAck: deliveries[1])
+                        await consumer.cancel()
+                        await collector.finished()
+                        #expect(try await connection.queueState(target)?.messageCount == 1)
+                        #expect(try await connection.queueState(queue)?.messageCount == 0)
+                    }
+                }
+            }
+        }
     }
 }
