@@ -183,7 +183,10 @@ struct Tally: Sendable {
         for kind in JobKind.allCases {
             while let letter = try await connection.get(queue: topology.deadLetterQueue(kind)) {
                 count += 1
-                if let reason = DeadLetterStamp(headers: letter.properties.headers)?.reason, !reason.isEmpty {
+                // Herald's stamp, or the one reason header of the re-publishing floor's copies.
+                let headers = letter.properties.headers
+                var floorReason: String? { if case .string(let reason)? = headers["x-herald-reason"] { return reason }; return nil }
+                if let reason = DeadLetterStamp(headers: headers)?.reason ?? floorReason, !reason.isEmpty {
                     reasons[Self.reasonClass(reason), default: 0] += 1
                 } else if case .string(let reason)? = letter.properties.headers["x-first-death-reason"] {
                     reasons["broker: \(reason)", default: 0] += 1

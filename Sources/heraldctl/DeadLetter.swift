@@ -31,9 +31,12 @@ struct DeadLetter {
         self.position = position
         type = delivery.properties.type ?? "-"
         let stamp = DeadLetterStamp(headers: headers)
-        // Broker-side dead-lettering (delivery limit) carries x-first-death-reason instead.
-        reason = stamp?.reason ?? string("x-first-death-reason").map { "broker: \($0)" } ?? "unknown"
-        category = stamp?.category ?? "broker"
+        // Broker-side dead-lettering (delivery limit) carries x-first-death-reason instead. A
+        // letter with a stamp that cannot be read whole (made by hand, or damaged) is Herald's
+        // all the same: its category is unknown, never `broker`, so no filter takes it for one.
+        let stamped = headers[DeadLetterStamp.header] != nil || headers["x-herald-reason"] != nil
+        reason = stamp?.reason ?? string("x-herald-reason") ?? string("x-first-death-reason").map { "broker: \($0)" } ?? "unknown"
+        category = stamp?.category ?? string("x-herald-category") ?? (stamped ? "unknown" : "broker")
         attempts = stamp?.attempts ?? 0
         publishedAt = delivery.properties.timestamp
         originalRoutingKey = stamp?.routingKey ?? string("x-herald-routing-key")
