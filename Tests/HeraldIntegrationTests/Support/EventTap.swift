@@ -26,6 +26,16 @@ final class EventTap: Sendable {
         return out
     }
 
+    /// The names of `events` in the order they occurred, by their `occurred_at` (RFC 3339, UTC,
+    /// milliseconds: it sorts as text). Not their order of arrival: the wire contract promises
+    /// none (a relay publishes a batch side by side, and every worker relays).
+    static func namesByOccurrence(_ events: [(String, [String: Any])]) -> [String] {
+        events.enumerated().sorted { a, b in
+            let (x, y) = (a.element.1["occurred_at"] as? String ?? "", b.element.1["occurred_at"] as? String ?? "")
+            return x == y ? a.offset < b.offset : x < y
+        }.map(\.element.0)
+    }
+
     /// The events, waiting until at least `count` have arrived: the relay publishes them after
     /// the outcome commits, so they trail the ledger (and more may come later).
     func take(atLeast count: Int) async throws -> [(String, [String: Any])] {
