@@ -49,7 +49,7 @@ extension AMQPConnection {
             if mailbox.post(.publish(copy)) != nil { completion.resume(returning: .failure(.closed)) }
             return
         }
-        let target = SettleTarget(channel: delivery.channel, generation: delivery.generation, deliveryTag: delivery.deliveryTag)
+        let target = SettleTarget(of: delivery)
         let request = PublishRequest(body: body, exchange: exchange, routingKey: routingKey, properties: properties,
                                      mandatory: false, thenAck: target, continuation: completion)
         if mailbox.post(.publish(request)) != nil { completion.resume(returning: .failure(.closed)) }

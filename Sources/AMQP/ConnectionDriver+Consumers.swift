@@ -136,7 +136,7 @@ extension ConnectionDriver {
             requestCancel(entry.id, done: nil)
         case .move(let move):
             // Screened out: the copy joins the outbox here, acked after its confirm like any move.
-            let target = SettleTarget(channel: delivery.channel, generation: delivery.generation, deliveryTag: delivery.deliveryTag)
+            let target = SettleTarget(of: delivery)
             outbox.append(PublishEntry(PublishRequest(body: move.body, exchange: move.exchange, routingKey: move.routingKey,
                                                       properties: move.properties, mandatory: false, thenAck: target,
                                                       continuation: Completion(move.completion))))

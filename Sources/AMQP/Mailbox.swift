@@ -28,6 +28,12 @@ struct SettleTarget: Sendable {
     var channel: UInt16
     var generation: UInt64
     var deliveryTag: UInt64
+
+    init(of delivery: AMQPDelivery) {
+        channel = delivery.channel
+        generation = delivery.generation
+        deliveryTag = delivery.deliveryTag
+    }
 }
 
 /// An admin operation (run on channel 3) on its way to the connection thread.

@@ -184,9 +184,7 @@ struct Tally: Sendable {
             while let letter = try await connection.get(queue: topology.deadLetterQueue(kind)) {
                 count += 1
                 // Herald's stamp, or the one reason header of the re-publishing floor's copies.
-                let headers = letter.properties.headers
-                var floorReason: String? { if case .string(let reason)? = headers["x-herald-reason"] { return reason }; return nil }
-                if let reason = DeadLetterStamp(headers: headers)?.reason ?? floorReason, !reason.isEmpty {
+                if let reason = DeadLetterStamp.reason(in: letter.properties.headers), !reason.isEmpty {
                     reasons[Self.reasonClass(reason), default: 0] += 1
                 } else if case .string(let reason)? = letter.properties.headers["x-first-death-reason"] {
                     reasons["broker: \(reason)", default: 0] += 1

@@ -35,7 +35,7 @@ struct DeadLetter {
         // letter with a stamp that cannot be read whole (made by hand, or damaged) is Herald's
         // all the same: its category is unknown, never `broker`, so no filter takes it for one.
         let stamped = headers[DeadLetterStamp.header] != nil || headers["x-herald-reason"] != nil
-        reason = stamp?.reason ?? string("x-herald-reason") ?? string("x-first-death-reason").map { "broker: \($0)" } ?? "unknown"
+        reason = DeadLetterStamp.reason(in: headers) ?? string("x-first-death-reason").map { "broker: \($0)" } ?? "unknown"
         category = stamp?.category ?? string("x-herald-category") ?? (stamped ? "unknown" : "broker")
         attempts = stamp?.attempts ?? 0
         publishedAt = delivery.properties.timestamp

@@ -119,25 +119,25 @@ extension BrokerTests {
             }
         }
 
-        /// Settling a delivery from a connection that is gone throws `.staleDelivery`; the
-        /// broker redelivers the message on the new connection.
-        @Test func ackAfterReconnectIsStale() async throws {
-            let name = TestEnvironment.unique("stale")
+        /// One message delivered, its connection closed by the broker, and delivered again on
+        /// the new connection: `body` gets the connection and both deliveries (the first now
+        /// stale) and settles the second; afterwards the queue is empty.
+        private func afterReconnect(_ label: String,
+                                    _ body: (AMQPConnection, _ stale: AMQPDelivery, _ again: AMQPDelivery) async throws -> Void) async throws {
+            let name = TestEnvironment.unique(label)
             try await withConnection(name: name) { connection in
-                try await withQueue(connection, "stale", durable: true) { queue in
+                try await withQueue(connection, label, durable: true) { queue in
                     try await connection.publish(body: "once".bytes, exchange: "", routingKey: queue,
-                                                 properties: AMQPProperties(messageID: "stale-1"))
+                                                 properties: AMQPProperties(messageID: "\(label)-1"))
                     let consumer = connection.consume(queue: queue, prefetch: 10)
                     let collector = Collector(consumer)
                     #expect(await collector.wait(for: 1, timeout: .seconds(5)) == 1)
                     #expect(try await TestEnvironment.closeConnections(named: name) == 1)
                     #expect(await collector.wait(for: 2, timeout: .seconds(10)) == 2)
                     let deliveries = collector.deliveries
-                    let stale = await amqpError { () async throws(AMQPError) in try await deliveries[0].ack() }
-                    #expect(stale == .staleDelivery)
                     #expect(deliveries[1].redelivered)
-                    #expect(deliveries[1].properties.messageID == "stale-1")
-                    try await deliveries[1].ack()
+                    #expect(deliveries[1].properties.messageID == "\(label)-1")
+                    try await body(connection, deliveries[0], deliveries[1])
                     await consumer.cancel()
                     await collector.finished()
                     #expect(try await connection.queueState(queue)?.messageCount == 0)
@@ -145,35 +145,30 @@ extension BrokerTests {
             }
         }
 
+        /// Settling a delivery from a connection that is gone throws `.staleDelivery`; the
+        /// broker redelivers the message on the new connection.
+        @Test func ackAfterReconnectIsStale() async throws {
+            try await afterReconnect("stale") { _, stale, again in
+                let error = await amqpError { () async throws(AMQPError) in try await stale.ack() }
+                #expect(error == .staleDelivery)
+                try await again.ack()
+            }
+        }
+
         /// Moving a delivery from a connection that is gone publishes no copy: the broker
         /// delivers the original again, so the copy would be there twice.
         @Test func aMoveAfterReconnectPublishesNoCopy() async throws {
-            let name = TestEnvironment.unique("stale-move")
-            try await withConnection(name: name) { connection in
-                try await withQueue(connection, "from", durable: true) { queue in
-                    try await withQueue(connection, "to", durable: true) { target in
-                        try await connection.publish(body: "once".bytes, exchange: "", routingKey: queue,
-                                                     properties: AMQPProperties(messageID: "stale-move-1"))
-                        let consumer = connection.consume(queue: queue, prefetch: 10)
-                        let collector = Collector(consumer)
-                        #expect(await collector.wait(for: 1, timeout: .seconds(5)) == 1)
-                        #expect(try await TestEnvironment.closeConnections(named: name) == 1)
-                        #expect(await collector.wait(for: 2, timeout: .seconds(10)) == 2)
-                        let deliveries = collector.deliveries
-                        let stale = await amqpError { () async throws(AMQPError) in
-                            try await connection.publish(body: deliveries[0].body, exchange: "", routingKey: target,
-                                                         properties: AMQPProperties(), thenAck: deliveries[0])
-                        }
-                        #expect(stale == .staleDelivery)
-                        #expect(try await connection.queueState(target)?.messageCount == 0)
-                        #expect(deliveries[1].redelivered)
-                        try await connection.publish(body: deliveries[1].body, exchange: "", routingKey: target,
-                                                     properties: AMQPProperties(), thenAck: deliveries[1])
-                        await consumer.cancel()
-                        await collector.finished()
-                        #expect(try await connection.queueState(target)?.messageCount == 1)
-                        #expect(try await connection.queueState(queue)?.messageCount == 0)
+            try await afterReconnect("stale-move") { connection, stale, again in
+                try await withQueue(connection, "to", durable: true) { target in
+                    let error = await amqpError { () async throws(AMQPError) in
+                        try await connection.publish(body: stale.body, exchange: "", routingKey: target,
+                                                     properties: AMQPProperties(), thenAck: stale)
                     }
+                    #expect(error == .staleDelivery)
+                    #expect(try await connection.queueState(target)?.messageCount == 0)
+                    try await connection.publish(body: again.body, exchange: "", routingKey: target,
+                                                 properties: AMQPProperties(), thenAck: again)
+                    #expect(try await connection.queueState(target)?.messageCount == 1)
                 }
             }
         }

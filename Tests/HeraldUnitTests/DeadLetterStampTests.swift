@@ -29,6 +29,13 @@ import Testing
         #expect(DeadLetterStamp(headers: headers) == stamp)
     }
 
+    /// The reason a letter gives: the stamp's, else a lone `x-herald-reason`, else none.
+    @Test func theReasonComesFromTheStampOrALoneReasonHeader() {
+        #expect(DeadLetterStamp.reason(in: [DeadLetterStamp.header: stamp.fieldValue, "x-herald-reason": .string("other")]) == stamp.reason)
+        #expect(DeadLetterStamp.reason(in: ["x-herald-reason": .string("malformed")]) == "malformed")
+        #expect(DeadLetterStamp.reason(in: ["x-first-death-reason": .string("delivery_limit")]) == nil)
+    }
+
     /// The broker's own dead letters (delivery limit) and tables missing a field or with a
     /// field of the wrong type are not Herald's stamp.
     @Test func anythingElseIsNoStamp() throws {

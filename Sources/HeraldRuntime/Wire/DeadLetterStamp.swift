@@ -32,6 +32,14 @@ public struct DeadLetterStamp: Sendable, Equatable {
         self.at = at
     }
 
+    /// The reason a dead letter gives: its stamp's, or else a lone `x-herald-reason` header
+    /// (a letter made by hand or by a bare consumer, or a stamp of the older form not whole).
+    public static func reason(in headers: [String: AMQPFieldValue]) -> String? {
+        if let stamp = DeadLetterStamp(headers: headers) { return stamp.reason }
+        if case .string(let reason)? = headers["x-herald-reason"] { return reason }
+        return nil
+    }
+
     /// The header's value.
     public var fieldValue: AMQPFieldValue {
         .table(["reason": .string(reason), "category": .string(category), "queue": .string(queue),
