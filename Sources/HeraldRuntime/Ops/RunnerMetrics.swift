@@ -72,9 +72,13 @@ extension Duration {
     /// The duration in seconds, for rates, sleeps and CPU shares.
     public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 
+    /// Whole nanoseconds, saturating at Int64's bounds (a deadline of "forever").
     public var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        if overflow { return seconds < 0 ? .min : .max }
+        let (total, overflowAgain) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
+        return overflowAgain ? (seconds < 0 ? .min : .max) : total
     }
 }
 

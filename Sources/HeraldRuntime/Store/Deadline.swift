@@ -17,13 +17,13 @@ public func withDeadline<T: Sendable>(_ timeout: Duration, _ operation: @escapin
     }
 }
 
-/// Whichever of the operation and the timer finishes first resumes the continuation and
-/// cancels the other.
+/// Whichever of the operation and the deadline (``DeadlineClock``) finishes first resumes
+/// the continuation and cancels the other.
 private final class DeadlineRace<T: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<T, any Error>?
         var work: Task<Void, Never>?
-        var timer: Task<Void, Never>?
+        var deadline: UInt64?
     }
     private let state: Mutex<State>
 
@@ -32,33 +32,34 @@ private final class DeadlineRace<T: Sendable>: Sendable {
     }
 
     func start(timeout: Duration, _ operation: @escaping @Sendable () async throws -> T) {
+        let deadline = DeadlineClock.shared.schedule(after: timeout) {
+            self.finish(.failure(DeadlineExceeded(seconds: timeout.components.seconds)), byDeadline: true)
+        }
         let work = Task {
             let result: Result<T, any Error>
             do { result = .success(try await operation()) } catch { result = .failure(error) }
-            self.finish(result, cancel: \.timer)
-        }
-        let timer = Task {
-            guard (try? await Task.sleep(for: timeout)) != nil else { return }
-            self.finish(.failure(DeadlineExceeded(seconds: timeout.components.seconds)), cancel: \.work)
+            self.finish(result, byDeadline: false)
         }
         let settled = state.withLock { state -> Bool in
             state.work = work
-            state.timer = timer
+            state.deadline = deadline
             return state.continuation == nil
         }
         if settled {
             work.cancel()
-            timer.cancel()
+            DeadlineClock.shared.cancel(deadline)
         }
     }
 
-    private func finish(_ result: Result<T, any Error>, cancel other: KeyPath<State, Task<Void, Never>?>) {
-        let (continuation, loser) = state.withLock { state -> (CheckedContinuation<T, any Error>?, Task<Void, Never>?) in
+    /// The first call resumes the continuation; the loser is cancelled (a late operation is
+    /// left to finish on its own, a deadline will not fire).
+    private func finish(_ result: Result<T, any Error>, byDeadline: Bool) {
+        let (continuation, work, deadline) = state.withLock { state in
             defer { state.continuation = nil }
-            return (state.continuation, state[keyPath: other])
+            return (state.continuation, state.work, state.deadline)
         }
         guard let continuation else { return }
-        loser?.cancel()
+        if byDeadline { work?.cancel() } else if let deadline { DeadlineClock.shared.cancel(deadline) }
         continuation.resume(with: result)
     }
 }
