@@ -20,15 +20,17 @@ final class WakeSignal: Sendable {
         waiter?.resume()
     }
 
-    /// Returns on a signal, on `timeout`, or on cancellation.
+    /// Returns on a signal, on `timeout`, or on cancellation. The timeout is a
+    /// ``DeadlineClock`` entry, not a sleeping task (a cancelled sleep keeps its timer until
+    /// its end); a timeout that fires just as a signal arrives wakes the next wait early once.
     func wait(timeout: Duration) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await Task.sleep(for: timeout) }
-            group.addTask { await self.waitForSignal() }
-            await group.next()
-            group.cancelAll()
-            self.signal() // release waitForSignal if the timer won
+        let deadline = DeadlineClock.shared.schedule(after: timeout) { self.signal() }
+        await withTaskCancellationHandler {
+            await waitForSignal()
+        } onCancel: {
+            self.signal()
         }
+        DeadlineClock.shared.cancel(deadline)
         state.withLock { $0.pending = false }
     }
 
