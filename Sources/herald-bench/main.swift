@@ -44,7 +44,8 @@ configuration.http.enabled = false
 var logger = Logger(label: "herald-bench")
 logger.logLevel = .error
 
-func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0) }
+/// `text` left-aligned in `width` columns, and at least one space after it when it is longer.
+func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count + 1), withPad: " ", startingAt: 0) }
 func runs(_ part: String) -> Bool { only == nil || only == part }
 
 if only == "cpumeter" { try await cpuMeterSelfCheck() }
