@@ -3,5 +3,6 @@ import HeraldApple
 import HeraldRuntime
 
 // herald-apple [--config PATH]: consumes the apple queue until SIGTERM/SIGINT.
+Bootstrap.concurrencyOnEventLoops()
 let code = await WorkerApp.main(AppleChannel.self, configPath: WorkerArguments.configPath())
 exit(code.rawValue)

@@ -3,5 +3,6 @@ import HeraldRuntime
 import HeraldCleanup
 
 // herald-cleanup [--config PATH]: consumes the cleanup queue until SIGTERM/SIGINT.
+Bootstrap.concurrencyOnEventLoops()
 let code = await WorkerApp.main(CleanupChannel.self, configPath: WorkerArguments.configPath())
 exit(code.rawValue)
