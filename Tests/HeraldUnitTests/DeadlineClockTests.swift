@@ -9,7 +9,8 @@ import Testing
         let clock = DeadlineClock()
         let fired = Mutex<[Int]>([])
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            for (label, ms) in [(3, 90), (1, 30), (2, 60)] {
+            // Far enough apart that a preempted test thread cannot reorder them.
+            for (label, ms) in [(3, 900), (1, 300), (2, 600)] {
                 _ = clock.schedule(after: .milliseconds(ms)) {
                     let count = fired.withLock { $0.append(label); return $0.count }
                     if count == 3 { done.resume() }
@@ -23,11 +24,11 @@ import Testing
     @Test(.timeLimit(.minutes(1))) func aCancelledDeadlineNeverFires() async throws {
         let clock = DeadlineClock()
         let fired = Mutex<[String]>([])
-        let cancelled = clock.schedule(after: .milliseconds(20)) { fired.withLock { $0.append("cancelled") } }
+        let cancelled = clock.schedule(after: .milliseconds(300)) { fired.withLock { $0.append("cancelled") } }
         clock.cancel(cancelled)
         #expect(clock.pending == 0)
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            _ = clock.schedule(after: .milliseconds(100)) {
+            _ = clock.schedule(after: .milliseconds(600)) {
                 fired.withLock { $0.append("kept") }
                 done.resume()
             }
@@ -36,14 +37,17 @@ import Testing
     }
 
     /// Cancelled entries wait in the heap for their due time only until the heap holds twice
-    /// the live ones: then it is rebuilt from those.
-    @Test func cancelledEntriesDoNotAccumulate() {
+    /// the live ones: then it is rebuilt from those, and a live one still fires.
+    @Test(.timeLimit(.minutes(1))) func cancelledEntriesDoNotAccumulate() async {
         let clock = DeadlineClock()
-        for _ in 0..<10_000 { clock.cancel(clock.schedule(after: .seconds(60)) {}) }
-        let live = (0..<100).map { _ in clock.schedule(after: .seconds(60)) {} }
-        #expect(clock.pending == 100)
-        #expect(clock.heapCount <= 2 * 1024 + 2)
-        for id in live { clock.cancel(id) }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            _ = clock.schedule(after: .milliseconds(500)) { done.resume() }
+            for _ in 0..<10_000 { clock.cancel(clock.schedule(after: .seconds(60)) {}) }
+            let live = (0..<100).map { _ in clock.schedule(after: .seconds(60)) {} }
+            #expect(clock.pending == 101)
+            #expect(clock.heapCount <= 2 * 1024 + 2)
+            for id in live { clock.cancel(id) }
+        }
         #expect(clock.pending == 0)
     }
 

@@ -23,6 +23,16 @@ import Testing
         }
     }
 
+    /// A deadline of zero can fire before the race has stored its operation's task: the
+    /// caller still gets its one answer.
+    @Test(.timeLimit(.minutes(1))) func aZeroDeadlineStillAnswersOnce() async throws {
+        for _ in 0..<100 {
+            await #expect(throws: DeadlineExceeded.self) {
+                try await withDeadline(.zero) { await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in } }
+            }
+        }
+    }
+
     @Test func errorsPassThrough() async throws {
         struct Boom: Error {}
         await #expect(throws: Boom.self) { try await withDeadline(.seconds(5)) { throw Boom() } }

@@ -59,7 +59,9 @@ private final class DeadlineRace<T: Sendable>: Sendable {
             return (state.continuation, state.work, state.deadline)
         }
         guard let continuation else { return }
-        if byDeadline { work?.cancel() } else if let deadline { DeadlineClock.shared.cancel(deadline) }
+        // The caller first: cancelling the work runs its cancellation handlers here, on the
+        // clock's thread when the deadline won.
         continuation.resume(with: result)
+        if byDeadline { work?.cancel() } else if let deadline { DeadlineClock.shared.cancel(deadline) }
     }
 }

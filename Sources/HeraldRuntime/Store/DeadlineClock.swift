@@ -50,9 +50,9 @@ final class DeadlineClock: @unchecked Sendable {
             thread.name = "herald-deadlines"
             thread.start()
         }
+        if heap.count > 1024, heap.count > 2 * live.count { heap.rebuild(live.map { ($0.value.due, $0.key) }) }
         nextID &+= 1
         live[nextID] = (due, fire)
-        if heap.count > 1024, heap.count > 2 * live.count { heap.rebuild(live.map { ($0.value.due, $0.key) }) }
         heap.push(due: due, id: nextID)
         if heap.firstID == nextID { pthread_cond_signal(condition) }
         return nextID
