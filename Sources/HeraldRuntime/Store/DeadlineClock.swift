@@ -9,7 +9,7 @@ import Glibc
 /// A deadline costs a lock, a heap push and a table insert; its cancellation (the usual end:
 /// the operation answered) a lock and a table removal. Each one was a `Task.sleep` before,
 /// and a cancelled sleep kept its task and its dispatch timer until the sleep's end: with
-/// four or five deadlines of 15 s per SMS job, about 40 MB and a few percent of the worker's
+/// four to six deadlines of 15 s per SMS job, about 35 MB and a tenth of the worker's
 /// CPU under load (docs/benchmarks.md). A cancelled entry leaves 16 bytes in the heap until
 /// the heap is rebuilt from the live ones, which happens once it holds twice as many.
 final class DeadlineClock: @unchecked Sendable {
