@@ -80,9 +80,25 @@ public struct MaildirMessage: Sendable {
         return MaildirMessage(envelopeTo: to, headers: headers, text: plain, html: html, contentType: contentType)
     }
 
-    /// The files of a maildir's `new/` folder, oldest name first.
+    /// The files of a maildir's `new/` folder, oldest first.
     public static func files(in maildir: String) -> [String] {
         let directory = maildir + "/new"
-        return ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).sorted().map { directory + "/" + $0 }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.sorted { a, b in
+            let (x, y) = (order(a), order(b))
+            return x == y ? a < b : x.lexicographicallyPrecedes(y)
+        }.map { directory + "/" + $0 }
+    }
+
+    /// Where a name of Python's `mailbox.Maildir` (`<seconds>.M<microseconds>P<pid>Q<count>.<host>`)
+    /// falls in time. Its microseconds are not zero-padded, so names sorted as text put
+    /// `M100000` before `M99999` within one second (two reset links of one test came out swapped).
+    static func order(_ name: String) -> [Int] {
+        let parts = name.split(separator: ".", maxSplits: 2)
+        guard parts.count >= 2, let seconds = Int(parts[0]), parts[1].first == "M" else { return [] }
+        let unique = parts[1].dropFirst()
+        let micro = Int(unique.prefix { $0.isNumber }) ?? 0
+        let count = unique.split(separator: "Q").last.flatMap { Int($0) } ?? 0
+        return [seconds, micro, count]
     }
 }
