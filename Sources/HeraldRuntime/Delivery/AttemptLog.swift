@@ -53,19 +53,16 @@ public struct AttemptLog: Sendable {
 
     private func query(change: String, _ binds: [any PostgresThrowingDynamicTypeEncodable & Sendable], attempts: [DeliveryAttempt],
                        keys: [String]?, final: String) throws -> PostgresQuery {
-        var bindings = PostgresBindings()
-        for bind in binds { try bindings.append(bind) }
-        let k = binds.count
-        try bindings.append(attempts.map(\.provider))
-        try bindings.append(attempts.map(\.result.rawValue))
-        try bindings.append(attempts.map { $0.httpStatus ?? -1 })
-        try bindings.append(attempts.map { $0.errorCode ?? "" })
-        try bindings.append(attempts.map { $0.providerMessageID ?? "" })
-        try bindings.append(attempts.map(\.durationMilliseconds))
+        PostgresQuery(unsafeSQL: sql(change: change, binds: binds.count, keyed: keys != nil, final: final),
+                      binds: try bindings(binds, attempts: attempts, keys: keys))
+    }
+
+    /// The text of ``query(change:_:attempts:keys:final:)`` for `change` with `binds` binds of its
+    /// own, for a statement prepared once (``Prepared``): `keyed` when several rows change.
+    public func sql(change: String, binds k: Int, keyed: Bool, final: String = "SELECT count(*) FROM v") -> String {
         // One changed row: every attempt is its. Several: each attempt joins its own row.
         let rows: String
-        if let keys {
-            try bindings.append(keys)
+        if keyed {
             rows = """
                 unnest($\(k + 1)::text[], $\(k + 2)::text[], $\(k + 3)::int[], $\(k + 4)::text[], $\(k + 5)::text[], $\(k + 6)::int[], $\(k + 7)::text[])
                        AS t(p, r, h, e, m, d, key) JOIN v ON v.\(keyColumn) = t.key
@@ -76,13 +73,29 @@ public struct AttemptLog: Sendable {
                        AS t(p, r, h, e, m, d)
                 """
         }
-        return PostgresQuery(unsafeSQL: """
+        return """
             WITH v AS (\(change)), a AS (
                 INSERT INTO \(table) (\(keyColumn), provider, result, http_status, error_code, provider_message_id, duration_ms)
                 SELECT v.\(keyColumn), p, r, NULLIF(h, -1), NULLIF(e, ''), NULLIF(m, ''), d
                   FROM \(rows))
             \(final)
-            """, binds: bindings)
+            """
+    }
+
+    /// The binds of ``sql(change:binds:keyed:final:)``: `binds`, then the attempts (and their
+    /// `keys` when keyed).
+    public func bindings(_ binds: [any PostgresThrowingDynamicTypeEncodable & Sendable], attempts: [DeliveryAttempt],
+                         keys: [String]?) throws -> PostgresBindings {
+        var bindings = PostgresBindings()
+        for bind in binds { try bindings.append(bind) }
+        bindings.append(attempts.map(\.provider))
+        bindings.append(attempts.map(\.result.rawValue))
+        bindings.append(attempts.map { $0.httpStatus ?? -1 })
+        bindings.append(attempts.map { $0.errorCode ?? "" })
+        bindings.append(attempts.map { $0.providerMessageID ?? "" })
+        bindings.append(attempts.map(\.durationMilliseconds))
+        if let keys { bindings.append(keys) }
+        return bindings
     }
 
     /// The calls recorded for one key, oldest first (what `heraldctl verify show-*` prints).

@@ -48,13 +48,9 @@ public final class EventRelay: Service, Sendable {
         let exchange = self.exchange
         let limit = self.batchSize
         return try await client.withTransaction(logger: logger) { db in
-            let rows = try await db.query("""
-                WITH batch AS (SELECT id FROM herald.event_outbox WHERE exchange = \(exchange) ORDER BY id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
-                DELETE FROM herald.event_outbox e USING batch WHERE e.id = batch.id
-                RETURNING e.name, e.message_id, e.body, e.created_at
-                """, logger: logger)
+            let rows = try await Prepared<TakeBatchSQL>(exchange, limit).rows(on: db, logger: logger)
             var events: [(String, String, String, Date)] = []
-            for try await row in rows.decode((String, String, String, Date).self) { events.append(row) }
+            for row in rows { events.append(try row.decode((String, String, String, Date).self)) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for (name, id, body, createdAt) in events {
                     var properties = AMQPProperties()
@@ -71,5 +67,14 @@ public final class EventRelay: Service, Sendable {
             }
             return events.count
         }
+    }
+
+    /// Takes up to $2 events of exchange $1, oldest first, skipping those another relay holds.
+    enum TakeBatchSQL: StatementText {
+        static let sql = """
+            WITH batch AS (SELECT id FROM herald.event_outbox WHERE exchange = $1::text ORDER BY id LIMIT $2::int FOR UPDATE SKIP LOCKED)
+            DELETE FROM herald.event_outbox e USING batch WHERE e.id = batch.id
+            RETURNING e.name, e.message_id, e.body, e.created_at
+            """
     }
 }

@@ -9,9 +9,14 @@ public enum EventOutbox {
         let names = events.map(\.name)
         let ids = events.map(\.messageID)
         let bodies = events.map { String(decoding: $0.body, as: UTF8.self) }
-        try await connection.query("""
+        try await Prepared<InsertSQL>(exchange, names, ids, bodies).rows(on: connection, logger: logger)
+    }
+
+    /// $1 exchange, $2 names, $3 message ids, $4 bodies.
+    enum InsertSQL: StatementText {
+        static let sql = """
             INSERT INTO herald.event_outbox (exchange, name, message_id, body)
-            SELECT \(exchange), * FROM unnest(\(names)::text[], \(ids)::text[], \(bodies)::text[])
-            """, logger: logger)
+            SELECT $1::text, * FROM unnest($2::text[], $3::text[], $4::text[])
+            """
     }
 }

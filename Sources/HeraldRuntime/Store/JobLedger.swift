@@ -68,32 +68,11 @@ public struct JobLedger: Sendable {
         // A stable order, so two workers claiming the same ids lock rows in the same order.
         let batch = unique.values.sorted { $0.messageID < $1.messageID }
         let ids = batch.map(\.messageID), types = batch.map(\.jobType), tokens = batch.map(\.token)
-        let rows = try await client.query("""
-            WITH input AS (
-                SELECT * FROM unnest(\(ids)::text[], \(types)::text[], \(tokens)::text[]) AS i(message_id, job_type, token)
-            ), before AS (
-                SELECT o.message_id, o.status, o.claim_token FROM herald.job_runs o JOIN input USING (message_id)
-            ), claimed AS (
-                INSERT INTO herald.job_runs AS j (message_id, job_type, queue, status, attempts, owner_key, claim_token, lease_until)
-                SELECT message_id, job_type, \(queue), 'running', 1, \(ownerKey), token, now() + make_interval(secs => \(leaseSeconds))
-                  FROM input ORDER BY message_id
-                ON CONFLICT (message_id) DO UPDATE
-                   SET status = 'running', attempts = j.attempts + (j.claim_token IS DISTINCT FROM EXCLUDED.claim_token)::int,
-                       owner_key = EXCLUDED.owner_key, claim_token = EXCLUDED.claim_token,
-                       lease_until = EXCLUDED.lease_until, updated_at = now()
-                 WHERE j.status = 'retrying'
-                    OR (j.status = 'running'
-                        AND (j.claim_token = EXCLUDED.claim_token
-                             OR j.lease_until < now() OR j.owner_key IS NULL
-                             OR pg_try_advisory_xact_lock_shared(j.owner_key)))
-                RETURNING j.message_id, j.attempts
-            )
-            SELECT input.message_id, claimed.attempts, before.status, before.claim_token
-              FROM input LEFT JOIN claimed USING (message_id) LEFT JOIN before USING (message_id)
-            """, logger: logger)
+        let rows = try await Prepared<ClaimSQL>(ids, types, tokens, queue, ownerKey, leaseSeconds).rows(on: client, logger: logger)
         // `before` sees the statement's snapshot: each row as it was before this claim.
         var answers: [String: Claim] = [:]
-        for try await (id, attempts, previousStatus, previousToken) in rows.decode((String, Int?, JobStatus?, String?).self) {
+        for row in rows {
+            let (id, attempts, previousStatus, previousToken) = try row.decode((String, Int?, JobStatus?, String?).self)
             let token = unique[id]?.token
             if let attempts {
                 answers[id] = .claimed(attempt: attempts, tookOver: previousStatus == .running && previousToken != token)
@@ -127,13 +106,7 @@ public struct JobLedger: Sendable {
         let ids = items.map(\.messageID)
         let statuses = items.map(\.status.rawValue)
         let reasons = items.map { $0.reason ?? "" }
-        try await connection.query("""
-            UPDATE herald.job_runs AS j
-               SET status = u.status, reason = NULLIF(u.reason, ''), finished_at = now(), updated_at = now(),
-                   lease_until = NULL, owner_key = NULL
-              FROM unnest(\(ids)::text[], \(statuses)::text[], \(reasons)::text[]) AS u(message_id, status, reason)
-             WHERE j.message_id = u.message_id
-            """, logger: logger)
+        try await Prepared<FinishSQL>(ids, statuses, reasons).rows(on: connection, logger: logger)
     }
 
     /// A job replayed from the dead-letter queue runs again, with fresh attempts.
@@ -144,5 +117,44 @@ public struct JobLedger: Sendable {
                    owner_key = NULL, lease_until = NULL, updated_at = now()
              WHERE message_id = ANY(\(messageIDs)::text[]) AND status IN ('dead', 'rejected')
             """, logger: logger)
+    }
+
+    /// Claims a group (``claim(_:queue:ownerKey:leaseSeconds:)``): $1 message ids, $2 job types,
+    /// $3 claim tokens, $4 queue, $5 owner key, $6 lease seconds.
+    enum ClaimSQL: StatementText {
+        static let sql = """
+            WITH input AS (
+                SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS i(message_id, job_type, token)
+            ), before AS (
+                SELECT o.message_id, o.status, o.claim_token FROM herald.job_runs o JOIN input USING (message_id)
+            ), claimed AS (
+                INSERT INTO herald.job_runs AS j (message_id, job_type, queue, status, attempts, owner_key, claim_token, lease_until)
+                SELECT message_id, job_type, $4::text, 'running', 1, $5::bigint, token, now() + make_interval(secs => $6::int)
+                  FROM input ORDER BY message_id
+                ON CONFLICT (message_id) DO UPDATE
+                   SET status = 'running', attempts = j.attempts + (j.claim_token IS DISTINCT FROM EXCLUDED.claim_token)::int,
+                       owner_key = EXCLUDED.owner_key, claim_token = EXCLUDED.claim_token,
+                       lease_until = EXCLUDED.lease_until, updated_at = now()
+                 WHERE j.status = 'retrying'
+                    OR (j.status = 'running'
+                        AND (j.claim_token = EXCLUDED.claim_token
+                             OR j.lease_until < now() OR j.owner_key IS NULL
+                             OR pg_try_advisory_xact_lock_shared(j.owner_key)))
+                RETURNING j.message_id, j.attempts
+            )
+            SELECT input.message_id, claimed.attempts, before.status, before.claim_token
+              FROM input LEFT JOIN claimed USING (message_id) LEFT JOIN before USING (message_id)
+            """
+    }
+
+    /// Final outcomes (``finish(_:on:logger:)``): $1 message ids, $2 statuses, $3 reasons ('' for none).
+    enum FinishSQL: StatementText {
+        static let sql = """
+            UPDATE herald.job_runs AS j
+               SET status = u.status, reason = NULLIF(u.reason, ''), finished_at = now(), updated_at = now(),
+                   lease_until = NULL, owner_key = NULL
+              FROM unnest($1::text[], $2::text[], $3::text[]) AS u(message_id, status, reason)
+             WHERE j.message_id = u.message_id
+            """
     }
 }

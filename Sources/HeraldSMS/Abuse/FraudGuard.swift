@@ -63,18 +63,12 @@ struct FraudGuard: Sendable {
         let (client, logger) = (requests[0].client, requests[0].logger)
         return try await Database.retryingConflicts {
             try await client.withTransaction(logger: logger) { connection -> [Pause?] in
-                let rows = try await connection.query("""
-                    SELECT u.i, f.o_scope, f.o_key, f.o_new, f.o_sent, f.o_verified
-                      FROM unnest(\(requests.map(\.verificationID))::text[], \(requests.map(\.phone))::text[],
-                                  \(requests.map(\.region))::text[], \(requests.map(\.prefix))::text[])
-                           WITH ORDINALITY AS u(id, phone, region, prefix, i)
-                      LEFT JOIN LATERAL herald.fraud_guard_check(
-                           u.id, u.phone, u.region, u.prefix, \(c.windowMinutes)::int,
-                           \(c.regionFloor)::int, \(c.prefixFloor)::int, \(c.minConversion)::float8, \(c.pauseSeconds)::int) f ON true
-                     ORDER BY u.i
-                    """, logger: logger)
+                let rows = try await Prepared<CheckSQL>(
+                    requests.map(\.verificationID), requests.map(\.phone), requests.map(\.region), requests.map(\.prefix),
+                    c.windowMinutes, c.regionFloor, c.prefixFloor, c.minConversion, c.pauseSeconds).rows(on: connection, logger: logger)
                 var pauses = [Pause?](repeating: nil, count: requests.count)
-                for try await (index, scope, key, new, sent, verified) in rows.decode((Int, String?, String?, Bool?, Int64?, Int64?).self) {
+                for row in rows {
+                    let (index, scope, key, new, sent, verified) = try row.decode((Int, String?, String?, Bool?, Int64?, Int64?).self)
                     guard let scope, let key, (1...requests.count).contains(index) else { continue }
                     pauses[index - 1] = Pause(scope: scope, key: key, new: new ?? false, sent: sent ?? 0, verified: verified ?? 0)
                 }
@@ -85,6 +79,17 @@ struct FraudGuard: Sendable {
                 return pauses
             }
         }
+    }
+
+    /// ``judge(_:configuration:)``: $1…$4 the requests, $5…$9 the configuration.
+    enum CheckSQL: StatementText {
+        static let sql = """
+            SELECT u.i, f.o_scope, f.o_key, f.o_new, f.o_sent, f.o_verified
+              FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS u(id, phone, region, prefix, i)
+              LEFT JOIN LATERAL herald.fraud_guard_check(
+                   u.id, u.phone, u.region, u.prefix, $5::int, $6::int, $7::int, $8::float8, $9::int) f ON true
+             ORDER BY u.i
+            """
     }
 
     /// `sms.fraud_guard.paused`: a scope stopped receiving codes.

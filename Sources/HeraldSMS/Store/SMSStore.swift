@@ -85,18 +85,15 @@ public enum SMSStore {
             windows += request.limits.windows
             maxes += request.limits.maxes
         }
-        let rows = try await client.query("""
-            SELECT o_i, o_decision, o_reason, o_uncertain FROM herald.sms_prepare_batch(
-                \(requests.map(\.verificationID))::text[], \(requests.map(\.messageID))::text[], \(requests.map(\.phone))::text[],
-                \(requests.map(\.purpose))::text[], \(requests.map(\.force))::boolean[], \(requests.map(\.test))::boolean[],
-                \(requests.map(\.hash.keyID))::text[], \(requests.map { ByteBuffer(bytes: $0.hash.digest) })::bytea[],
-                \(r.ttlSeconds)::int, \(r.maxAttempts)::int, \(r.resendIntervalSeconds)::int,
-                \(limitRequests)::int[], \(scopes)::text[], \(keys)::text[], \(windows)::int[], \(maxes)::int[],
-                \(r.ownerKey)::bigint, \(r.guessing.maxFailures)::int, \(r.guessing.windowSeconds)::int,
-                \(r.guessing.lockoutSeconds)::int, \(r.guessing.maxLockoutSeconds)::int)
-            """, logger: logger)
+        let rows = try await Prepared<PrepareBatchSQL>(
+            requests.map(\.verificationID), requests.map(\.messageID), requests.map(\.phone), requests.map(\.purpose),
+            requests.map(\.force), requests.map(\.test), requests.map(\.hash.keyID), requests.map { ByteBuffer(bytes: $0.hash.digest) },
+            r.ttlSeconds, r.maxAttempts, r.resendIntervalSeconds, limitRequests, scopes, keys, windows, maxes,
+            r.ownerKey, r.guessing.maxFailures, r.guessing.windowSeconds, r.guessing.lockoutSeconds, r.guessing.maxLockoutSeconds
+        ).rows(on: client, logger: logger)
         var decisions = [Decision?](repeating: nil, count: requests.count)
-        for try await (index, decision, reason, uncertain) in rows.decode((Int32, String, String?, Bool).self) {
+        for row in rows {
+            let (index, decision, reason, uncertain) = try row.decode((Int32, String, String?, Bool).self)
             guard (1...requests.count).contains(Int(index)) else { continue }
             decisions[Int(index) - 1] = Decision(decision, reason: reason, uncertain: uncertain)
         }
@@ -104,6 +101,16 @@ public enum SMSStore {
             guard let decision else { throw StoreError("herald.sms_prepare_batch gave no decision") }
             return decision
         }
+    }
+
+    /// ``prepare(_:client:logger:)``'s call of `herald.sms_prepare_batch`, its arguments in order.
+    enum PrepareBatchSQL: StatementText {
+        static let sql = """
+            SELECT o_i, o_decision, o_reason, o_uncertain FROM herald.sms_prepare_batch(
+                $1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::boolean[], $7::text[], $8::bytea[],
+                $9::int, $10::int, $11::int, $12::int[], $13::text[], $14::text[], $15::int[], $16::int[],
+                $17::bigint, $18::int, $19::int, $20::int, $21::int)
+            """
     }
 
     /// `herald.sms_send_attempts`: every provider call of a verification (`heraldctl verify show-*`
@@ -126,7 +133,16 @@ public enum SMSStore {
     /// Verifications whose SMS a provider accepted, `sent` with their attempts, in one statement.
     public static func sent(_ sends: [Sent], client: PostgresClient, logger: Logger) async throws {
         let accepted = sends.map(\.attempts.last)
-        let query = try Self.attempts.query(change: """
+        let bindings = try attempts.bindings(
+            [sends.map(\.verificationID), accepted.map { $0?.provider ?? "" }, accepted.map { $0?.providerMessageID ?? "" },
+             sends.map(\.encoding.segments), sends.map(\.encoding.scheme.rawValue), sends.map(\.attempts.uncertainSends)],
+            attempts: sends.flatMap(\.attempts), keys: sends.flatMap { sent in sent.attempts.map { _ in sent.verificationID } })
+        try await Prepared<SentSQL>(bindings: bindings).rows(on: client, logger: logger)
+    }
+
+    /// ``sent(_:client:logger:)``: $1…$6 what each provider accepted, then the attempts (``AttemptLog``).
+    enum SentSQL: StatementText {
+        static let sql = attempts.sql(change: """
             UPDATE herald.sms_verifications s
                SET state = 'sent', reason = NULL, provider = NULLIF(i.provider, ''), provider_message_id = NULLIF(i.message_id, ''),
                    segments = i.segments, encoding = i.encoding, uncertain_sends = s.uncertain_sends + i.uncertain, updated_at = now()
@@ -134,10 +150,7 @@ public enum SMSStore {
                    AS i(verification_id, provider, message_id, segments, encoding, uncertain)
              WHERE s.verification_id = i.verification_id AND s.state = 'sending'
             RETURNING s.verification_id, s.code_id
-            """, [sends.map(\.verificationID), accepted.map { $0?.provider ?? "" }, accepted.map { $0?.providerMessageID ?? "" },
-                  sends.map(\.encoding.segments), sends.map(\.encoding.scheme.rawValue), sends.map(\.attempts.uncertainSends)],
-            attempts: sends.flatMap(\.attempts), keys: sends.flatMap { sent in sent.attempts.map { _ in sent.verificationID } })
-        try await client.query(query, logger: logger)
+            """, binds: 6, keyed: true)
     }
 
     /// A permanent failure: the code is closed, so the next request sends a fresh one.
