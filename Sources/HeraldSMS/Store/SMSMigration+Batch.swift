@@ -37,7 +37,28 @@ extension SMSSchema {
              WHERE l.req = ANY (p_fast) AND l.scope <> 'resend'
         $$;
 
-        CREATE FUNCTION herald.sms_prepare_batch(
+        \(batchFunction(create: "CREATE FUNCTION", counter: ""))
+        \(GenericPlans.sql(functions: [
+            "sms_prepare_batch", "sms_prepare", "sms_rate_take", "sms_exhausted", "sms_guess_failed",
+            "fraud_guard_check", "fraud_guard_count", "fraud_guard_sent", "fraud_guard_verified",
+        ]))
+        """)
+
+    /// Migration 28 (issue 18): `herald.sms_prepare_batch` judges each counter once. PostgreSQL
+    /// inlined the judging statement's `counter` into its join with the group's limits, so it
+    /// summed a counter's other buckets once per request on it: the global counter (16 shards ×
+    /// 10 buckets) once per request of the group. Materialized, each distinct counter is summed
+    /// once. The decisions are the same.
+    static let judgeEachCounterOnce = Migration(version: 28, name: "sms_prepare_batch_judges_each_counter_once", sql: """
+        \(batchFunction(create: "CREATE OR REPLACE FUNCTION", counter: "MATERIALIZED "))
+        \(GenericPlans.sql(functions: ["sms_prepare_batch"]))
+        """)
+
+    /// The text of `herald.sms_prepare_batch` (migrations 23 and 28): `counter` is the judging
+    /// statement's `counter` CTE's materialization.
+    private static func batchFunction(create: String, counter: String) -> String {
+        """
+        \(create) herald.sms_prepare_batch(
             p_ids text[], p_message_ids text[], p_phones text[], p_purposes text[], p_forces boolean[], p_tests boolean[],
             p_key_ids text[], p_hashes bytea[],
             p_ttl_seconds integer, p_max_attempts integer, p_resend_interval_seconds integer,
@@ -93,7 +114,7 @@ extension SMSSchema {
                 -- Judged in a statement of its own, which sees what other groups committed while
                 -- this one waited for its rows: each request's place on each of its counters,
                 -- plus the other buckets of the window (for global, every shard's).
-                WITH counter AS (
+                WITH counter AS \(counter)(
                     SELECT u.*, (SELECT coalesce(sum(e.count), 0) FROM herald.sms_rate_counters e
                                   WHERE e.scope = u.scope
                                     AND e.key = ANY (CASE WHEN u.scope = 'global'
@@ -164,10 +185,6 @@ extension SMSSchema {
             END LOOP;
         END;
         $$;
-
-        \(GenericPlans.sql(functions: [
-            "sms_prepare_batch", "sms_prepare", "sms_rate_take", "sms_exhausted", "sms_guess_failed",
-            "fraud_guard_check", "fraud_guard_count", "fraud_guard_sent", "fraud_guard_verified",
-        ]))
-        """)
+        """
+    }
 }
