@@ -2,14 +2,16 @@ import Foundation
 import HeraldStubs
 import HeraldRuntime
 
-/// The table of the broker, runner, sms and processes runs: msg/s, latency, the ratio to the
-/// broker baseline (the first row), the CPU per job of each component (``CPUMeter``: broker ·
-/// PostgreSQL · worker processes · herald-bench, whose in-process workers are in the last) and
-/// the cores they kept busy together; then each process run's worker memory and, with
-/// BENCH_STATEMENTS=1, each SMS run's top statements.
-func printRuns(_ results: [BenchResult], count: Int, configuration: HeraldConfiguration) {
+/// The table of the broker, runner, sms and processes runs, under the bench database's size
+/// (``DatabaseSize``): msg/s, latency, the ratio to the broker baseline (the first row), the CPU
+/// per job of each component (``CPUMeter``: broker · PostgreSQL · worker processes ·
+/// herald-bench, whose in-process workers are in the last) and the cores they kept busy
+/// together; then each process run's worker memory and, with BENCH_STATEMENTS=1, each SMS run's
+/// top statements.
+func printRuns(_ results: [BenchResult], count: Int, size: DatabaseSize, configuration: HeraldConfiguration) {
     guard let baseline = results.first else { return }
     print("\nherald-bench: \(count) messages each, prefetch \(configuration.amqp.prefetch), \(configuration.amqp.queueType.rawValue) queues, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+    print("bench database before the runs (rows, estimated): \(size.description)")
     print(pad("run", 50) + pad("msg/s", 8) + pad("p50 ms", 8) + pad("p99 ms", 8) + pad("vs base", 9)
           + pad("CPU ms/job broker·pg·worker·bench", 35) + "cores")
     for result in results {

@@ -53,6 +53,7 @@ if only == "cpumeter" { try await cpuMeterSelfCheck() }
 if runs("runner") || runs("sms") || runs("processes") {
     // BENCH_STATEMENTS=1: pg_stat_statements reset before and read after each SMS run (Statements.swift).
     let statements = environment["BENCH_STATEMENTS"] == "1" ? try await BenchStatements(configuration: configuration.database, logger: logger) : nil
+    let size = try await DatabaseSize.read(configuration: configuration.database, logger: logger)
     let baseline = try await brokerBaseline(count: count, configuration: configuration, logger: logger)
     var results = [baseline]
     if runs("runner") {
@@ -82,7 +83,7 @@ if runs("runner") || runs("sms") || runs("processes") {
         }
     }
     await statements?.close()
-    printRuns(results, count: count, configuration: configuration)
+    printRuns(results, count: count, size: size, configuration: configuration)
 }
 
 if runs("email") {

@@ -1,0 +1,46 @@
+import Foundation
+import HeraldRuntime
+import Logging
+import PostgresNIO
+
+/// How many rows the bench database's SMS tables hold: PostgreSQL's CPU per job grows with them
+/// (bigger indexes, autovacuum, pages that no longer fit in shared_buffers), and the bench
+/// database keeps every earlier invocation's jobs. Printed above the runs so that figures are
+/// compared at similar sizes (docs/benchmarks.md, "The bench database's size").
+struct DatabaseSize: Sendable {
+    static let tables = ["job_runs", "sms_verifications", "sms_codes", "sms_rate_counters"]
+    var rows: [String: Int64]
+
+    /// PostgreSQL's own estimates (`pg_class.reltuples`, kept by autovacuum and ANALYZE): no
+    /// count over millions of rows; a table never analyzed counts 0.
+    static func read(configuration: DatabaseConfiguration, logger: Logger) async throws -> DatabaseSize {
+        var settings = configuration
+        settings.maxConnections = 1
+        let client = try Database.makeClient(settings, logger: logger)
+        return try await withThrowingTaskGroup(of: DatabaseSize?.self) { group in
+            group.addTask { await client.run(); return nil }
+            defer { group.cancelAll() }
+            var rows: [String: Int64] = [:]
+            for try await (name, estimate) in try await client.query("""
+                SELECT c.relname, greatest(c.reltuples, 0)::bigint FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                 WHERE n.nspname = 'herald' AND c.relname = ANY (\(tables))
+                """, logger: logger).decode((String, Int64).self) {
+                rows[name] = estimate
+            }
+            return DatabaseSize(rows: rows)
+        }
+    }
+
+    /// `job_runs 2.99M, sms_verifications 2.88M, …` (rows, estimated).
+    var description: String {
+        Self.tables.map { "\($0) \(Self.format(rows[$0] ?? 0))" }.joined(separator: ", ")
+    }
+
+    static func format(_ n: Int64) -> String {
+        switch n {
+        case 1_000_000...: return String(format: "%.2fM", Double(n) / 1_000_000)
+        case 1_000...: return String(format: "%.0fk", Double(n) / 1_000)
+        default: return "\(n)"
+        }
+    }
+}
