@@ -17,18 +17,16 @@ struct DatabaseSize: Sendable {
         var settings = configuration
         settings.maxConnections = 1
         let client = try Database.makeClient(settings, logger: logger)
-        return try await withThrowingTaskGroup(of: DatabaseSize?.self) { group in
-            group.addTask { await client.run(); return nil }
-            defer { group.cancelAll() }
-            var rows: [String: Int64] = [:]
-            for try await (name, estimate) in try await client.query("""
-                SELECT c.relname, greatest(c.reltuples, 0)::bigint FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-                 WHERE n.nspname = 'herald' AND c.relname = ANY (\(tables))
-                """, logger: logger).decode((String, Int64).self) {
-                rows[name] = estimate
-            }
-            return DatabaseSize(rows: rows)
+        let task = Task { await client.run() }
+        defer { task.cancel() }
+        var rows: [String: Int64] = [:]
+        for try await (name, estimate) in try await client.query("""
+            SELECT c.relname, greatest(c.reltuples, 0)::bigint FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+             WHERE n.nspname = 'herald' AND c.relname = ANY (\(tables))
+            """, logger: logger).decode((String, Int64).self) {
+            rows[name] = estimate
         }
+        return DatabaseSize(rows: rows)
     }
 
     /// `job_runs 2.99M, sms_verifications 2.88M, …` (rows, estimated).
