@@ -24,9 +24,7 @@ final class BenchStatements: Sendable {
     static let top = 12
 
     init(configuration: DatabaseConfiguration, logger: Logger) async throws {
-        var settings = configuration
-        settings.maxConnections = 2
-        let client = try Database.makeClient(settings, logger: logger)
+        let client = try Database.makeClient(configuration.shortLived(connections: 2), logger: logger)
         let task = Task { await client.run() }
         self.client = client
         self.logger = logger

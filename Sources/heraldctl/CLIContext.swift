@@ -26,9 +26,11 @@ struct CLIContext {
         }
     }
 
-    /// Runs `body` with a running PostgresClient.
+    /// Runs `body` with a running PostgresClient (the configured pool size, no idle connections
+    /// opened ahead: a command's statements open what they use).
     func withDatabase<T: Sendable>(_ body: @Sendable (PostgresClient) async throws -> T) async throws -> T {
-        let client = try Database.makeClient(configuration.database, logger: logger)
+        let database = configuration.database.shortLived(connections: configuration.database.maxConnections)
+        let client = try Database.makeClient(database, logger: logger)
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { await client.run(); return nil }
             defer { group.cancelAll() }
