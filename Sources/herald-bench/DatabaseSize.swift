@@ -14,7 +14,9 @@ struct DatabaseSize: Sendable {
     /// PostgreSQL's own estimates (`pg_class.reltuples`, kept by autovacuum and ANALYZE): no
     /// count over millions of rows; a table never analyzed counts 0.
     static func read(configuration: DatabaseConfiguration, logger: Logger) async throws -> DatabaseSize {
-        let client = try Database.makeClient(configuration.shortLived(connections: 1), logger: logger)
+        var settings = configuration
+        settings.maxConnections = 1
+        let client = try Database.makeClient(settings, logger: logger)
         let task = Task { await client.run() }
         defer { task.cancel() }
         var rows: [String: Int64] = [:]

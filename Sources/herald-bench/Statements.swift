@@ -24,7 +24,9 @@ final class BenchStatements: Sendable {
     static let top = 12
 
     init(configuration: DatabaseConfiguration, logger: Logger) async throws {
-        let client = try Database.makeClient(configuration.shortLived(connections: 2), logger: logger)
+        var settings = configuration
+        settings.maxConnections = 2
+        let client = try Database.makeClient(settings, logger: logger)
         let task = Task { await client.run() }
         self.client = client
         self.logger = logger

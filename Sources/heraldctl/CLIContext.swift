@@ -26,11 +26,9 @@ struct CLIContext {
         }
     }
 
-    /// Runs `body` with a running PostgresClient (the configured pool size, no idle connections
-    /// opened ahead: a command's statements open what they use).
+    /// Runs `body` with a running PostgresClient.
     func withDatabase<T: Sendable>(_ body: @Sendable (PostgresClient) async throws -> T) async throws -> T {
-        let database = configuration.database.shortLived(connections: configuration.database.maxConnections)
-        let client = try Database.makeClient(database, logger: logger)
+        let client = try Database.makeClient(configuration.database, logger: logger)
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask { await client.run(); return nil }
             defer { group.cancelAll() }

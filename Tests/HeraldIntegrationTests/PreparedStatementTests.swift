@@ -15,7 +15,9 @@ import Testing
     @Test func aStatementThatFailedToPrepareRunsOnceItsTableExists() async throws {
         try await withHarness { harness in
             try await harness.database.query("DROP TABLE IF EXISTS public.herald_prepared_probe", logger: harness.logger)
-            let client = try Database.makeClient(harness.configuration.database.shortLived(connections: 1), logger: harness.logger)
+            var settings = harness.configuration.database
+            settings.maxConnections = 1
+            let client = try Database.makeClient(settings, logger: harness.logger)
             let task = Task { await client.run() }
             defer { task.cancel() }
             harness.onClose { try? await harness.database.query("DROP TABLE IF EXISTS public.herald_prepared_probe", logger: harness.logger) }

@@ -64,24 +64,6 @@ import Testing
         #expect(url?.key == "database.url")
     }
 
-    @Test func thePoolMinimumStaysWithinItsMaximum() throws {
-        func database(_ environment: [String: String]) throws -> DatabaseConfiguration {
-            try HeraldConfiguration(every: ConfigSource(path: nil, environment: environment)).database
-        }
-        #expect(try database([:]).minConnections == 8)
-        #expect(try database(["HERALD_DATABASE_MAX_CONNECTIONS": "1"]).minConnections == 1)
-        #expect(try database(["HERALD_DATABASE_MIN_CONNECTIONS": "12"]).minConnections == 12)
-        #expect(try database(["HERALD_DATABASE_MIN_CONNECTIONS": "0"]).minConnections == 0)
-        let above = #expect(throws: ConfigError.self) {
-            try database(["HERALD_DATABASE_MAX_CONNECTIONS": "4", "HERALD_DATABASE_MIN_CONNECTIONS": "5"])
-        }
-        #expect(above?.key == "database.min_connections")
-        #expect(above?.reason.contains("database.max_connections (4)") == true)
-        #expect(try database([:]).shortLived(connections: 1).minConnections == 0)
-        let negative = #expect(throws: ConfigError.self) { try database(["HERALD_DATABASE_MIN_CONNECTIONS": "-1"]) }
-        #expect(negative?.key == "database.min_connections")
-    }
-
     @Test func unknownKeysAreReported() throws {
         let path = try write("amqp:\n  prefetsh: 3\nlog:\n  level: debug\n")
         let source = try ConfigSource(path: path, environment: [:])

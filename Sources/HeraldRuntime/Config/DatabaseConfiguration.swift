@@ -4,13 +4,6 @@ import Foundation
 public struct DatabaseConfiguration: Sendable {
     public var url: String = "postgres://herald@127.0.0.1:55432/herald"
     public var maxConnections: Int = 16
-    /// Connections the pool keeps open while idle. postgres-nio starts a 60 s idle-timeout
-    /// timer each time a connection above this count goes back to the pool, and a cancelled
-    /// timer keeps its memory until it would have fired: about 10 MB of an SMS worker's peak
-    /// at half its maximum rate, where it keeps up to 8 connections busy (docs/benchmarks.md).
-    /// The pool leases the lowest-numbered free connection, so a load that needs no more than
-    /// this many starts no such timers.
-    public var minConnections: Int = 8
     public var connectTimeoutSeconds: Int = 5
     /// A database operation (lease, statement, transaction) taking longer counts as the
     /// database being unreachable: the job is held and tried again.
@@ -33,16 +26,14 @@ public struct DatabaseConfiguration: Sendable {
         case require
     }
 
-    public init(url: String = "postgres://herald@127.0.0.1:55432/herald", maxConnections: Int = 16, minConnections: Int = 8) {
+    public init(url: String = "postgres://herald@127.0.0.1:55432/herald", maxConnections: Int = 16) {
         self.url = url
         self.maxConnections = maxConnections
-        self.minConnections = min(minConnections, maxConnections)
     }
 
     init(source: ConfigSource) throws {
         self.url = try source.string("database.url", default: url, secret: true)
         self.maxConnections = try source.int("database.max_connections", default: maxConnections, range: 1...1000)
-        self.minConnections = try source.int("database.min_connections", default: min(minConnections, maxConnections))
         self.connectTimeoutSeconds = try source.int("database.connect_timeout_seconds", default: connectTimeoutSeconds, range: 1...300)
         self.operationTimeoutSeconds = try source.int("database.operation_timeout_seconds", default: operationTimeoutSeconds, range: 1...3_600)
         self.tls = try source.choice("database.tls", default: tls)
@@ -50,22 +41,10 @@ public struct DatabaseConfiguration: Sendable {
         try validate()
     }
 
-    /// The URL parses, the pool's minimum fits its maximum and the TLS keys fit the host
-    /// (``checkTLS(host:)``); the worker refuses to start otherwise, with the key named.
+    /// The URL parses and the TLS keys fit it (``checkTLS(host:)``); the worker refuses to
+    /// start otherwise, with the key named.
     public func validate() throws {
-        guard (0...maxConnections).contains(minConnections) else {
-            throw ConfigError(key: "database.min_connections", reason: "must be between 0 and database.max_connections (\(maxConnections)), got \(minConnections)")
-        }
         try checkTLS(host: try endpoint().host)
-    }
-
-    /// The same database for a short-lived client (a command, a probe): at most `connections`
-    /// and none kept open while idle.
-    public func shortLived(connections: Int) -> DatabaseConfiguration {
-        var settings = self
-        settings.maxConnections = connections
-        settings.minConnections = 0
-        return settings
     }
 
     /// Host, port, user, password and database parsed from ``url``.

@@ -20,7 +20,6 @@ public enum Database {
             password: endpoint.password, database: endpoint.database, tls: tls
         )
         config.options.maximumConnections = configuration.maxConnections
-        config.options.minimumConnections = configuration.minConnections
         config.options.connectTimeout = .seconds(Int64(configuration.connectTimeoutSeconds))
         config.options.keepAliveBehavior = .init(frequency: .seconds(15))
         return PostgresClient(configuration: config, backgroundLogger: logger)
