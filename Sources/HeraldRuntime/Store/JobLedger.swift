@@ -103,10 +103,13 @@ public struct JobLedger: Sendable {
     /// Records final outcomes, in the caller's transaction.
     public static func finish(_ items: [Finished], on connection: PostgresConnection, logger: Logger) async throws {
         guard !items.isEmpty else { return }
-        let ids = items.map(\.messageID)
-        let statuses = items.map(\.status.rawValue)
-        let reasons = items.map { $0.reason ?? "" }
+        let (ids, statuses, reasons) = columns(items)
         try await Prepared<FinishSQL>(ids, statuses, reasons).rows(on: connection, logger: logger)
+    }
+
+    /// The binds of ``finish(from:)``: message ids, statuses, reasons ('' for none).
+    static func columns(_ items: [Finished]) -> (ids: [String], statuses: [String], reasons: [String]) {
+        (items.map(\.messageID), items.map(\.status.rawValue), items.map { $0.reason ?? "" })
     }
 
     /// A job replayed from the dead-letter queue runs again, with fresh attempts.
@@ -147,14 +150,19 @@ public struct JobLedger: Sendable {
             """
     }
 
+    /// The outcome update with its binds from `$n`: ``columns(_:)``.
+    static func finish(from n: Int) -> String {
+        """
+        UPDATE herald.job_runs AS j
+           SET status = u.status, reason = NULLIF(u.reason, ''), finished_at = now(), updated_at = now(),
+               lease_until = NULL, owner_key = NULL
+          FROM unnest($\(n)::text[], $\(n + 1)::text[], $\(n + 2)::text[]) AS u(message_id, status, reason)
+         WHERE j.message_id = u.message_id
+        """
+    }
+
     /// Final outcomes (``finish(_:on:logger:)``): $1 message ids, $2 statuses, $3 reasons ('' for none).
     enum FinishSQL: StatementText {
-        static let sql = """
-            UPDATE herald.job_runs AS j
-               SET status = u.status, reason = NULLIF(u.reason, ''), finished_at = now(), updated_at = now(),
-                   lease_until = NULL, owner_key = NULL
-              FROM unnest($1::text[], $2::text[], $3::text[]) AS u(message_id, status, reason)
-             WHERE j.message_id = u.message_id
-            """
+        static let sql = finish(from: 1)
     }
 }

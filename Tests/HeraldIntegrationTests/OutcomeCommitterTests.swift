@@ -1,0 +1,87 @@
+import Foundation
+import PostgresNIO
+import Testing
+@testable import HeraldRuntime
+
+/// The grouped commit of outcomes and events, against the real PostgreSQL: a batch without
+/// handler writes is one statement, and it must stay as atomic as the transaction it replaced.
+@Suite struct OutcomeCommitterTests {
+    private struct Payload: Encodable { var n: Int }
+
+    /// Claims `count` jobs and returns their message ids.
+    private func claimed(_ count: Int, harness: Harness) async throws -> [String] {
+        let ledger = JobLedger(client: harness.database, logger: harness.logger)
+        var ids: [String] = []
+        for _ in 0..<count {
+            let id = UUID().uuidString
+            _ = try await ledger.claim(messageID: id, jobType: "sms.verification.v1", queue: "sms", ownerKey: 1, token: id, leaseSeconds: 300)
+            ids.append(id)
+        }
+        return ids
+    }
+
+    private func committer(_ harness: Harness, exchange: String) -> OutcomeCommitter {
+        OutcomeCommitter(client: harness.database, eventsExchange: exchange, maxBatch: 16, timeout: .seconds(15),
+                         metrics: RunnerMetrics(queue: "sms"), logger: harness.logger)
+    }
+
+    private func statuses(_ ids: [String], harness: Harness) async throws -> [String: String] {
+        var result: [String: String] = [:]
+        let rows = try await harness.database.query("SELECT message_id, status, coalesce(reason, '') FROM herald.job_runs WHERE message_id = ANY(\(ids)::text[])", logger: harness.logger)
+        for try await (id, status, reason) in rows.decode((String, String, String).self) { result[id] = reason.isEmpty ? status : "\(status): \(reason)" }
+        return result
+    }
+
+    private func events(_ exchange: String, harness: Harness) async throws -> [String] {
+        var names: [String] = []
+        let rows = try await harness.database.query("SELECT name || ' ' || body FROM herald.event_outbox WHERE exchange = \(exchange) ORDER BY id", logger: harness.logger)
+        for try await line in rows.decode(String.self) { names.append(line) }
+        try await harness.database.query("DELETE FROM herald.event_outbox WHERE exchange = \(exchange)", logger: harness.logger)
+        return names
+    }
+
+    @Test func aGroupWithoutWritesRecordsEveryOutcomeAndEveryEvent() async throws {
+        try await withHarness { harness in
+            let exchange = "test-outcomes-\(UUID().uuidString)"
+            let committer = committer(harness, exchange: exchange)
+            let ids = try await claimed(6, harness: harness)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (n, id) in ids.enumerated() {
+                    let finished = JobLedger.Finished(messageID: id, status: n % 3 == 0 ? .rejected : .completed, reason: n % 3 == 0 ? "policy" : nil)
+                    // Some jobs have two events, some none.
+                    let events = (0..<(n % 3)).map { OutgoingEvent(name: "test.outcome", payload: Payload(n: n * 10 + $0)) }
+                    group.addTask { try await committer.commit(finished, events: events, write: nil) }
+                }
+                try await group.waitForAll()
+            }
+            let recorded = try await statuses(ids, harness: harness)
+            for (n, id) in ids.enumerated() { #expect(recorded[id] == (n % 3 == 0 ? "rejected: policy" : "completed")) }
+            let bodies = try await events(exchange, harness: harness)
+            #expect(bodies.count == 6)
+            for n in 0..<6 { for e in 0..<(n % 3) { #expect(bodies.contains { $0.contains("\"n\":\(n * 10 + e)") }) } }
+        }
+    }
+
+    @Test func anEventThatCannotBeStoredLeavesItsOutcomeUnrecorded() async throws {
+        try await withHarness { harness in
+            let exchange = "test-outcomes-\(UUID().uuidString)"
+            let committer = committer(harness, exchange: exchange)
+            let ids = try await claimed(2, harness: harness)
+            // PostgreSQL's text cannot hold a NUL character: the event's insert fails.
+            var broken = OutgoingEvent(name: "test.outcome", payload: Payload(n: 1))
+            broken.body = Array("{\"n\":\u{0}}".utf8)
+            let good = OutgoingEvent(name: "test.outcome", payload: Payload(n: 2))
+            // Submitted together, so that they go in one group first, then one at a time.
+            let first = Task { try await committer.commit(.init(messageID: ids[0], status: .completed, reason: nil), events: [broken], write: nil) }
+            let second = Task { try await committer.commit(.init(messageID: ids[1], status: .completed, reason: nil), events: [good], write: nil) }
+            let error = await #expect(throws: PSQLError.self) { try await first.value }
+            // PostgreSQL refused it (invalid byte sequence), so the statement did run.
+            #expect(error.flatMap(Database.sqlState(of:)) == "22021")
+            try await second.value
+            let recorded = try await statuses(ids, harness: harness)
+            #expect(recorded[ids[0]] == "running")
+            #expect(recorded[ids[1]] == "completed")
+            #expect(try await events(exchange, harness: harness).map { $0.contains("\"n\":2") } == [true])
+        }
+    }
+}
