@@ -92,6 +92,7 @@ struct ConfigCommand: AsyncParsableCommand {
                 "database.connect_timeout_seconds": c.database.connectTimeoutSeconds,
                 "database.operation_timeout_seconds": c.database.operationTimeoutSeconds, "http.enabled": c.http.enabled,
                 "database.url": c.database.url.redactingPassword, "database.max_connections": c.database.maxConnections,
+                "database.idle_timeout_seconds": c.database.idleTimeoutSeconds, "database.keep_alive_seconds": c.database.keepAliveSeconds,
                 "runner.max_attempts": c.runner.maxAttempts, "runner.retry_delays_ms": c.runner.retryDelaysMilliseconds,
                 "runner.max_message_bytes": c.runner.maxMessageBytes, "runner.drain_timeout_seconds": c.runner.drainTimeoutSeconds,
                 "runner.lease_seconds": c.runner.leaseSeconds, "runner.outcome_batch_size": c.runner.outcomeBatchSize,

@@ -64,6 +64,22 @@ import Testing
         #expect(url?.key == "database.url")
     }
 
+    @Test func aKeepAliveMustComeBeforeTheIdleTimeout() throws {
+        func database(_ environment: [String: String]) throws -> DatabaseConfiguration {
+            try HeraldConfiguration(every: ConfigSource(path: nil, environment: environment)).database
+        }
+        let defaults = try database([:])
+        #expect(defaults.idleTimeoutSeconds == 10)
+        #expect(defaults.keepAliveSeconds == 0)
+        let both = try database(["HERALD_DATABASE_IDLE_TIMEOUT_SECONDS": "300", "HERALD_DATABASE_KEEP_ALIVE_SECONDS": "30"])
+        #expect((both.idleTimeoutSeconds, both.keepAliveSeconds) == (300, 30))
+        let never = #expect(throws: ConfigError.self) { try database(["HERALD_DATABASE_KEEP_ALIVE_SECONDS": "10"]) }
+        #expect(never?.key == "database.keep_alive_seconds")
+        #expect(never?.reason.contains("database.idle_timeout_seconds (10)") == true)
+        let zero = #expect(throws: ConfigError.self) { try database(["HERALD_DATABASE_IDLE_TIMEOUT_SECONDS": "0"]) }
+        #expect(zero?.key == "database.idle_timeout_seconds")
+    }
+
     @Test func unknownKeysAreReported() throws {
         let path = try write("amqp:\n  prefetsh: 3\nlog:\n  level: debug\n")
         let source = try ConfigSource(path: path, environment: [:])

@@ -21,7 +21,8 @@ public enum Database {
         )
         config.options.maximumConnections = configuration.maxConnections
         config.options.connectTimeout = .seconds(Int64(configuration.connectTimeoutSeconds))
-        config.options.keepAliveBehavior = .init(frequency: .seconds(15))
+        config.options.connectionIdleTimeout = .seconds(Int64(configuration.idleTimeoutSeconds))
+        config.options.keepAliveBehavior = configuration.keepAliveSeconds == 0 ? nil : .init(frequency: .seconds(Int64(configuration.keepAliveSeconds)))
         return PostgresClient(configuration: config, backgroundLogger: logger)
     }
 }
