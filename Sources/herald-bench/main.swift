@@ -14,7 +14,7 @@ import Logging
 //   processes  herald-sms as 1, 2 and 4 real processes on one queue, each with the abuse
 //              controls off and on (SMSControls.environment), their memory (peak, at the end);
 //              after the 1-process runs, one at half that rate, paced (BENCH_PACED_SECONDS,
-//              default 30, longer than the pool's idle timeout, so its memory is steady): the latency from publish to the provider under a load
+//              default three of the pool's idle timeouts, so that its memory is the steady one): the latency from publish to the provider under a load
 // Every run of the first three parts prints the CPU ms per job of the broker, PostgreSQL, the
 // worker processes and herald-bench (CPUMeter, from /proc); BENCH_STATEMENTS=1 adds the top
 // pg_stat_statements of each SMS run (needs the library preloaded: scripts/services.sh).
@@ -74,10 +74,10 @@ if runs("runner") || runs("sms") || runs("processes") {
             let controlled = try await smsProcesses(count: count, processes: processes, controls: true, statements: statements, configuration: configuration, logger: logger)
             results.append(controlled)
             if processes == 1 {
-                // Latency under a load, not a backlog: half the rate just measured, for BENCH_PACED_SECONDS (default 30: past the
-                // pool's idle timeout, so the peak memory is the steady one, not a short run's).
+                // Latency under a load, not a backlog: half the rate just measured, for BENCH_PACED_SECONDS (default three idle
+                // timeouts of the pool, 30 s by default: its peak memory is the steady one, not a short run's).
                 let rate = controlled.rate / 2
-                let seconds = environment["BENCH_PACED_SECONDS"].flatMap(Double.init) ?? 30
+                let seconds = environment["BENCH_PACED_SECONDS"].flatMap(Double.init) ?? Double(3 * configuration.database.idleTimeoutSeconds)
                 results.append(try await smsProcesses(count: max(Int(rate * seconds), 1), processes: 1, controls: true, pacedRate: rate,
                                                       statements: statements, configuration: configuration, logger: logger))
             }

@@ -3,8 +3,9 @@ import PostgresNIO
 import Testing
 @testable import HeraldRuntime
 
-/// The grouped commit of outcomes and events, against the real PostgreSQL: a batch without
-/// handler writes is one statement, and it must stay as atomic as the transaction it replaced.
+/// The grouped commit of outcomes and events, against the real PostgreSQL: outcomes and events
+/// are one statement, alone for a batch without handler writes, and it must stay as atomic as
+/// the transaction it replaced.
 @Suite struct OutcomeCommitterTests {
     private struct Payload: Encodable { var n: Int }
 
@@ -62,22 +63,51 @@ import Testing
         }
     }
 
-    @Test func anEventThatCannotBeStoredLeavesItsOutcomeUnrecorded() async throws {
+    /// Runs `body` while PostgreSQL refuses, at insert time, every event named `name` (a row
+    /// trigger on the outbox that only that name fires), and removes the trigger whatever happens.
+    private func refusingEvents<T>(named name: String, harness: Harness, _ body: () async throws -> T) async throws -> T {
+        let suffix = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
+        let function = "public.herald_test_refuse_\(suffix)"
+        let trigger = "herald_test_refuse_\(suffix)"
+        try await harness.database.query(PostgresQuery(unsafeSQL: """
+            CREATE FUNCTION \(function)() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN RAISE EXCEPTION 'refused by the test' USING ERRCODE = 'check_violation'; END $$
+            """), logger: harness.logger)
+        func drop() async throws {
+            try await harness.database.query(PostgresQuery(unsafeSQL: "DROP TRIGGER IF EXISTS \(trigger) ON herald.event_outbox"), logger: harness.logger)
+            try await harness.database.query(PostgresQuery(unsafeSQL: "DROP FUNCTION IF EXISTS \(function)()"), logger: harness.logger)
+        }
+        do {
+            try await harness.database.query(PostgresQuery(unsafeSQL: """
+                CREATE TRIGGER \(trigger) BEFORE INSERT ON herald.event_outbox FOR EACH ROW
+                WHEN (NEW.name = '\(name)') EXECUTE FUNCTION \(function)()
+                """), logger: harness.logger)
+            let result = try await body()
+            try await drop()
+            return result
+        } catch {
+            try? await drop()
+            throw error
+        }
+    }
+
+    @Test func anEventPostgreSQLRefusesLeavesItsOutcomeUnrecorded() async throws {
         try await withHarness { harness in
             let exchange = "test-outcomes-\(UUID().uuidString)"
+            let refusedName = "test.refused.\(UUID().uuidString.lowercased())"
             let committer = committer(harness, exchange: exchange)
             let ids = try await claimed(2, harness: harness)
-            // PostgreSQL's text cannot hold a NUL character: the event's insert fails.
-            var broken = OutgoingEvent(name: "test.outcome", payload: Payload(n: 1))
-            broken.body = Array("{\"n\":\u{0}}".utf8)
-            let good = OutgoingEvent(name: "test.outcome", payload: Payload(n: 2))
-            // Submitted together, so that they go in one group first, then one at a time.
-            let first = Task { try await committer.commit(.init(messageID: ids[0], status: .completed, reason: nil), events: [broken], write: nil) }
-            let second = Task { try await committer.commit(.init(messageID: ids[1], status: .completed, reason: nil), events: [good], write: nil) }
-            let error = await #expect(throws: PSQLError.self) { try await first.value }
-            // PostgreSQL refused it (invalid byte sequence), so the statement did run.
-            #expect(error.flatMap(Database.sqlState(of:)) == "22021")
-            try await second.value
+            try await refusingEvents(named: refusedName, harness: harness) {
+                let refused = OutgoingEvent(name: refusedName, payload: Payload(n: 1))
+                let good = OutgoingEvent(name: "test.outcome", payload: Payload(n: 2))
+                // As one group (then each alone) or one by one: either way the same answers.
+                let first = Task { try await committer.commit(.init(messageID: ids[0], status: .completed, reason: nil), events: [refused], write: nil) }
+                let second = Task { try await committer.commit(.init(messageID: ids[1], status: .completed, reason: nil), events: [good], write: nil) }
+                let error = await #expect(throws: PSQLError.self) { try await first.value }
+                // Refused while the statement ran (not while binding): its outcome update is undone with it.
+                #expect(error.flatMap(Database.sqlState(of:)) == "23514")
+                try await second.value
+            }
             let recorded = try await statuses(ids, harness: harness)
             #expect(recorded[ids[0]] == "running")
             #expect(recorded[ids[1]] == "completed")

@@ -2,9 +2,10 @@ import Logging
 import PostgresNIO
 
 /// Commits finished jobs in groups (see ``GroupBatcher``): the handlers' writes, the
-/// ledger's outcomes and the events of a batch go in one transaction. A batch without
-/// writes (an SMS sent, a push delivered) is one statement, atomic on its own, so it costs
-/// one round trip instead of four (`BEGIN`, the outcomes, the events, `COMMIT`). A batch
+/// ledger's outcomes and the events of a batch go in one transaction. The outcomes and the
+/// events are one statement; a batch without writes (an SMS sent, a push delivered) is that
+/// statement alone, atomic on its own: one round trip instead of four (`BEGIN`, the
+/// outcomes, the events, `COMMIT`). A batch
 /// that fails for a reason other than availability is retried one job at a time, so one
 /// bad write fails only its own job.
 struct OutcomeCommitter: Sendable {
@@ -22,18 +23,16 @@ struct OutcomeCommitter: Sendable {
         @Sendable func store(_ batch: [Item]) async throws {
             let writes = batch.compactMap(\.write)
             let finished = batch.map(\.finished)
-            let events = batch.flatMap(\.events)
-            if writes.isEmpty {
-                let (ids, statuses, reasons) = JobLedger.columns(finished)
-                let (names, messageIDs, bodies) = EventOutbox.columns(events)
-                try await Prepared<FinishWithEventsSQL>(ids, statuses, reasons, eventsExchange, names, messageIDs, bodies)
-                    .rows(on: client, logger: logger)
+            let (ids, statuses, reasons) = JobLedger.columns(batch.map(\.finished))
+            let (names, messageIDs, bodies) = EventOutbox.columns(batch.flatMap(\.events))
+            let statement = try Prepared<FinishWithEventsSQL>(ids, statuses, reasons, eventsExchange, names, messageIDs, bodies)
+            guard !writes.isEmpty else {
+                try await statement.rows(on: client, logger: logger)
                 return
             }
             try await client.withTransaction(logger: logger) { connection in
                 for write in writes { try await write(connection, logger) }
-                try await JobLedger.finish(finished, on: connection, logger: logger)
-                try await EventOutbox.insert(events, exchange: eventsExchange, on: connection, logger: logger)
+                try await statement.rows(on: connection, logger: logger)
             }
         }
         batcher = GroupBatcher(maxBatch: maxBatch, timeout: timeout, onBatch: { metrics.batch(size: $0) },
