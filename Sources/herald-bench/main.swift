@@ -14,7 +14,8 @@ import Logging
 //   processes  herald-sms as 1, 2 and 4 real processes on one queue, each with the abuse
 //              controls off and on (SMSControls.environment), their memory (peak, at the end);
 //              after the 1-process runs, one at half that rate, paced (BENCH_PACED_SECONDS,
-//              default three of the pool's idle timeouts, so that its memory is the steady one): the latency from publish to the provider under a load
+//              default three of the pool's idle timeouts, so that its memory is the steady
+//              one): the latency from publish to the provider under a load
 // Every run of the first three parts prints the CPU ms per job of the broker, PostgreSQL, the
 // worker processes and herald-bench (CPUMeter, from /proc); BENCH_STATEMENTS=1 adds the top
 // pg_stat_statements of each SMS run (needs the library preloaded: scripts/services.sh).

@@ -5,9 +5,8 @@ import PostgresNIO
 /// ledger's outcomes and the events of a batch go in one transaction. The outcomes and the
 /// events are one statement; a batch without writes (an SMS sent, a push delivered) is that
 /// statement alone, atomic on its own: one round trip instead of four (`BEGIN`, the
-/// outcomes, the events, `COMMIT`). A batch
-/// that fails for a reason other than availability is retried one job at a time, so one
-/// bad write fails only its own job.
+/// outcomes, the events, `COMMIT`). A batch that fails for a reason other than availability
+/// is retried one job at a time, so one bad write fails only its own job.
 struct OutcomeCommitter: Sendable {
     typealias Write = @Sendable (PostgresConnection, Logger) async throws -> Void
 
@@ -22,7 +21,6 @@ struct OutcomeCommitter: Sendable {
     init(client: PostgresClient, eventsExchange: String, maxBatch: Int, timeout: Duration, metrics: RunnerMetrics, logger: Logger) {
         @Sendable func store(_ batch: [Item]) async throws {
             let writes = batch.compactMap(\.write)
-            let finished = batch.map(\.finished)
             let (ids, statuses, reasons) = JobLedger.columns(batch.map(\.finished))
             let (names, messageIDs, bodies) = EventOutbox.columns(batch.flatMap(\.events))
             let statement = try Prepared<FinishWithEventsSQL>(ids, statuses, reasons, eventsExchange, names, messageIDs, bodies)
