@@ -11,8 +11,9 @@ import ServiceLifecycle
 import HeraldStubs
 
 /// Baseline: the broker alone. Publish `count` messages with confirms to a queue and
-/// consume them with manual acks at the same prefetch the worker uses.
-func brokerBaseline(count: Int, configuration: HeraldConfiguration, logger: Logger) async throws -> BenchResult {
+/// consume them with manual acks at the same prefetch the worker uses. `pacedRate`: published
+/// at that steady rate instead of all at once, the floor under the paced SMS run's latency.
+func brokerBaseline(count: Int, pacedRate: Double? = nil, configuration: HeraldConfiguration, logger: Logger) async throws -> BenchResult {
     let connection = AMQPConnection(configuration: try configuration.amqp.connectionConfiguration(name: "bench-baseline"), logger: logger)
     let consumerConnection = AMQPConnection(configuration: try configuration.amqp.connectionConfiguration(name: "bench-baseline-consumer"), logger: logger)
     connection.start()
@@ -31,15 +32,20 @@ func brokerBaseline(count: Int, configuration: HeraldConfiguration, logger: Logg
     }
     let body = Array(try JSONEncoder().encode(SMSVerificationJob(verificationID: "v", phoneNumber: "+4915112345678")))
     let meter = try CPUMeter.start()
-    try await publishAll(count: count, watch: watch) { id in
+    let publish: @Sendable (String) async throws -> Void = { id in
         try await connection.publish(body: body, exchange: "", routingKey: queue, properties: JobEnvelope(messageID: id, typeName: SMSVerificationJob.typeName).properties())
+    }
+    if let pacedRate {
+        try await publishPaced(count: count, rate: pacedRate, watch: watch, publish)
+    } else {
+        try await publishAll(count: count, watch: watch, publish)
     }
     await consuming.value
     let cpu = try meter.stop()
     try await connection.deleteQueue(queue)
     await connection.close()
     await consumerConnection.close()
-    var result = watch.result("broker publish+consume (baseline)")
+    var result = watch.result("broker publish+consume" + (pacedRate.map { String(format: ", paced at %.0f/s", $0) } ?? "") + " (baseline)")
     result.cpu = cpu
     return result
 }

@@ -79,6 +79,8 @@ if runs("runner") || runs("sms") || runs("processes") {
                 // timeouts of the pool, 30 s by default: its peak memory is the steady one, not a short run's).
                 let rate = controlled.rate / 2
                 let seconds = environment["BENCH_PACED_SECONDS"].flatMap(Double.init) ?? Double(3 * configuration.database.idleTimeoutSeconds)
+                // The broker alone at the same rate: the latency floor under the paced run's.
+                results.append(try await brokerBaseline(count: max(Int(rate * seconds), 1), pacedRate: rate, configuration: configuration, logger: logger))
                 results.append(try await smsProcesses(count: max(Int(rate * seconds), 1), processes: 1, controls: true, pacedRate: rate,
                                                       statements: statements, configuration: configuration, logger: logger))
             }
