@@ -127,6 +127,56 @@ import Testing
             #expect(try await states(harness, base: shared) == Array(repeating: "sending", count: 128))
         }
     }
+    @Test func concurrentGroupsWithRequestsDecidedOneByOneNeverDeadlock() async throws {
+        try await withHarness { harness async throws in
+            let shared = base()
+            // Eight groups of eight at once, every request on one prefix counter and the global
+            // shards. Two numbers of each group have an expired pending code (a number asked for
+            // long ago): those are decided one by one after the fast six, and count then. Before
+            // migration 29 each of them took a global shard of its own while its group held the
+            // prefix, which the other groups waited for while holding their shards: a deadlock.
+            let phones = (0..<64).map { "+4915\(shared)\(String(format: "%03d", $0))" }
+            for phone in phones.enumerated().filter({ $0.offset % 8 >= 6 }).map(\.element) {
+                try await harness.database.query("""
+                    INSERT INTO herald.sms_codes (phone_number, purpose, status, key_id, code_hash, max_attempts, sends, last_sent_at, expires_at)
+                    VALUES (\(phone), 'sign_in', 'pending', 'k1', '\\x00'::bytea, 5, 1, now() - interval '2 hours', now() - interval '1 hour')
+                    """, logger: harness.logger)
+            }
+            let groups: [[SMSStore.Request]] = (0..<8).map { g in
+                phones[(g * 8)..<(g * 8 + 8)].enumerated().map { n, phone in
+                    var limits = RateLimits()
+                    limits.add("phone", key: phone, RateLimit(max: 5, windowSeconds: 3600))
+                    limits.add("resend", key: phone, RateLimit(max: 3, windowSeconds: 3600))
+                    limits.add("prefix", key: "+4915\(shared)", RateLimit(max: 1_000, windowSeconds: 3600))
+                    limits.add("global", key: "", RateLimit(max: 100_000_000, windowSeconds: 3600))
+                    return SMSStore.Request(
+                        verificationID: "batch-\(shared)-\(g)-\(n)", messageID: UUID().uuidString, phone: phone, purpose: "sign_in",
+                        force: false, test: false, hash: StoredSecretHash(keyID: "k1", digest: Array(repeating: 7, count: 32)),
+                        ttlSeconds: 300, maxAttempts: 5, resendIntervalSeconds: 30, limits: limits)
+                }
+            }
+            // prepareOnce: a deadlock (40P01) fails the test instead of being decided again.
+            let decisions = try await withThrowingTaskGroup(of: [SMSStore.Decision].self) { tasks in
+                for group in groups {
+                    tasks.addTask {
+                        do {
+                            return try await SMSStore.prepareOnce(group, client: harness.database, logger: harness.logger)
+                        } catch {
+                            Issue.record("a group failed with SQLSTATE \(Database.sqlState(of: error) ?? "none") (40P01: a deadlock)")
+                            throw error
+                        }
+                    }
+                }
+                return try await tasks.reduce(into: []) { $0 += $1 }
+            }
+            #expect(decisions == Array(repeating: .send(uncertain: false), count: 64))
+            #expect(try await counted(harness, scope: "prefix", keyPrefix: "+4915\(shared)") == 64)
+            #expect(try await counted(harness, scope: "phone", keyPrefix: "+4915\(shared)") == 64)
+            #expect(try await counted(harness, scope: "resend", keyPrefix: "+4915\(shared)") == 0)
+            #expect(try await states(harness, base: shared) == Array(repeating: "sending", count: 64))
+        }
+    }
+
     @Test func aGroupsSendsAreRecordedWithTheirAttemptsAndCountedByTheFraudGuardOnce() async throws {
         try await withHarness { harness async throws in
             let (grouped, region) = (base(), "Z\(harness.namespace.suffix(6))")

@@ -45,19 +45,27 @@ public struct RateLimits: Sendable, Equatable {
 /// **Global.** The `global` scope is spread over 16 shard rows (keys `shard-<window>-<n>`) so
 /// that it is not one row every worker waits on; its sum reads the other shards as committed
 /// when the judging statement starts, so concurrent requests may pass it by at most the number of workers
-/// deciding at that instant.
+/// deciding at that instant. Where one transaction takes the limits of several requests (SMS
+/// groups, `herald.sms_prepare_batch`), every take of that transaction uses one shard,
+/// ``transactionShard``, so that the transaction can lock its rows in one key order up front.
 public enum RateWindows {
     public static let bucketsPerWindow = 10
     public static let shards = 16
+    /// A shard drawn per call: the functions before migration 29.
+    public static let randomShard = "floor(random() * \(shards))::int"
+    /// The transaction's shard: every take in one transaction counts on the same global row,
+    /// and transactions spread over the shards by their ids.
+    public static let transactionShard = "mod(txid_current(), \(shards))::int"
 
     /// `name(p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[], p_now timestamptz) RETURNS text`
     /// over `table` (columns scope, key, window_start, count, expires_at; primary key
     /// (scope, key, window_start)): NULL when the request was counted in every limit, else the
     /// first full scope (nothing counted). `p_now` is the request's time (now(); tests pass
-    /// their own to cross window edges without waiting).
-    public static func takeFunction(name: String, table: String) -> String {
+    /// their own to cross window edges without waiting). `create`: `CREATE FUNCTION`, or `CREATE
+    /// OR REPLACE FUNCTION` for a later migration; `shard`: the global shard's SQL expression.
+    public static func takeFunction(name: String, table: String, create: String = "CREATE FUNCTION", shard: String = randomShard) -> String {
         return """
-        CREATE FUNCTION \(name)(p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[], p_now timestamptz)
+        \(create) \(name)(p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[], p_now timestamptz)
         RETURNS text
         LANGUAGE plpgsql AS $$
         DECLARE
@@ -76,7 +84,7 @@ public enum RateWindows {
             END IF;
             WITH wanted AS MATERIALIZED (
                 SELECT u.i, u.scope, u.max, u.window_seconds, greatest(u.window_seconds / \(bucketsPerWindow), 1) AS bucket,
-                       CASE WHEN u.scope = 'global' THEN 'shard-' || u.window_seconds || '-' || floor(random() * \(shards))::int
+                       CASE WHEN u.scope = 'global' THEN 'shard-' || u.window_seconds || '-' || \(shard)
                             ELSE u.key END AS key
                   FROM unnest(p_scopes, p_keys, p_windows, p_maxes) WITH ORDINALITY AS u(scope, key, window_seconds, max, i)
             ), located AS MATERIALIZED (

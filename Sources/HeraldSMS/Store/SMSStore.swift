@@ -75,7 +75,9 @@ public enum SMSStore {
         return try await Database.retryingConflicts { try await prepareOnce(requests, client: client, logger: logger) }
     }
 
-    private static func prepareOnce(_ requests: [Request], client: PostgresClient, logger: Logger) async throws -> [Decision] {
+    /// One call of `herald.sms_prepare_batch`, without ``prepare(_:client:logger:)``'s retry of a
+    /// conflict (tests call it to see one).
+    static func prepareOnce(_ requests: [Request], client: PostgresClient, logger: Logger) async throws -> [Decision] {
         let r = requests[0]
         var limitRequests: [Int] = [], scopes: [String] = [], keys: [String] = [], windows: [Int] = [], maxes: [Int] = []
         for (index, request) in requests.enumerated() {
