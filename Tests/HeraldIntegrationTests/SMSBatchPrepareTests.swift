@@ -130,11 +130,14 @@ import Testing
     @Test func concurrentGroupsWithRequestsDecidedOneByOneNeverDeadlock() async throws {
         try await withHarness { harness async throws in
             let shared = base()
-            // Eight groups of eight at once, every request on one prefix counter and the global
-            // shards. Two numbers of each group have an expired pending code (a number asked for
-            // long ago): those are decided one by one after the fast six, and count then. Before
-            // migration 29 each of them took a global shard of its own while its group held the
-            // prefix, which the other groups waited for while holding their shards: a deadlock.
+            // Eight groups of eight at once on two prefix counters and the global shards. Two
+            // numbers of each group have an expired pending code (a number asked for long ago):
+            // those are decided one by one after the fast six, and count then. Crosswise: the
+            // fast requests of even groups are on prefix 0 and their one-by-one requests on
+            // prefix 1, odd groups the other way round. Before migration 29 a group held its fast
+            // prefix (and its shard) while its one-by-one requests waited for the other prefix
+            // (and shards of their own), which another group held while waiting for the first:
+            // a deadlock.
             let phones = (0..<64).map { "+4915\(shared)\(String(format: "%03d", $0))" }
             for phone in phones.enumerated().filter({ $0.offset % 8 >= 6 }).map(\.element) {
                 try await harness.database.query("""
@@ -147,7 +150,7 @@ import Testing
                     var limits = RateLimits()
                     limits.add("phone", key: phone, RateLimit(max: 5, windowSeconds: 3600))
                     limits.add("resend", key: phone, RateLimit(max: 3, windowSeconds: 3600))
-                    limits.add("prefix", key: "+4915\(shared)", RateLimit(max: 1_000, windowSeconds: 3600))
+                    limits.add("prefix", key: "+4915\(shared)-\((g + (n >= 6 ? 1 : 0)) % 2)", RateLimit(max: 1_000, windowSeconds: 3600))
                     limits.add("global", key: "", RateLimit(max: 100_000_000, windowSeconds: 3600))
                     return SMSStore.Request(
                         verificationID: "batch-\(shared)-\(g)-\(n)", messageID: UUID().uuidString, phone: phone, purpose: "sign_in",

@@ -27,7 +27,7 @@ public struct RateLimits: Sendable, Equatable {
 }
 
 /// The counting of every rate limit (SMS and email), as one PL/pgSQL function per channel over
-/// the channel's counter table: ``takeFunction(name:table:)`` writes it, each channel's migration
+/// the channel's counter table: ``takeFunction(name:table:create:shard:)`` writes it, each channel's migration
 /// creates it, and its prepare function calls it with the request's ``RateLimits``.
 ///
 /// **Sliding, bounded.** A window of W seconds is cut into ``bucketsPerWindow`` buckets of

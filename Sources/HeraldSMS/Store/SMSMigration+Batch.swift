@@ -66,7 +66,9 @@ extension SMSSchema {
     /// Now a group with requests to decide one by one first locks, in one sorted upsert that
     /// counts nothing, the counters of all of them and of its fast requests; and every take of
     /// one transaction uses one global shard (``RateWindows/transactionShard``), in
-    /// `herald.sms_rate_take` as in the group's own count. The decisions are the same.
+    /// `herald.sms_rate_take` as in the group's own count. So every transaction of
+    /// `herald.sms_prepare_batch` takes its counters before any code row, and in one key order.
+    /// The decisions are the same.
     static let oneLockOrder = Migration(version: 29, name: "sms_prepare_batch_locks_counters_in_one_order", sql: """
         \(RateWindows.takeFunction(name: "herald.sms_rate_take", table: "herald.sms_rate_counters",
                                    create: "CREATE OR REPLACE FUNCTION", shard: RateWindows.transactionShard))
@@ -75,10 +77,12 @@ extension SMSSchema {
         """)
 
     /// Migration 29's first statement in `herald.sms_prepare_batch`: the requests to decide one by
-    /// one that may take counters (not a test number, no verification yet: a retry takes none),
-    /// and, when there are any and the group takes counters for more than one request, every
-    /// counter of those and of the fast requests locked in key order (an upsert adding 0; a
-    /// row it creates holds 0 and expires as a counted one does).
+    /// one that may take counters (not a test number, no verification yet: a retry takes none)
+    /// and, when there are any, every counter of those and of the fast requests locked in key
+    /// order. The lock is an upsert that writes nothing to an existing row (`DO UPDATE … WHERE
+    /// false` still locks it); a row it has to create holds 0 and expires as a counted one does.
+    /// A fast request's `resend` counter is locked only when it forces a resend: it takes that
+    /// counter only if a pending code of its number appeared meanwhile.
     private static let lockCounters = """
         IF cardinality(fast) < cardinality(p_ids) THEN
             SELECT coalesce(array_agg(r.i ORDER BY r.i), '{}') INTO slow
@@ -86,14 +90,13 @@ extension SMSSchema {
              WHERE NOT r.test AND r.i <> ALL (fast)
                AND NOT EXISTS (SELECT 1 FROM herald.sms_verifications v WHERE v.verification_id = r.id);
         END IF;
-        IF cardinality(slow) > 0 AND cardinality(slow) + cardinality(fast) > 1 THEN
+        IF cardinality(slow) > 0 THEN
             WITH wanted AS (
                 SELECT l.scope,
                        CASE WHEN l.scope = 'global' THEN 'shard-' || l.window_seconds || '-' || v_shard ELSE l.key END AS key,
                        l.window_seconds, greatest(l.window_seconds / \(RateWindows.bucketsPerWindow), 1) AS bucket
                   FROM unnest(p_limit_requests, p_scopes, p_keys, p_windows) AS l(req, scope, key, window_seconds)
-                 -- A fast request takes no resend counter (herald.sms_batch_limits); the others may.
-                 WHERE l.req = ANY (slow) OR (l.req = ANY (fast) AND l.scope <> 'resend')
+                 WHERE l.req = ANY (slow) OR (l.req = ANY (fast) AND (l.scope <> 'resend' OR p_forces[l.req]))
             ), located AS (
                 SELECT w.scope, w.key, to_timestamp(floor(extract(epoch FROM v_now) / w.bucket) * w.bucket) AS bucket_start,
                        max(w.bucket + w.window_seconds) AS lasts
@@ -102,7 +105,7 @@ extension SMSSchema {
             INSERT INTO herald.sms_rate_counters AS r (scope, key, window_start, count, expires_at)
             SELECT l.scope, l.key, l.bucket_start, 0, l.bucket_start + make_interval(secs => l.lasts)
               FROM located l ORDER BY l.scope, l.key, l.bucket_start
-            ON CONFLICT (scope, key, window_start) DO UPDATE SET count = r.count;
+            ON CONFLICT (scope, key, window_start) DO UPDATE SET count = r.count WHERE false;
         END IF;
 
     """
