@@ -15,7 +15,9 @@ import Logging
 //              controls off and on (SMSControls.environment), their memory (peak, at the end);
 //              after the 1-process runs, one at half that rate, paced (BENCH_PACED_SECONDS,
 //              default three of the pool's idle timeouts, so that its memory is the steady
-//              one): the latency from publish to the provider under a load
+//              one): the latency from publish to the provider under a load, next to the broker
+//              alone at the same rate
+//   paced      only that paced pair, at BENCH_PACED_RATE (default: half of a 1-process run's rate)
 // Every run of the first three parts prints the CPU ms per job of the broker, PostgreSQL, the
 // worker processes and herald-bench (CPUMeter, from /proc); BENCH_STATEMENTS=1 adds the top
 // pg_stat_statements of each SMS run (needs the library preloaded: scripts/services.sh).
@@ -31,8 +33,8 @@ import Logging
 //   email      herald's SMTP client (connections reused) to the local SMTP server, next to a
 //              plain socket sender (a connection per message); BENCH_EMAIL_COUNT (default 2,000);
 //              then as many email.action jobs end to end through 1 and 2 herald-email workers
-// BENCH_ONLY=runner|sms|processes|cleanup|push|email runs one part; the broker baseline runs
-// with each of the first three.
+// BENCH_ONLY=runner|sms|processes|paced|cleanup|push|email runs one part; the broker baseline runs
+// with each of the first four.
 let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 20_000
 let environment = ProcessInfo.processInfo.environment
 let only = environment["BENCH_ONLY"]
@@ -51,7 +53,7 @@ func runs(_ part: String) -> Bool { only == nil || only == part }
 
 if only == "cpumeter" { try await cpuMeterSelfCheck() }
 
-if runs("runner") || runs("sms") || runs("processes") {
+if runs("runner") || runs("sms") || runs("processes") || only == "paced" {
     // BENCH_STATEMENTS=1: pg_stat_statements reset before and read after each SMS run (Statements.swift).
     let statements = environment["BENCH_STATEMENTS"] == "1" ? try await BenchStatements(configuration: configuration.database, logger: logger) : nil
     let size = try await DatabaseSize.read(configuration: configuration.database, logger: logger)
@@ -69,25 +71,34 @@ if runs("runner") || runs("sms") || runs("processes") {
             results.append(try await smsEndToEnd(count: count, workers: workers, controls: true, statements: statements, configuration: configuration, logger: logger))
         }
     }
+    if only == "paced" {
+        // The paced runs alone, at BENCH_PACED_RATE (jobs/s; default: half the rate a 1-process run with the controls on measures now).
+        var rate = environment["BENCH_PACED_RATE"].flatMap(Double.init) ?? 0
+        if rate <= 0 { rate = try await smsProcesses(count: count, processes: 1, controls: true, configuration: configuration, logger: logger).rate / 2 }
+        results += try await pacedRuns(rate: rate, statements: statements)
+    }
     if runs("processes") {
         for processes in [1, 2, 4] {
             results.append(try await smsProcesses(count: count, processes: processes, statements: statements, configuration: configuration, logger: logger))
             let controlled = try await smsProcesses(count: count, processes: processes, controls: true, statements: statements, configuration: configuration, logger: logger)
             results.append(controlled)
-            if processes == 1 {
-                // Latency under a load, not a backlog: half the rate just measured, for BENCH_PACED_SECONDS (default three idle
-                // timeouts of the pool, 30 s by default: its peak memory is the steady one, not a short run's).
-                let rate = controlled.rate / 2
-                let seconds = environment["BENCH_PACED_SECONDS"].flatMap(Double.init) ?? Double(3 * configuration.database.idleTimeoutSeconds)
-                // The broker alone at the same rate: the latency floor under the paced run's.
-                results.append(try await brokerBaseline(count: max(Int(rate * seconds), 1), pacedRate: rate, configuration: configuration, logger: logger))
-                results.append(try await smsProcesses(count: max(Int(rate * seconds), 1), processes: 1, controls: true, pacedRate: rate,
-                                                      statements: statements, configuration: configuration, logger: logger))
-            }
+            // Latency under a load, not a backlog: half the rate just measured.
+            if processes == 1 { results += try await pacedRuns(rate: controlled.rate / 2, statements: statements) }
         }
     }
     await statements?.close()
     printRuns(results, count: count, size: size, configuration: configuration)
+}
+
+/// The paced runs at `rate` jobs/s for BENCH_PACED_SECONDS (default three idle timeouts of the pool, 30 s by default: its
+/// peak memory is the steady one, not a short run's): the broker alone, the latency floor, then one herald-sms process
+/// with the controls on.
+@MainActor func pacedRuns(rate: Double, statements: BenchStatements?) async throws -> [BenchResult] {
+    let seconds = environment["BENCH_PACED_SECONDS"].flatMap(Double.init) ?? Double(3 * configuration.database.idleTimeoutSeconds)
+    let count = max(Int(rate * seconds), 1)
+    return [try await brokerBaseline(count: count, pacedRate: rate, configuration: configuration, logger: logger),
+            try await smsProcesses(count: count, processes: 1, controls: true, pacedRate: rate, statements: statements,
+                                   configuration: configuration, logger: logger)]
 }
 
 if runs("email") {
