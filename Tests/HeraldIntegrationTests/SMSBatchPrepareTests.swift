@@ -97,6 +97,19 @@ import Testing
         #expect(decisions[3] == .refused(reason: "rate_limited:prefix"))
     }
 
+    /// A first request on counters other groups share: its `prefix`, and the global shards.
+    private func sharedCounters(id: String, phone: String, prefix: String) -> SMSStore.Request {
+        var limits = RateLimits()
+        limits.add("phone", key: phone, RateLimit(max: 5, windowSeconds: 3600))
+        limits.add("resend", key: phone, RateLimit(max: 3, windowSeconds: 3600))
+        limits.add("prefix", key: prefix, RateLimit(max: 1_000, windowSeconds: 3600))
+        limits.add("global", key: "", RateLimit(max: 100_000_000, windowSeconds: 3600))
+        return SMSStore.Request(
+            verificationID: id, messageID: UUID().uuidString, phone: phone, purpose: "sign_in",
+            force: false, test: false, hash: StoredSecretHash(keyID: "k1", digest: Array(repeating: 7, count: 32)),
+            ttlSeconds: 300, maxAttempts: 5, resendIntervalSeconds: 30, limits: limits)
+    }
+
     @Test func concurrentGroupsOnSharedCountersNeitherDeadlockNorLoseACount() async throws {
         try await withHarness { harness async throws in
             let shared = base()
@@ -104,15 +117,8 @@ import Testing
             // differ in their last three digits) and on the global shards.
             let groups: [[SMSStore.Request]] = (0..<8).map { g in
                 (0..<16).map { n in
-                    let phone = "+4915\(shared)\(String(format: "%03d", g * 16 + n))"
-                    var limits = RateLimits()
-                    limits.add("phone", key: phone, RateLimit(max: 5, windowSeconds: 3600))
-                    limits.add("prefix", key: "+4915\(shared)", RateLimit(max: 1_000, windowSeconds: 3600))
-                    limits.add("global", key: "", RateLimit(max: 100_000_000, windowSeconds: 3600))
-                    return SMSStore.Request(
-                        verificationID: "batch-\(shared)-\(g)-\(n)", messageID: UUID().uuidString, phone: phone, purpose: "sign_in",
-                        force: false, test: false, hash: StoredSecretHash(keyID: "k1", digest: Array(repeating: 7, count: 32)),
-                        ttlSeconds: 300, maxAttempts: 5, resendIntervalSeconds: 30, limits: limits)
+                    sharedCounters(id: "batch-\(shared)-\(g)-\(n)", phone: "+4915\(shared)\(String(format: "%03d", g * 16 + n))",
+                                   prefix: "+4915\(shared)")
                 }
             }
             let decisions = try await withThrowingTaskGroup(of: [SMSStore.Decision].self) { tasks in
@@ -147,15 +153,7 @@ import Testing
             }
             let groups: [[SMSStore.Request]] = (0..<8).map { g in
                 phones[(g * 8)..<(g * 8 + 8)].enumerated().map { n, phone in
-                    var limits = RateLimits()
-                    limits.add("phone", key: phone, RateLimit(max: 5, windowSeconds: 3600))
-                    limits.add("resend", key: phone, RateLimit(max: 3, windowSeconds: 3600))
-                    limits.add("prefix", key: "+4915\(shared)-\((g + (n >= 6 ? 1 : 0)) % 2)", RateLimit(max: 1_000, windowSeconds: 3600))
-                    limits.add("global", key: "", RateLimit(max: 100_000_000, windowSeconds: 3600))
-                    return SMSStore.Request(
-                        verificationID: "batch-\(shared)-\(g)-\(n)", messageID: UUID().uuidString, phone: phone, purpose: "sign_in",
-                        force: false, test: false, hash: StoredSecretHash(keyID: "k1", digest: Array(repeating: 7, count: 32)),
-                        ttlSeconds: 300, maxAttempts: 5, resendIntervalSeconds: 30, limits: limits)
+                    sharedCounters(id: "batch-\(shared)-\(g)-\(n)", phone: phone, prefix: "+4915\(shared)-\((g + (n >= 6 ? 1 : 0)) % 2)")
                 }
             }
             // prepareOnce: a deadlock (40P01) fails the test instead of being decided again.
