@@ -9,6 +9,13 @@ import Testing
 
 /// The idempotency ledger's claim rules, against the real PostgreSQL.
 @Suite struct JobLedgerTests {
+    /// Records `id`'s final outcome as the runner does (``OutcomeCommitter``'s statement, no events).
+    private func finish(_ id: String, _ status: JobStatus, reason: String? = nil, _ harness: Harness) async throws {
+        let (ids, statuses, reasons) = JobLedger.columns([.init(messageID: id, status: status, reason: reason)])
+        try await Prepared<OutcomeCommitter.FinishWithEventsSQL>(ids, statuses, reasons, "herald.events", [String](), [String](), [String]())
+            .rows(on: harness.database, logger: harness.logger)
+    }
+
     @Test func aClaimIsOwnedUntilItsWorkerIsGoneThenTakenOver() async throws {
         try await withHarness() { harness in
             let ledger = JobLedger(client: harness.database, logger: harness.logger)
@@ -33,9 +40,7 @@ import Testing
             #expect(try await claim(other, "d") == .claimed(attempt: 2, tookOver: true))
             try await ledger.markRetrying(messageID: id, reason: "503")
             #expect(try await claim(other, "e") == .claimed(attempt: 3, tookOver: false))
-            try await harness.database.withConnection { connection in
-                try await JobLedger.finish([.init(messageID: id, status: .completed, reason: nil)], on: connection, logger: harness.logger)
-            }
+            try await finish(id, .completed, harness)
             #expect(try await claim(owner, "f") == .finished(status: .completed))
             // Replay from the dead-letter queue reopens only dead or rejected jobs.
             try await ledger.reopen(messageIDs: [id])
@@ -47,13 +52,8 @@ import Testing
         try await withHarness() { harness in
             let ledger = JobLedger(client: harness.database, logger: harness.logger)
             let (a, b, c) = (UUID().uuidString, UUID().uuidString, UUID().uuidString)
-            try await harness.database.withConnection { connection in
-                try await JobLedger.finish([], on: connection, logger: harness.logger)
-            }
             _ = try await ledger.claim(messageID: c, jobType: "t", queue: "sms", ownerKey: 1, token: "c0", leaseSeconds: 300)
-            try await harness.database.withConnection { connection in
-                try await JobLedger.finish([.init(messageID: c, status: .rejected, reason: "policy")], on: connection, logger: harness.logger)
-            }
+            try await finish(c, .rejected, reason: "policy", harness)
             let answers = try await ledger.claim([
                 .init(messageID: b, jobType: "t", token: "b1"),
                 .init(messageID: a, jobType: "t", token: "a1"),

@@ -19,7 +19,7 @@ public struct JobLedger: Sendable {
         case busy
     }
 
-    /// A finished job, for ``finish(_:on:)``.
+    /// A finished job, for ``OutcomeCommitter``.
     public struct Finished: Sendable {
         public var messageID: String
         /// `completed`, `rejected` or `dead`.
@@ -100,13 +100,6 @@ public struct JobLedger: Sendable {
             """, logger: logger)
     }
 
-    /// Records final outcomes, in the caller's transaction.
-    public static func finish(_ items: [Finished], on connection: PostgresConnection, logger: Logger) async throws {
-        guard !items.isEmpty else { return }
-        let (ids, statuses, reasons) = columns(items)
-        try await Prepared<FinishSQL>(ids, statuses, reasons).rows(on: connection, logger: logger)
-    }
-
     /// The binds of ``finish(from:)``: message ids, statuses, reasons ('' for none).
     static func columns(_ items: [Finished]) -> (ids: [String], statuses: [String], reasons: [String]) {
         (items.map(\.messageID), items.map(\.status.rawValue), items.map { $0.reason ?? "" })
@@ -150,7 +143,8 @@ public struct JobLedger: Sendable {
             """
     }
 
-    /// The outcome update with its binds from `$n`: ``columns(_:)``.
+    /// The update of final outcomes with its binds from `$n` (``columns(_:)``), which
+    /// ``OutcomeCommitter`` runs with the events of the same jobs.
     static func finish(from n: Int) -> String {
         """
         UPDATE herald.job_runs AS j
@@ -159,10 +153,5 @@ public struct JobLedger: Sendable {
           FROM unnest($\(n)::text[], $\(n + 1)::text[], $\(n + 2)::text[]) AS u(message_id, status, reason)
          WHERE j.message_id = u.message_id
         """
-    }
-
-    /// Final outcomes (``finish(_:on:logger:)``): $1 message ids, $2 statuses, $3 reasons ('' for none).
-    enum FinishSQL: StatementText {
-        static let sql = finish(from: 1)
     }
 }
