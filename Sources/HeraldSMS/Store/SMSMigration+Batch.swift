@@ -81,8 +81,8 @@ extension SMSSchema {
     /// and, when there are any, every counter of those and of the fast requests locked in key
     /// order. The lock is an upsert that writes nothing to an existing row (`DO UPDATE … WHERE
     /// false` still locks it); a row it has to create holds 0 and expires as a counted one does.
-    /// A fast request's `resend` counter is locked only when it forces a resend: it takes that
-    /// counter only if a pending code of its number appeared meanwhile.
+    /// A `resend` counter is locked only for a request that forces a resend: `herald.sms_prepare`
+    /// takes it for no other (and the fast path never).
     private static let lockCounters = """
         IF cardinality(fast) < cardinality(p_ids) THEN
             SELECT coalesce(array_agg(r.i ORDER BY r.i), '{}') INTO slow
@@ -96,7 +96,7 @@ extension SMSSchema {
                        CASE WHEN l.scope = 'global' THEN 'shard-' || l.window_seconds || '-' || v_shard ELSE l.key END AS key,
                        l.window_seconds, greatest(l.window_seconds / \(RateWindows.bucketsPerWindow), 1) AS bucket
                   FROM unnest(p_limit_requests, p_scopes, p_keys, p_windows) AS l(req, scope, key, window_seconds)
-                 WHERE l.req = ANY (slow) OR (l.req = ANY (fast) AND (l.scope <> 'resend' OR p_forces[l.req]))
+                 WHERE (l.req = ANY (slow) OR l.req = ANY (fast)) AND (l.scope <> 'resend' OR p_forces[l.req])
             ), located AS (
                 SELECT w.scope, w.key, to_timestamp(floor(extract(epoch FROM v_now) / w.bucket) * w.bucket) AS bucket_start,
                        max(w.bucket + w.window_seconds) AS lasts
