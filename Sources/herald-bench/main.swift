@@ -17,7 +17,7 @@ import Logging
 //              default three of the pool's idle timeouts, so that its memory is the steady
 //              one): the latency from publish to the provider under a load, next to the broker
 //              alone at the same rate
-//   paced      only that paced pair, at BENCH_PACED_RATE (default: half of a 1-process run's rate)
+//   paced      only that paced pair, at BENCH_PACED_RATE (default: half of a 1-process run's rate, printed too)
 // Every run of the first three parts prints the CPU ms per job of the broker, PostgreSQL, the
 // worker processes and herald-bench (CPUMeter, from /proc); BENCH_STATEMENTS=1 adds the top
 // pg_stat_statements of each SMS run (needs the library preloaded: scripts/services.sh).
@@ -72,9 +72,14 @@ if runs("runner") || runs("sms") || runs("processes") || only == "paced" {
         }
     }
     if only == "paced" {
-        // The paced runs alone, at BENCH_PACED_RATE (jobs/s; default: half the rate a 1-process run with the controls on measures now).
+        // The paced runs alone, at BENCH_PACED_RATE (jobs/s), or at half the rate of a 1-process run with the controls on,
+        // measured first and printed with them.
         var rate = environment["BENCH_PACED_RATE"].flatMap(Double.init) ?? 0
-        if rate <= 0 { rate = try await smsProcesses(count: count, processes: 1, controls: true, configuration: configuration, logger: logger).rate / 2 }
+        if rate <= 0 {
+            let controlled = try await smsProcesses(count: count, processes: 1, controls: true, configuration: configuration, logger: logger)
+            results.append(controlled)
+            rate = controlled.rate / 2
+        }
         results += try await pacedRuns(rate: rate, statements: statements)
     }
     if runs("processes") {
