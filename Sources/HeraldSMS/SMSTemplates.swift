@@ -9,8 +9,22 @@ import Yams
 /// ``Secret`` (it carries the code); when it needs more than one segment and the template
 /// has a `<purpose>_short` variant, the variant is used.
 public struct SMSTemplates: Sendable {
+    /// A template split at its `{code}` placeholders when loaded, the app name already in:
+    /// rendering a job's text only joins the pieces around its code.
+    struct Text: Sendable {
+        let pieces: [String]
+
+        init(_ template: String, appName: String) {
+            pieces = template.split(separator: "{code}", omittingEmptySubsequences: false).map {
+                $0.split(separator: "{app_name}", omittingEmptySubsequences: false).joined(separator: appName)
+            }
+        }
+
+        func filled(with code: String) -> String { pieces.joined(separator: code) }
+    }
+
     /// Locale (lower-cased, `_` → `-`) → key → template.
-    let locales: [String: [String: String]]
+    let locales: [String: [String: Text]]
     public let appName: String
     public let webOTPOrigin: String
 
@@ -32,7 +46,7 @@ public struct SMSTemplates: Sendable {
         for purpose in SMSVerificationJob.Purpose.allCases where locales["default"]?[purpose.rawValue] == nil {
             throw ConfigError(key: "sms.templates_dir", reason: "default.yaml has no \(purpose.rawValue) text")
         }
-        self.locales = locales
+        self.locales = locales.mapValues { $0.mapValues { Text($0, appName: appName) } }
         self.appName = appName
         self.webOTPOrigin = webOTPOrigin
     }
@@ -83,7 +97,7 @@ public struct SMSTemplates: Sendable {
     /// The text for `purpose` in `locale` (with fallback), with the code and app name in.
     public func render(purpose: SMSVerificationJob.Purpose, locale: String?, code: Secret) -> RenderedSMS {
         let chain = chain(for: locale)
-        func lookup(_ key: String) -> (String, String)? {
+        func lookup(_ key: String) -> (String, Text)? {
             for candidate in chain {
                 if let text = locales[candidate]?[key] { return (candidate, text) }
             }
@@ -102,10 +116,8 @@ public struct SMSTemplates: Sendable {
         return RenderedSMS(text: Secret(fill(template, code: code)), maskedText: fill(template, code: mask), locale: usedLocale, encoding: encoding)
     }
 
-    private func fill(_ template: String, code: Secret) -> String {
-        var text = template
-            .replacingOccurrences(of: "{app_name}", with: appName)
-            .replacingOccurrences(of: "{code}", with: code.revealed)
+    private func fill(_ template: Text, code: Secret) -> String {
+        var text = template.filled(with: code.revealed)
         if !webOTPOrigin.isEmpty {
             // WebOTP: the last line binds the code to the origin that may read it.
             text += "\n\n@\(webOTPOrigin) #\(code.revealed)"
@@ -114,7 +126,7 @@ public struct SMSTemplates: Sendable {
     }
 
     static func normalize(_ locale: String) -> String {
-        locale.replacingOccurrences(of: "_", with: "-").lowercased()
+        String(locale.lowercased().map { $0 == "_" ? "-" : $0 })
     }
 
     private static func placeholders(in text: String) -> [String] {

@@ -125,7 +125,9 @@ import Testing
             #expect(first.first?.httpStatus == 503)
             let second = try await sms.attempts(hanging.verificationID)
             #expect(second.map(\.result) == [.timeout, .accepted])
-            #expect(try await sms.verification(hanging.verificationID)?.provider == "webhook")
+            let viaHook = try await sms.verification(hanging.verificationID)
+            #expect(viaHook?.provider == "webhook")
+            #expect(viaHook?.providerMessageID?.hasPrefix("wh-") == true, "the webhook's message_id is recorded")
 
             // What the receiver gets is verifiable with the shared secret, as Standard Webhooks specify.
             #expect(hook.requestCount == 2)

@@ -88,4 +88,12 @@ import Testing
         #expect(ProviderHTTP.classify(status: 503, code: nil) == .next(code: "http-503"))
         #expect(ProviderHTTP.classify(status: 400, code: "twilio-21211") == .refused(code: "twilio-21211"))
     }
+
+    @Test func formValuesArePercentEncodedByteByByte() {
+        // application/x-www-form-urlencoded: unreserved bytes stay, a space is "+", every other
+        // byte of the UTF-8 is %XX in upper-case hex.
+        #expect(ProviderHTTP.percentEncode("Az09-._*") == "Az09-._*")
+        #expect(ProviderHTTP.percentEncode("123 456 is your code") == "123+456+is+your+code")
+        #expect(ProviderHTTP.percentEncode("+1/é&=\n") == "%2B1%2F%C3%A9%26%3D%0A")
+    }
 }

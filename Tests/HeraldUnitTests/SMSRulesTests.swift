@@ -101,6 +101,29 @@ import Testing
         #expect(rendered.encoding.segments == 1)
     }
 
+    @Test func everyPlaceholderIsFilledWhereverItStands() throws {
+        let templates = try SMSTemplates(locales: [
+            "default": ["sign_in": "{app_name}: {code}. Again: {code} ({app_name})", "mfa_enroll": "{code}", "mfa_sign_in": "x{code}x"],
+        ], appName: "Acme")
+        let signIn = templates.render(purpose: .signIn, locale: nil, code: Secret("042917"))
+        #expect(signIn.text.revealed == "Acme: 042917. Again: 042917 (Acme)")
+        #expect(signIn.maskedText == "Acme: ******. Again: ****** (Acme)")
+        #expect(templates.render(purpose: .mfaEnroll, locale: "de", code: Secret("1234")).text.revealed == "1234")
+        #expect(templates.render(purpose: .mfaSignIn, locale: nil, code: Secret("1234")).text.revealed == "x1234x")
+    }
+
+    @Test func aWebhookAnswerNamesItsMessageByMessageIDOrID() throws {
+        func id(_ body: String) -> String? {
+            let answer = try? JSONDecoder().decode(WebhookProvider.Answer.self, from: Data(body.utf8))
+            return answer?.messageID ?? answer?.id
+        }
+        #expect(id(#"{"message_id":"m1","id":"i1"}"#) == "m1")
+        #expect(id(#"{"id":"i1","status":"queued"}"#) == "i1")
+        #expect(id(#"{"message_id":17,"id":"i1"}"#) == "i1", "a member that is not a string counts as missing")
+        #expect(id(#"{}"#) == nil)
+        #expect(id("accepted") == nil)
+    }
+
     @Test func theWebOTPLineBindsTheCodeToTheOrigin() throws {
         let templates = try SMSTemplates.load(directory: Self.templatesDirectory, appName: "Acme", webOTPOrigin: "login.example.com")
         let rendered = templates.render(purpose: .signIn, locale: "en", code: Secret("654321"))

@@ -79,6 +79,8 @@ public struct ProviderHTTP: Sendable {
         fields.map { "\(percentEncode($0.0))=\(percentEncode($0.1))" }.joined(separator: "&")
     }
 
+    private static let hexDigits = Array("0123456789ABCDEF")
+
     public static func percentEncode(_ text: String) -> String {
         var out = ""
         for byte in text.utf8 {
@@ -89,7 +91,9 @@ public struct ProviderHTTP: Sendable {
             case UInt8(ascii: " "):
                 out.append("+")
             default:
-                out += String(format: "%%%02X", byte)
+                out.append("%")
+                out.append(hexDigits[Int(byte >> 4)])
+                out.append(hexDigits[Int(byte & 0x0F)])
             }
         }
         return out

@@ -41,6 +41,20 @@ struct WebhookProvider: DeliveryProvider {
         var data: Data
     }
 
+    /// A 2xx answer's body: its `message_id`, or its `id`. A member that is not a string
+    /// counts as missing; anything else in the body is ignored.
+    struct Answer: Decodable {
+        var messageID: String?
+        var id: String?
+        enum CodingKeys: String, CodingKey { case messageID = "message_id", id }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            messageID = try? container.decodeIfPresent(String.self, forKey: .messageID)
+            id = try? container.decodeIfPresent(String.self, forKey: .id)
+        }
+    }
+
     /// `v1,` and the signature of `id.timestamp.body`.
     static func signature(id: String, timestamp: Int, body: [UInt8], key: [UInt8]) -> String {
         let signed = Array("\(id).\(timestamp).".utf8) + body
@@ -56,7 +70,7 @@ struct WebhookProvider: DeliveryProvider {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let body = try? encoder.encode(payload) else { return .refused("encoding") }
-        let id = "msg_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let id = "msg_" + UUID().uuidString.lowercased().filter { $0 != "-" }
         let timestamp = Int(now.timeIntervalSince1970)
         var request = HTTPClientRequest(url: url)
         request.method = .POST
@@ -68,9 +82,8 @@ struct WebhookProvider: DeliveryProvider {
 
         return await http.send(request, logger: context.logger) { status, answer in
             if let failure = ProviderHTTP.classify(status: status, code: nil) { return ProviderAnswer(failure, httpStatus: status) }
-            let json = (try? JSONSerialization.jsonObject(with: Data(buffer: answer))) as? [String: Any]
-            let id = (json?["message_id"] as? String) ?? (json?["id"] as? String)
-            return .accepted(id, httpStatus: status)
+            let body = try? JSONDecoder().decode(Answer.self, from: Data(buffer: answer))
+            return .accepted(body?.messageID ?? body?.id, httpStatus: status)
         }
     }
 }
