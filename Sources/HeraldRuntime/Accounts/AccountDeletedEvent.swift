@@ -31,7 +31,7 @@ public struct AccountDeletedEvent: Sendable, Equatable {
         let body = "{\"account_id\":\(Self.quoted(accountID)),\"created_at\":\"\(Self.timestamp(createdAt))\",\"deleted_at\":\"\(deleted)\","
             + "\"event\":\"\(Self.name)\",\"occurred_at\":\"\(deleted)\",\"reason\":\(Self.quoted(reason)),"
             + (runID.map { "\"run_id\":\(Self.quoted($0))," } ?? "") + "\"version\":1}"
-        return OutgoingEvent(name: Self.name, messageID: UUID().uuidString.lowercased(), body: Array(body.utf8))
+        return OutgoingEvent(name: Self.name, messageID: RandomID.uuid(), body: Array(body.utf8))
     }
 
     /// RFC 3339 UTC with milliseconds.

@@ -182,7 +182,7 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
         // Claim: the ledger says whether this message runs here, ran already, or runs elsewhere.
         let claim: JobLedger.Claim
         do {
-            let request = JobLedger.ClaimRequest(messageID: envelope.messageID, jobType: envelope.typeName, token: UUID().uuidString)
+            let request = JobLedger.ClaimRequest(messageID: envelope.messageID, jobType: envelope.typeName, token: RandomID.uuid())
             claim = try await hold.run(logger) { try await self.claims.submit(request) }
         } catch {
             await settlement.requeue(delivery, type: type, because: error, logger)

@@ -12,7 +12,7 @@ public struct OutgoingEvent: Sendable, Equatable {
 
     public init<Payload: Encodable>(name: String, payload: Payload, occurredAt: Date = Date()) {
         self.name = name
-        self.messageID = UUID().uuidString.lowercased()
+        self.messageID = RandomID.uuid()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Every timestamp of an event has milliseconds (docs/wire-contract.md).

@@ -70,7 +70,7 @@ struct WebhookProvider: DeliveryProvider {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let body = try? encoder.encode(payload) else { return .refused("encoding") }
-        let id = "msg_" + UUID().uuidString.lowercased().filter { $0 != "-" }
+        let id = "msg_" + RandomID.hex()
         let timestamp = Int(now.timeIntervalSince1970)
         var request = HTTPClientRequest(url: url)
         request.method = .POST
