@@ -115,7 +115,10 @@ public struct EmailMessage: Sendable {
         if name.isEmpty { return address }
         let ascii = name.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F }
         if ascii {
-            let quoted = name.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            let quoted = name.reduce(into: "") { out, character in
+                if character == "\\" || character == "\"" { out.append("\\") }
+                out.append(character)
+            }
             return "\"\(quoted)\" <\(address)>"
         }
         return "\(encodeHeader(name)) <\(address)>"

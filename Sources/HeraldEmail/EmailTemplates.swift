@@ -102,7 +102,7 @@ public struct EmailTemplates: Sendable {
     /// `pt_BR` → [`pt-br`, `pt`, `default`].
     static func candidates(_ locale: String?) -> [String] {
         guard let locale, !locale.isEmpty else { return ["default"] }
-        var parts = locale.lowercased().replacingOccurrences(of: "_", with: "-").split(separator: "-").map(String.init)
+        var parts = locale.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).map(String.init)
         var out: [String] = []
         while !parts.isEmpty {
             out.append(parts.joined(separator: "-"))

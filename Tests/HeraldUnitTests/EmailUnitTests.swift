@@ -100,6 +100,18 @@ import Testing
 
     @Test func dotStuffing() {
         #expect(SMTPConnection.dotStuffed(".a\r\n.b\r\nc") == "..a\r\n..b\r\nc\r\n")
+        // Only a dot that starts a line (after CRLF) is doubled; a bare LF starts none.
+        #expect(SMTPConnection.dotStuffed("a.b\r\n..c\r\nx\n.y\r\n") == "a.b\r\n...c\r\nx\n.y\r\n")
+        #expect(SMTPConnection.dotStuffed("\r\n.\r\n") == "\r\n..\r\n", "a lone dot line never ends the data")
+        #expect(SMTPConnection.dotStuffed("") == "\r\n")
+        #expect(SMTPConnection.dotStuffed(".") == "..\r\n")
+        #expect(SMTPConnection.dotStuffed("é\r\n.ü") == "é\r\n..ü\r\n")
+    }
+
+    @Test func aDisplayNameIsQuotedWithItsQuotesAndBackslashesEscaped() {
+        #expect(EmailMessage.encodeMailbox("Acme <no-reply@example.com>") == "\"Acme\" <no-reply@example.com>")
+        #expect(EmailMessage.encodeMailbox(#"Acme "Auth" \ Co <a@example.com>"#) == #""Acme \"Auth\" \\ Co" <a@example.com>"#)
+        #expect(EmailMessage.encodeMailbox("a@example.com") == "a@example.com")
     }
 
     @Test func smtpRepliesAreDecodedAcrossLines() throws {

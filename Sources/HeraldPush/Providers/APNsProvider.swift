@@ -65,7 +65,7 @@ public struct APNsProvider: DeliveryProvider {
         let host = message.environment == .production ? configuration.productionHost : configuration.sandboxHost
         var request = HTTPClientRequest(url: "\(host)/3/device/\(message.deviceToken)")
         request.method = .POST
-        let apnsID = UUID().uuidString
+        let apnsID = RandomID.uuid()
         request.headers.add(name: "authorization", value: "bearer \(jwt)")
         request.headers.add(name: "apns-push-type", value: "background")
         request.headers.add(name: "apns-priority", value: "5")
