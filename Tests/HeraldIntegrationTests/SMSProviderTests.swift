@@ -133,6 +133,7 @@ import Testing
             #expect(hook.requestCount == 2)
             for request in hook.requests {
                 let id = try #require(request.header("webhook-id"))
+                #expect(id.hasPrefix("msg_") && id.count == 36 && id.dropFirst(4).allSatisfy(\.isHexDigit), "\(id)")
                 let timestamp = try #require(request.header("webhook-timestamp"))
                 let signature = try #require(request.header("webhook-signature"))
                 let key = SymmetricKey(data: Data(base64Encoded: String(Self.webhookSecret.dropFirst(6)))!)

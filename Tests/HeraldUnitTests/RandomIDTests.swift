@@ -19,12 +19,13 @@ import Testing
         }
     }
 
-    @Test func theHexFormHasTheSameDigitsWithoutDashes() {
+    @Test func theHexFormIs32DigitsWithTheVersionAndVariant() {
         for _ in 0..<1_000 {
-            let hex = RandomID.hex()
+            let hex = Array(RandomID.hex())
             #expect(hex.count == 32)
-            #expect(hex.allSatisfy { "0123456789abcdef".contains($0) }, "\(hex)")
-            #expect(hex[hex.index(hex.startIndex, offsetBy: 12)] == "4", "version 4")
+            #expect(hex.allSatisfy { "0123456789abcdef".contains($0) }, "\(String(hex))")
+            #expect(hex[12] == "4", "version 4")
+            #expect("89ab".contains(hex[16]), "the RFC 9562 variant")
         }
     }
 

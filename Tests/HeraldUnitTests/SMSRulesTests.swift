@@ -110,12 +110,15 @@ import Testing
         #expect(signIn.maskedText == "Acme: ******. Again: ****** (Acme)")
         #expect(templates.render(purpose: .mfaEnroll, locale: "de", code: Secret("1234")).text.revealed == "1234")
         #expect(templates.render(purpose: .mfaSignIn, locale: nil, code: Secret("1234")).text.revealed == "x1234x")
+        // The app name is text: a placeholder in it stays as written, the code goes only where the template has it.
+        let braces = try SMSTemplates(locales: ["default": ["sign_in": "{app_name}: {code}", "mfa_enroll": "{code}", "mfa_sign_in": "{code}"]],
+                                      appName: "A{code}")
+        #expect(braces.render(purpose: .signIn, locale: nil, code: Secret("1234")).text.revealed == "A{code}: 1234")
     }
 
     @Test func aWebhookAnswerNamesItsMessageByMessageIDOrID() throws {
         func id(_ body: String) -> String? {
-            let answer = try? JSONDecoder().decode(WebhookProvider.Answer.self, from: Data(body.utf8))
-            return answer?.messageID ?? answer?.id
+            (try? JSONDecoder().decode(WebhookProvider.Answer.self, from: Data(body.utf8)))?.name
         }
         #expect(id(#"{"message_id":"m1","id":"i1"}"#) == "m1")
         #expect(id(#"{"id":"i1","status":"queued"}"#) == "i1")

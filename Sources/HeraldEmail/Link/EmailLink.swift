@@ -29,19 +29,7 @@ public enum EmailLink {
     }
 
     /// RFC 3986 unreserved characters as they are, everything else %XX.
-    static func percentEncode(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.append(Character(Unicode.Scalar(byte)))
-            default:
-                out += String(format: "%%%02X", byte)
-            }
-        }
-        return out
-    }
+    static func percentEncode(_ text: String) -> String { PercentEncoding.rfc3986.encode(text) }
 
     /// The settings stored with a code and returned by the consume API (JSON, snake_case).
     static func settingsJSON(_ settings: EmailActionJob.ActionCodeSettings, approved: EmailLinkPolicy.Approved) -> String {

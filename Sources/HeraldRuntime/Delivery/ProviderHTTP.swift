@@ -79,25 +79,8 @@ public struct ProviderHTTP: Sendable {
         fields.map { "\(percentEncode($0.0))=\(percentEncode($0.1))" }.joined(separator: "&")
     }
 
-    private static let hexDigits = Array("0123456789ABCDEF")
-
-    public static func percentEncode(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "*"):
-                out.append(Character(Unicode.Scalar(byte)))
-            case UInt8(ascii: " "):
-                out.append("+")
-            default:
-                out.append("%")
-                out.append(hexDigits[Int(byte >> 4)])
-                out.append(hexDigits[Int(byte & 0x0F)])
-            }
-        }
-        return out
-    }
+    /// `application/x-www-form-urlencoded` (``PercentEncoding/form``).
+    public static func percentEncode(_ text: String) -> String { PercentEncoding.form.encode(text) }
 
     /// An error's kind without anything of the request (no URL with credentials, no body).
     public static func describe(_ error: any Error) -> String {

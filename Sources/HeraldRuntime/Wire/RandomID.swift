@@ -1,6 +1,8 @@
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Random (version 4) UUIDs as text, from the kernel's random bytes read 4 KiB at a time.

@@ -48,6 +48,9 @@ struct WebhookProvider: DeliveryProvider {
         var id: String?
         enum CodingKeys: String, CodingKey { case messageID = "message_id", id }
 
+        /// The provider's name for the message: `message_id` first.
+        var name: String? { messageID ?? id }
+
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             messageID = try? container.decodeIfPresent(String.self, forKey: .messageID)
@@ -83,7 +86,7 @@ struct WebhookProvider: DeliveryProvider {
         return await http.send(request, logger: context.logger) { status, answer in
             if let failure = ProviderHTTP.classify(status: status, code: nil) { return ProviderAnswer(failure, httpStatus: status) }
             let body = try? JSONDecoder().decode(Answer.self, from: Data(buffer: answer))
-            return .accepted(body?.messageID ?? body?.id, httpStatus: status)
+            return .accepted(body?.name, httpStatus: status)
         }
     }
 }
