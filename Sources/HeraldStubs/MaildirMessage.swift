@@ -84,10 +84,10 @@ public struct MaildirMessage: Sendable {
     public static func files(in maildir: String) -> [String] {
         let directory = maildir + "/new"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return names.sorted { a, b in
-            let (x, y) = (order(a), order(b))
-            return x == y ? a < b : x.lexicographicallyPrecedes(y)
-        }.map { directory + "/" + $0 }
+        // Each name's place is read once, not at every comparison.
+        return names.map { (order($0), $0) }.sorted { a, b in
+            a.0 == b.0 ? a.1 < b.1 : a.0.lexicographicallyPrecedes(b.0)
+        }.map { directory + "/" + $0.1 }
     }
 
     /// Where a name of Python's `mailbox.Maildir` (`<seconds>.M<microseconds>P<pid>Q<count>.<host>`)
