@@ -105,15 +105,17 @@ public struct SMSTemplates: Sendable {
         }
         // default.yaml has every purpose (checked in init).
         var (usedLocale, template) = lookup(purpose.rawValue)!
-        var encoding = SMSEncoding(fill(template, code: code))
+        var text = fill(template, code: code)
+        var encoding = SMSEncoding(text)
         if encoding.segments > 1, let (shortLocale, short) = lookup(purpose.rawValue + "_short") {
-            let shorter = SMSEncoding(fill(short, code: code))
+            let shortText = fill(short, code: code)
+            let shorter = SMSEncoding(shortText)
             if shorter.segments < encoding.segments {
-                (usedLocale, template, encoding) = (shortLocale, short, shorter)
+                (usedLocale, template, text, encoding) = (shortLocale, short, shortText, shorter)
             }
         }
         let mask = Secret(String(repeating: "*", count: code.revealed.count))
-        return RenderedSMS(text: Secret(fill(template, code: code)), maskedText: fill(template, code: mask), locale: usedLocale, encoding: encoding)
+        return RenderedSMS(text: Secret(text), maskedText: fill(template, code: mask), locale: usedLocale, encoding: encoding)
     }
 
     private func fill(_ template: Text, code: Secret) -> String {
