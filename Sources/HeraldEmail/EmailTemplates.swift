@@ -54,7 +54,7 @@ public struct EmailTemplates: Sendable {
             if key != noAccount, pieces[2] != "subject", !text.contains("link}}") {
                 throw ConfigError(key: "email.templates_dir", reason: "\(file) does not contain the link")
             }
-            let locale = pieces[0].lowercased().replacingOccurrences(of: "_", with: "-")
+            let locale = LocaleFallback.normalize(String(pieces[0]))
             do {
                 parts[locale, default: [:]][key, default: [:]][String(pieces[2])] = try MustacheTemplate(string: text.trimmingCharacters(in: .newlines))
             } catch {
@@ -93,21 +93,9 @@ public struct EmailTemplates: Sendable {
     }
 
     func lookup(_ key: String, locale: String?) -> (String, Set) {
-        for candidate in Self.candidates(locale) {
+        for candidate in LocaleFallback.chain(locale) {
             if let set = locales[candidate]?[key] { return (candidate, set) }
         }
         return ("default", locales["default"]![key]!)
-    }
-
-    /// `pt_BR` → [`pt-br`, `pt`, `default`].
-    static func candidates(_ locale: String?) -> [String] {
-        guard let locale, !locale.isEmpty else { return ["default"] }
-        var parts = locale.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).map(String.init)
-        var out: [String] = []
-        while !parts.isEmpty {
-            out.append(parts.joined(separator: "-"))
-            parts.removeLast()
-        }
-        return out + ["default"]
     }
 }

@@ -75,28 +75,14 @@ public struct SMSTemplates: Sendable {
                 }
                 templates[key] = text
             }
-            locales[normalize(String(name.dropLast(5)))] = templates
+            locales[LocaleFallback.normalize(String(name.dropLast(5)))] = templates
         }
         return try SMSTemplates(locales: locales, appName: appName, webOTPOrigin: webOTPOrigin)
     }
 
-    /// The locales tried for `locale`, most specific first, `default` last.
-    public func chain(for locale: String?) -> [String] {
-        var out: [String] = []
-        if let locale {
-            var parts = Self.normalize(locale).split(separator: "-").map(String.init)
-            while !parts.isEmpty {
-                out.append(parts.joined(separator: "-"))
-                parts.removeLast()
-            }
-        }
-        out.append("default")
-        return out
-    }
-
     /// The text for `purpose` in `locale` (with fallback), with the code and app name in.
     public func render(purpose: SMSVerificationJob.Purpose, locale: String?, code: Secret) -> RenderedSMS {
-        let chain = chain(for: locale)
+        let chain = LocaleFallback.chain(locale)
         func lookup(_ key: String) -> (String, Text)? {
             for candidate in chain {
                 if let text = locales[candidate]?[key] { return (candidate, text) }
@@ -125,10 +111,6 @@ public struct SMSTemplates: Sendable {
             text += "\n\n@\(webOTPOrigin) #\(code.revealed)"
         }
         return text
-    }
-
-    static func normalize(_ locale: String) -> String {
-        String(locale.lowercased().map { $0 == "_" ? "-" : $0 })
     }
 
     private static func placeholders(in text: String) -> [String] {

@@ -58,7 +58,7 @@ import Testing
         #expect(fallback.subject == "Reset your password for Acme & Co")
         let none = templates.render(EmailTemplates.noAccount, locale: "xx", email: "a@b.com", link: nil, continueHost: "h", expiresSeconds: 60)
         #expect(none.text.revealed.contains("not registered"))
-        #expect(EmailTemplates.candidates("pt_BR") == ["pt-br", "pt", "default"])
+        #expect(LocaleFallback.chain("pt_BR") == ["pt-br", "pt", "default"])
     }
 
     @Test func aMissingTemplateIsAConfigurationError() throws {

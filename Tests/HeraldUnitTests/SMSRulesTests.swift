@@ -69,7 +69,7 @@ import Testing
 
     @Test func localesFallBackFromRegionToLanguageToDefault() throws {
         let templates = try SMSTemplates.load(directory: Self.templatesDirectory, appName: "Acme", webOTPOrigin: "")
-        #expect(templates.chain(for: "pt_BR") == ["pt-br", "pt", "default"])
+        #expect(LocaleFallback.chain("pt_BR") == ["pt-br", "pt", "default"])
         let code = Secret("123456")
         // pt-BR has its own MFA text, but falls back to pt for sign-in.
         #expect(templates.render(purpose: .mfaSignIn, locale: "pt-BR", code: code).locale == "pt-br")
