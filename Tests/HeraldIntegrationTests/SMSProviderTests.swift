@@ -153,7 +153,9 @@ import Testing
     }
 
     @Test func whenEveryProviderFailsTheJobIsRetriedWithAFreshCodeAndNoUncertainSend() async throws {
-        try await withHarness() { harness in
+        // A second's delay and room for tries: with the default 100, 200 and 400 ms and three tries, a
+        // loaded machine could see the row in its next try (`sending`) or out of tries before the stub mends.
+        try await withHarness(retryDelays: [1_000], maxAttempts: 20) { harness in
             let sms = try await SMSFixture(harness)
             let twilio = try await StubHTTPServer { _ in .init(status: 500, body: "{}") }
             let worker = try await sms.start {
@@ -162,8 +164,12 @@ import Testing
             }
             let job = harness.sms(5)
             let id = try await harness.enqueue(job)
-            try await eventually("retrying") { try await harness.ledger(id)?.0 == "retrying" }
-            #expect(try await sms.verification(job.verificationID)?.state == "retrying")
+            // Both read between two tries: once the next try has begun, the job is running and the row `sending`.
+            try await eventually("the job and its row retrying") {
+                let ledger = try await harness.ledger(id)?.0
+                let row = try await sms.verification(job.verificationID)?.state
+                return ledger == "retrying" && row == "retrying"
+            }
             twilio.respond(with: Self.twilioCreated)
             try await eventually("sent on a later try") { try await harness.ledger(id)?.0 == "completed" }
             let row = try #require(try await sms.verification(job.verificationID))
