@@ -92,9 +92,9 @@ import Testing
     @Test func formValuesArePercentEncodedByteByByte() {
         // application/x-www-form-urlencoded: unreserved bytes stay, a space is "+", every other
         // byte of the UTF-8 is %XX in upper-case hex.
-        #expect(ProviderHTTP.percentEncode("Az09-._*") == "Az09-._*")
-        #expect(ProviderHTTP.percentEncode("123 456 is your code") == "123+456+is+your+code")
-        #expect(ProviderHTTP.percentEncode("+1/é&=\n") == "%2B1%2F%C3%A9%26%3D%0A")
+        #expect(PercentEncoding.form.encode("Az09-._*") == "Az09-._*")
+        #expect(PercentEncoding.form.encode("123 456 is your code") == "123+456+is+your+code")
+        #expect(PercentEncoding.form.encode("+1/é&=\n") == "%2B1%2F%C3%A9%26%3D%0A")
         // A link's query (RFC 3986): "~" stays, "*" and a space are encoded.
         #expect(PercentEncoding.rfc3986.encode("a b~*é") == "a%20b~%2A%C3%A9")
         #expect(PercentEncoding.form.encode("a b~*é") == "a+b%7E*%C3%A9")

@@ -24,12 +24,9 @@ public enum EmailLink {
             ("mode", firebaseMode(mode)), ("oobCode", code.revealed), ("continueUrl", approved.continueURL),
         ]
         if let locale { query.append(("lang", locale)) }
-        let encoded = query.map { "\($0.0)=\(percentEncode($0.1))" }.joined(separator: "&")
+        let encoded = query.map { "\($0.0)=\(PercentEncoding.rfc3986.encode($0.1))" }.joined(separator: "&")
         return Secret("https://\(approved.linkDomain)\(path)?\(encoded)")
     }
-
-    /// RFC 3986 unreserved characters as they are, everything else %XX.
-    static func percentEncode(_ text: String) -> String { PercentEncoding.rfc3986.encode(text) }
 
     /// The settings stored with a code and returned by the consume API (JSON, snake_case).
     static func settingsJSON(_ settings: EmailActionJob.ActionCodeSettings, approved: EmailLinkPolicy.Approved) -> String {

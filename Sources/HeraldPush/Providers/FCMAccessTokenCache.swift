@@ -94,7 +94,7 @@ public actor FCMAccessTokenCache {
         var request = HTTPClientRequest(url: endpoint)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        let form = "grant_type=" + ProviderHTTP.percentEncode("urn:ietf:params:oauth:grant-type:jwt-bearer")
+        let form = "grant_type=" + PercentEncoding.form.encode("urn:ietf:params:oauth:grant-type:jwt-bearer")
             + "&assertion=" + (try await account.assertion(audience: endpoint, now: issued))
         request.body = .bytes(ByteBuffer(string: form))
         let response = try await http.execute(request, timeout: timeout, logger: logger)

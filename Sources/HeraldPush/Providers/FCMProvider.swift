@@ -63,7 +63,7 @@ public struct FCMProvider: DeliveryProvider {
         } catch {
             return PushProviderResponse(.transient("fcm_token_endpoint: \(error)"))
         }
-        var request = HTTPClientRequest(url: "\(configuration.sendEndpoint)/v1/projects/\(ProviderHTTP.percentEncode(projectID))/messages:send")
+        var request = HTTPClientRequest(url: "\(configuration.sendEndpoint)/v1/projects/\(PercentEncoding.form.encode(projectID))/messages:send")
         request.method = .POST
         request.headers.add(name: "Authorization", value: "Bearer \(access)")
         request.headers.add(name: "Content-Type", value: "application/json; charset=UTF-8")

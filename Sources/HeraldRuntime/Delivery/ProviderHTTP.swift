@@ -76,11 +76,8 @@ public struct ProviderHTTP: Sendable {
 
     /// `application/x-www-form-urlencoded` (WHATWG): unreserved characters as they are, space as `+`.
     public static func formEncode(_ fields: [(String, String)]) -> String {
-        fields.map { "\(percentEncode($0.0))=\(percentEncode($0.1))" }.joined(separator: "&")
+        fields.map { "\(PercentEncoding.form.encode($0.0))=\(PercentEncoding.form.encode($0.1))" }.joined(separator: "&")
     }
-
-    /// `application/x-www-form-urlencoded` (``PercentEncoding/form``).
-    public static func percentEncode(_ text: String) -> String { PercentEncoding.form.encode(text) }
 
     /// An error's kind without anything of the request (no URL with credentials, no body).
     public static func describe(_ error: any Error) -> String {

@@ -16,7 +16,7 @@ struct TwilioProvider: DeliveryProvider {
 
     func send(_ message: SMSMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
         let base = configuration.baseURL.hasSuffix("/") ? String(configuration.baseURL.dropLast()) : configuration.baseURL
-        var request = HTTPClientRequest(url: "\(base)/2010-04-01/Accounts/\(ProviderHTTP.percentEncode(configuration.accountSID))/Messages.json")
+        var request = HTTPClientRequest(url: "\(base)/2010-04-01/Accounts/\(PercentEncoding.form.encode(configuration.accountSID))/Messages.json")
         request.method = .POST
         request.headers.add(name: "Authorization", value: ProviderHTTP.basicAuthorization(user: configuration.accountSID, password: configuration.authToken))
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
