@@ -76,7 +76,8 @@ if runs("runner") || runs("sms") || runs("processes") || only == "paced" {
         // measured first and printed with them.
         var rate = environment["BENCH_PACED_RATE"].flatMap(Double.init) ?? 0
         if rate <= 0 {
-            let controlled = try await smsProcesses(count: count, processes: 1, controls: true, configuration: configuration, logger: logger)
+            let controlled = try await smsProcesses(count: count, processes: 1, controls: true, statements: statements,
+                                                  configuration: configuration, logger: logger)
             results.append(controlled)
             rate = controlled.rate / 2
         }
