@@ -58,6 +58,10 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
     ],
     targets: [
+        // Each module's SQL/ folder (migrations, functions) embedded in it as text, so the
+        // schema is in .sql files that psql and linters read, and in the binary that applies it.
+        .executableTarget(name: "embed-sql", path: "Sources/embed-sql"),
+        .plugin(name: "EmbedSQL", capability: .buildTool(), dependencies: ["embed-sql"]),
         .systemLibrary(
             name: "CRabbitMQ",
             pkgConfig: "librabbitmq",
@@ -89,7 +93,8 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
-            swiftSettings: strict
+            swiftSettings: strict,
+            plugins: ["EmbedSQL"]
         ),
         // One target per channel; each depends on HeraldRuntime only, never on another
         // channel (scripts/check-structure.sh fails `make test` when one does).
@@ -99,22 +104,25 @@ let package = Package(
             name: "CPhoneNumber",
             linkerSettings: [.linkedLibrary("phonenumber"), .linkedLibrary("protobuf")]
         ),
-        .target(name: "HeraldSMS", dependencies: ["HeraldRuntime", "CPhoneNumber"] + channel, swiftSettings: strict),
+        .target(name: "HeraldSMS", dependencies: ["HeraldRuntime", "CPhoneNumber"] + channel, swiftSettings: strict, plugins: ["EmbedSQL"]),
         .target(
             name: "HeraldEmail",
             dependencies: ["HeraldRuntime", .product(name: "Mustache", package: "swift-mustache")] + channel,
-            swiftSettings: strict
+            swiftSettings: strict,
+            plugins: ["EmbedSQL"]
         ),
         .target(
             name: "HeraldPush",
             dependencies: ["HeraldRuntime", .product(name: "JWTKit", package: "jwt-kit")] + channel,
-            swiftSettings: strict
+            swiftSettings: strict,
+            plugins: ["EmbedSQL"]
         ),
-        .target(name: "HeraldCleanup", dependencies: ["HeraldRuntime"] + channel, swiftSettings: strict),
+        .target(name: "HeraldCleanup", dependencies: ["HeraldRuntime"] + channel, swiftSettings: strict, plugins: ["EmbedSQL"]),
         .target(
             name: "HeraldApple",
             dependencies: ["HeraldRuntime", .product(name: "JWTKit", package: "jwt-kit")] + channel,
-            swiftSettings: strict
+            swiftSettings: strict,
+            plugins: ["EmbedSQL"]
         ),
         // Local servers that speak the remote providers' protocols (tests, benchmarks, chaos).
         .target(

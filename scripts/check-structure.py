@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """The architecture, checked: a channel target depends on HeraldRuntime only, never on another
-channel, in Package.swift and in its sources' import lines. Exits 1 naming each breach.
+channel, in Package.swift and in its sources' import lines; and SQL is SQL: no table, index,
+function, trigger or view is defined in a Swift source under Sources/ (they live in each
+module's SQL/ folder, docs/architecture.md). Exits 1 naming each breach.
 
     scripts/check-structure.py            (run by `make test`)
 """
@@ -41,7 +43,16 @@ for source in sorted((ROOT / "Sources" / "HeraldRuntime").rglob("*.swift")):
         if imported:
             problems.append(f"{source.relative_to(ROOT)}:{number}: HeraldRuntime imports {imported.group(1)}")
 
+# SQL definitions live in .sql files (Sources/*/SQL), never in Swift literals.
+DEFINITION = re.compile(r"\b(CREATE\s+(OR\s+REPLACE\s+)?(FUNCTION|TABLE|TRIGGER|VIEW|PROCEDURE)|CREATE\s+(UNIQUE\s+)?INDEX|ALTER\s+TABLE)\b", re.I)
+sql_files = sorted((ROOT / "Sources").rglob("SQL/**/*.sql"))
+for source in sorted((ROOT / "Sources").rglob("*.swift")):
+    for number, line in enumerate(source.read_text().splitlines(), 1):
+        if DEFINITION.search(line) and not line.lstrip().startswith("//"):
+            problems.append(f"{source.relative_to(ROOT)}:{number}: SQL definition in Swift (put it in the module's SQL/ folder)")
+
 if problems:
     print("structure check failed:\n  " + "\n  ".join(problems), file=sys.stderr)
     sys.exit(1)
-print(f"structure: {len(CHANNELS)} channels ({', '.join(CHANNELS)}), each on HeraldRuntime only")
+print(f"structure: {len(CHANNELS)} channels ({', '.join(CHANNELS)}), each on HeraldRuntime only; "
+      f"{len(sql_files)} SQL files, no SQL definition in Swift")

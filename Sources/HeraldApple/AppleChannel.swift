@@ -6,7 +6,8 @@ public enum AppleChannel: HeraldChannel {
     public typealias Section = AppleConfiguration
 
     public static let kind = JobKind.apple
-    public static var migrations: [Migration] { AppleSchema.migrations }
+    /// Its SQL: `Sources/HeraldApple/SQL` (migrations and functions).
+    public static let schema = SchemaGroup(name: "apple", files: EmbeddedSQL.files)
     /// The types of queue `herald.apple` (``AppleJob``'s members).
     public static var jobTypes: [any HeraldJob.Type] { AppleJob.members }
 

@@ -5,7 +5,8 @@ public enum CleanupChannel: HeraldChannel {
     public typealias Section = CleanupConfiguration
 
     public static let kind = JobKind.cleanup
-    public static var migrations: [Migration] { CleanupMigration.all }
+    /// Its SQL: `Sources/HeraldCleanup/SQL` (migrations and functions).
+    public static let schema = SchemaGroup(name: "cleanup", files: EmbeddedSQL.files)
     public static let jobTypes: [any HeraldJob.Type] = [CleanupRunJob.self]
 
     public static func handler(configuration: HeraldConfiguration) throws -> CleanupHandler {

@@ -7,15 +7,15 @@ import HeraldSMS
 
 /// Every channel Herald ships, for the programs that work across all of them (`heraldctl`,
 /// a front API that migrates the schema, the tests and harnesses): their configuration
-/// sections, migrations and job types.
+/// sections, schema groups and job types.
 public enum HeraldChannels {
     public static let all: [any HeraldChannel.Type] = [SMSChannel.self, EmailChannel.self, PushChannel.self, CleanupChannel.self, AppleChannel.self]
 
     /// Every configuration section: `config check` and tools read them all.
     public static var sections: [any ConfigurationSection.Type] { all.map { $0.section } }
 
-    /// The runtime's migrations and every channel's.
-    public static var migrations: [Migration] { Migrations.runtime + all.flatMap { $0.migrations } }
+    /// The runtime's schema group and every channel's, in the order they are applied.
+    public static var schema: [SchemaGroup] { [RuntimeSchema.group] + all.map { $0.schema } }
 
     /// The job types of a worker kind's queue.
     public static func jobTypes(_ kind: JobKind) -> [any HeraldJob.Type] {

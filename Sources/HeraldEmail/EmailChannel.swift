@@ -5,7 +5,8 @@ public enum EmailChannel: HeraldChannel {
     public typealias Section = EmailConfiguration
 
     public static let kind = JobKind.email
-    public static var migrations: [Migration] { EmailSchema.migrations }
+    /// Its SQL: `Sources/HeraldEmail/SQL` (migrations and functions).
+    public static let schema = SchemaGroup(name: "email", files: EmbeddedSQL.files)
     public static let jobTypes: [any HeraldJob.Type] = [EmailActionJob.self]
 
     public static func handler(configuration: HeraldConfiguration) throws -> EmailHandler {

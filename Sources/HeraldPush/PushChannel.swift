@@ -5,7 +5,8 @@ public enum PushChannel: HeraldChannel {
     public typealias Section = PushConfiguration
 
     public static let kind = JobKind.push
-    public static var migrations: [Migration] { PushSchema.migrations + [PushSchema.receiptConsume, PushSchema.genericPlans] }
+    /// Its SQL: `Sources/HeraldPush/SQL` (migrations and functions).
+    public static let schema = SchemaGroup(name: "push", files: EmbeddedSQL.files)
     public static let jobTypes: [any HeraldJob.Type] = [PushVerificationJob.self]
 
     public static func handler(configuration: HeraldConfiguration) throws -> PushHandler {

@@ -5,7 +5,8 @@ public enum SMSChannel: HeraldChannel {
     public typealias Section = SMSConfiguration
 
     public static let kind = JobKind.sms
-    public static var migrations: [Migration] { SMSSchema.migrations + SMSSchema.fraudAndAppVerification + [SMSSchema.batchPrepare, SMSSchema.fraudCountsPerStatement, SMSSchema.judgeEachCounterOnce, SMSSchema.oneLockOrder] }
+    /// Its SQL: `Sources/HeraldSMS/SQL` (migrations and functions).
+    public static let schema = SchemaGroup(name: "sms", files: EmbeddedSQL.files)
     public static let jobTypes: [any HeraldJob.Type] = [SMSVerificationJob.self]
 
     public static func handler(configuration: HeraldConfiguration) throws -> SMSHandler {

@@ -58,7 +58,7 @@ struct CleanupBenchmark {
         let client = try Database.makeClient(database, logger: logger)
         let task = Task { await client.run() }
         defer { task.cancel() }
-        try await Migrator(client: client, migrations: HeraldChannels.migrations, logger: logger).migrate()
+        try await Migrator(client: client, groups: HeraldChannels.schema, logger: logger).migrate()
 
         let loadStarted = ContinuousClock.now
         let eligible = try await load(client)

@@ -9,23 +9,6 @@ import HeraldRuntime
 import HeraldSMS
 import HeraldClient
 
-struct Migrate: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Apply the database migrations (safe to run concurrently).")
-    @OptionGroup var options: GlobalOptions
-
-    func run() async throws {
-        let context = try CLIContext.load(options)
-        let applied = try await context.withDatabase { client in
-            try await Migrator(client: client, migrations: HeraldChannels.migrations, logger: context.logger).migrate()
-        }
-        if options.output == .json {
-            printJSON(["applied": applied, "latest": Migrations.latest(HeraldChannels.migrations)])
-        } else {
-            print(applied.isEmpty ? "schema up to date (version \(Migrations.latest(HeraldChannels.migrations)))" : "applied migrations \(applied.map(String.init).joined(separator: ", "))")
-        }
-    }
-}
-
 struct Topology: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Broker topology.", subcommands: [Declare.self, Show.self, Export.self])
 

@@ -3,7 +3,7 @@ import PostgresNIO
 import Testing
 @testable import HeraldRuntime
 
-/// Migration 12's roles on the real database: `herald_migrate` owns the schema and its tables;
+/// The roles migration's (runtime 0004) on the real database: `herald_migrate` owns the schema and its tables;
 /// `herald_worker` reads and writes rows, runs the functions, and can change no structure, also
 /// on tables created later (default privileges). Everything runs in a transaction rolled back,
 /// and the DDL probes touch only a table of its own: other tests run on the same schema.
@@ -40,9 +40,9 @@ import Testing
                 try await c.query("BEGIN", logger: logger)
                 do {
                     try await c.query("SET LOCAL lock_timeout = '5s'", logger: logger)
-                    // Migration 12's roles again (another database of the cluster made them first): no
+                    // The roles migration's (runtime 0004) again (another database of the cluster made them first): no
                     // error. (Its ownership changes are not re-run here: they lock every table.)
-                    let roles = try #require(Migrations.databaseRoles.statements.first)
+                    let roles = try #require(RuntimeSchema.group.migrations.first { $0.name == "database_roles" }?.file.statements.first)
                     #expect(roles.contains("CREATE ROLE herald_migrate"))
                     try await c.query(PostgresQuery(unsafeSQL: roles), logger: logger)
                     // A table a later migration creates, as the migration role.
@@ -72,7 +72,7 @@ import Testing
                         INSERT INTO herald.event_outbox (exchange, name, message_id, body) VALUES ('x', 'roles.probe', 'roles-probe', '{}')
                         """) == nil)
                     #expect(try await refusal("DELETE FROM herald.event_outbox WHERE message_id = 'roles-probe'") == nil)
-                    #expect(try await refusal("SELECT max(version) FROM public.herald_schema_migrations") == nil)
+                    #expect(try await refusal("SELECT max(applied_at) FROM public.herald_schema_ledger") == nil)
                     // The later table is the worker's to read and write (default privileges).
                     #expect(try await refusal("INSERT INTO herald.roles_probe_later (v) VALUES (1)") == nil)
                     #expect(try await refusal("UPDATE herald.roles_probe_later SET v = 2") == nil)

@@ -80,30 +80,9 @@ import HeraldClient
         #expect(batch.contains("WHERE NOT p.enabled") && batch.contains("b.created_at >= $1") && batch.contains("LIMIT 9 FOR UPDATE OF b"))
     }
 
-    @Test func migrationElevenAddsTheDatesAndTheLinkTriggerClearsThem() throws {
-        let migration = try #require(HeraldChannels.migrations.first { $0.version == 11 })
-        #expect(migration.name == "cleanup_deletion_dates")
-        #expect(Migrations.runtime.contains { $0.version == 11 }, "with the accounts schema, in the runtime")
-        let function = try #require(migration.statements.first { $0.hasPrefix("CREATE OR REPLACE FUNCTION") })
-        #expect(function.hasSuffix("END $$;") && function.contains("delete_after = NULL"))
-        #expect(migration.statements.contains { $0.hasPrefix("CREATE INDEX accounts_delete_after_idx") })
-        for column in ["kept_enabled_at", "kept_retention", "kept_until"] {
-            #expect(migration.statements.contains { $0.contains("herald.cleanup_policy ADD COLUMN \(column)") })
-        }
-        #expect(!migration.statements.contains { $0.hasPrefix("UPDATE") }, "the backfill writes nothing (see the migration's note)")
-    }
-
     @Test func thePreviewRetentionIsBounded() {
         #expect(!CleanupPreview.retentionRange.contains(0))
         #expect(CleanupPreview.retentionRange.contains(30 * 86_400))
         #expect(!CleanupPreview.retentionRange.contains(3_651 * 86_400))
-    }
-
-    @Test func migrationThreeSplitsIntoStatementsWithTheFunctionBodyWhole() throws {
-        let migration = try #require(HeraldChannels.migrations.first { $0.version == 3 })
-        #expect(migration.name == "cleanup")
-        let function = try #require(migration.statements.first { $0.hasPrefix("CREATE FUNCTION") })
-        #expect(function.hasSuffix("END $$;"))
-        #expect(Migrations.latest(HeraldChannels.migrations) >= 3)
     }
 }

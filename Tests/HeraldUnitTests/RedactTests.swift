@@ -40,11 +40,4 @@ import HeraldClient
         #expect(tier.arguments["x-message-ttl"] == .int(200))
         #expect(tier.arguments["x-dead-letter-routing-key"] == .string("h.sms"))
     }
-
-    @Test func migrationsSplitIntoStatements() {
-        let statements = HeraldChannels.migrations[0].statements
-        #expect(statements.first == "CREATE SCHEMA IF NOT EXISTS herald;")
-        #expect(statements.allSatisfy { $0.hasSuffix(";") && !$0.contains("--") })
-        #expect(statements.count >= 6)
-    }
 }

@@ -1,5 +1,5 @@
 /// One channel as the runtime sees it: a worker kind with its configuration section, its
-/// migrations, the job types it consumes and the handler its executable runs. Each channel
+/// schema group, the job types it consumes and the handler its executable runs. Each channel
 /// target declares one (`SMSChannel`, …); the runtime never names them, the executables and
 /// `heraldctl` do.
 public protocol HeraldChannel {
@@ -7,8 +7,8 @@ public protocol HeraldChannel {
     associatedtype Handler: JobHandler
 
     static var kind: JobKind { get }
-    /// This channel's migrations (versions are unique across the runtime and every channel).
-    static var migrations: [Migration] { get }
+    /// This channel's SQL: its module's `SQL/migrations` and `SQL/functions`, as embedded.
+    static var schema: SchemaGroup { get }
     /// The job types its queue carries.
     static var jobTypes: [any HeraldJob.Type] { get }
     /// The handler a worker process runs, from the loaded configuration.

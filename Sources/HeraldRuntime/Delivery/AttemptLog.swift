@@ -16,27 +16,6 @@ public struct AttemptLog: Sendable {
         self.keyColumn = keyColumn
     }
 
-    /// The table's DDL, for the channel's migration that creates it: every channel's attempt
-    /// log has these columns, so none writes them out again.
-    public var createSQL: String {
-        let bare = table.split(separator: ".").last.map(String.init) ?? table
-        return """
-            CREATE TABLE \(table) (
-                id                   bigserial PRIMARY KEY,
-                \(keyColumn.padding(toLength: 20, withPad: " ", startingAt: 0)) text NOT NULL,
-                provider             text NOT NULL,
-                result               text NOT NULL CHECK (result IN ('accepted','rejected','transient','timeout')),
-                http_status          integer,
-                error_code           text,
-                provider_message_id  text,
-                duration_ms          integer NOT NULL,
-                created_at           timestamptz NOT NULL DEFAULT now()
-            );
-            CREATE INDEX \(bare)_\(keyColumn)_idx ON \(table) (\(keyColumn));
-            CREATE INDEX \(bare)_created_idx ON \(table) (created_at);
-            """
-    }
-
     /// One statement: `change` (an UPDATE returning `keyColumn`, with binds `$1…`), then the
     /// attempts of the rows it changed, then `final`, which reads the changed rows as `v`.
     public func query(change: String, _ binds: [any PostgresThrowingDynamicTypeEncodable & Sendable], attempts: [DeliveryAttempt],

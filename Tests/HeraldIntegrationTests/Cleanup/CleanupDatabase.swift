@@ -30,7 +30,7 @@ final class CleanupDatabase: Sendable {
         client = try Database.makeClient(configuration, logger: logger)
         let client = self.client
         task = Task { await client.run() }
-        try await Migrator(client: client, migrations: HeraldChannels.migrations, logger: logger).migrate()
+        try await Migrator(client: client, groups: HeraldChannels.schema, logger: logger).migrate()
     }
 
     private static func ensureDatabase(logger: Logger) async throws {

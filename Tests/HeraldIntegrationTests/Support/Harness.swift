@@ -38,7 +38,7 @@ final class Harness: Sendable {
         database = try Database.makeClient(configuration.database, logger: logger)
         let database = self.database
         databaseTask = Task { await database.run() }
-        try await Migrator(client: database, migrations: HeraldChannels.migrations, logger: logger).migrate()
+        try await Migrator(client: database, groups: HeraldChannels.schema, logger: logger).migrate()
         connection = AMQPConnection(configuration: try configuration.amqp.connectionConfiguration(name: "test"), topology: topology.all, logger: logger)
         connection.start()
         try await connection.waitUntilConnected(timeout: .seconds(30))

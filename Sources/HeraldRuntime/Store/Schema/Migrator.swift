@@ -1,0 +1,132 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// Applies the schema groups' SQL files and keeps `public.herald_schema_ledger`: each group's
+/// pending versioned migrations in order, then its definitions whose text changed, each file in
+/// its own transaction, under an advisory lock so several `heraldctl migrate` (or a Kubernetes
+/// Job racing a rollout) are safe. Refuses to run, applying nothing, when an applied migration's
+/// text changed, when the database knows migrations this binary does not, or when a pending one
+/// is numbered below an applied one. A database migrated by the old code (versions in
+/// `public.herald_schema_migrations`) adopts the files that stand for those versions.
+public struct Migrator: Sendable {
+    public let client: PostgresClient
+    public let groups: [SchemaGroup]
+    public let logger: Logger
+    static let lockKey: Int64 = 0x4845_5241_4C44 // "HERALD"
+
+    public init(client: PostgresClient, groups: [SchemaGroup], logger: Logger) {
+        self.client = client
+        self.groups = groups
+        self.logger = logger
+    }
+
+    /// What the ledger says of every file; reads only, takes no lock.
+    public func plan() async throws -> MigrationPlan {
+        for group in groups { try group.validate() }
+        return try await client.withConnection { try await plan(on: $0) }
+    }
+
+    /// Applies what is due and returns the plan it carried out (with `dryRun`, only returns it).
+    @discardableResult
+    public func migrate(dryRun: Bool = false) async throws -> MigrationPlan {
+        for group in groups { try group.validate() }
+        return try await client.withConnection { connection in
+            try await connection.query("SELECT pg_advisory_lock(\(Self.lockKey))", logger: logger)
+            do {
+                let plan = try await plan(on: connection)
+                try plan.check()
+                if !dryRun { try await apply(plan, on: connection) }
+                try await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
+                return plan
+            } catch {
+                _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    private func plan(on connection: PostgresConnection) async throws -> MigrationPlan {
+        let (hasLedger, hasLegacy) = try await connection.query("""
+            SELECT to_regclass('public.herald_schema_ledger') IS NOT NULL, to_regclass('public.herald_schema_migrations') IS NOT NULL
+            """, logger: logger).decode((Bool, Bool).self).first { _ in true } ?? (false, false)
+        var ledger: [LedgerRow] = []
+        if hasLedger {
+            let rows = try await connection.query("""
+                SELECT schema_group, kind, path, checksum, how = 'adopted', applied_at FROM public.herald_schema_ledger
+                """, logger: logger)
+            for try await (group, kind, path, checksum, adopted, appliedAt) in rows.decode((String, String, String, String, Bool, Date).self) {
+                ledger.append(LedgerRow(group: group, kind: MigrationPlan.Item.Kind(rawValue: kind) ?? .migration, path: path,
+                                        checksum: checksum, adopted: adopted, appliedAt: appliedAt))
+            }
+        }
+        var legacy: [Int] = []
+        if hasLegacy {
+            for try await version in try await connection.query("SELECT version FROM public.herald_schema_migrations", logger: logger).decode(Int.self) {
+                legacy.append(version)
+            }
+        }
+        return MigrationPlan(groups: groups, ledger: ledger, legacyVersions: legacy)
+    }
+
+    private func apply(_ plan: MigrationPlan, on connection: PostgresConnection) async throws {
+        let work = plan.work
+        guard !work.isEmpty || !plan.legacyVersions.isEmpty else { return }
+        try await run(RuntimeSchema.ledger, on: connection)
+        let adoptable = work.filter { $0.state == .adoptable }
+        if !plan.legacyVersions.isEmpty {
+            try await transaction(on: connection) {
+                for item in adoptable { try await record(item, how: "adopted", on: connection) }
+                try await run(RuntimeSchema.retireLegacyLedger, on: connection)
+            }
+            logger.info("adopted the old ledger", metadata: [
+                "versions": "\(plan.legacyVersions.map(String.init).joined(separator: ","))", "files": "\(adoptable.count)"])
+        }
+        let files = Dictionary(groups.flatMap { group in
+            (group.migrations.map(\.file) + group.definitions).map { ("\(group.name)/\($0.path)", $0) }
+        }, uniquingKeysWith: { a, _ in a })
+        for item in work where item.state != .adoptable {
+            guard let file = files["\(item.group)/\(item.path)"] else { continue }
+            try await transaction(on: connection) {
+                // Definitions are checked by plpgsql_check, not at creation: like pg_restore, so
+                // their order within a group does not matter.
+                if item.kind == .definition { try await connection.query("SET LOCAL check_function_bodies = off", logger: logger) }
+                try await run(file, group: item.group, on: connection)
+                try await record(item, how: "applied", on: connection)
+            }
+            logger.info("applied", metadata: ["group": "\(item.group)", "file": "\(item.path)"])
+        }
+        try await transaction(on: connection) { try await run(RuntimeSchema.ownership, on: connection) }
+    }
+
+    private func record(_ item: MigrationPlan.Item, how: String, on connection: PostgresConnection) async throws {
+        try await connection.query("""
+            INSERT INTO public.herald_schema_ledger (schema_group, kind, path, version, checksum, how)
+            VALUES (\(item.group), \(item.kind.rawValue), \(item.path), \(item.version), \(item.checksum), \(how))
+            ON CONFLICT (schema_group, path) DO UPDATE SET checksum = EXCLUDED.checksum, how = EXCLUDED.how, applied_at = now()
+            """, logger: logger)
+    }
+
+    private func run(_ file: SchemaFile, group: String = "runtime", on connection: PostgresConnection) async throws {
+        for statement in file.statements {
+            do {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            } catch let error as PSQLError {
+                throw MigrationError.statementFailed(
+                    path: "\(group)/\(file.path)", sqlState: error.serverInfo?[.sqlState] ?? "?",
+                    message: error.serverInfo?[.message] ?? "\(error.code)", statement: String(statement.prefix(200)))
+            }
+        }
+    }
+
+    private func transaction(on connection: PostgresConnection, _ body: () async throws -> Void) async throws {
+        try await connection.query("BEGIN", logger: logger)
+        do {
+            try await body()
+            try await connection.query("COMMIT", logger: logger)
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,19 @@
+/// The runtime's schema group (`Sources/HeraldRuntime/SQL`): the ledger, the event and dev
+/// outboxes, the accounts and cleanup policy, the database roles, and the files the migrator
+/// itself runs (the ledger's table, the old ledger's retirement, the ownership finalizer).
+public enum RuntimeSchema {
+    static let ledgerPath = "ledger.sql"
+    static let retirePath = "retire-legacy-ledger.sql"
+    static let ownershipPath = "ownership.sql"
+
+    public static let group = SchemaGroup(name: "runtime", files: EmbeddedSQL.files, extras: [ledgerPath, retirePath, ownershipPath])
+
+    static var ledger: SchemaFile { file(ledgerPath) }
+    static var retireLegacyLedger: SchemaFile { file(retirePath) }
+    /// Hands everything in schema `herald` to `herald_migrate` (run after every migrate that did anything).
+    static var ownership: SchemaFile { file(ownershipPath) }
+
+    static func file(_ path: String) -> SchemaFile {
+        SchemaFile(path: path, text: EmbeddedSQL.files[path] ?? "")
+    }
+}

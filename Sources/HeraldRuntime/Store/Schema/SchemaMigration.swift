@@ -1,0 +1,31 @@
+/// A versioned migration: `migrations/NNNN_name.sql`. Frozen once it is on main: the ledger
+/// keeps its checksum, and `heraldctl migrate` refuses to run when the text changed.
+public struct SchemaMigration: Sendable, Hashable {
+    public let version: Int
+    public let name: String
+    public let file: SchemaFile
+    /// The version it had in the old single-sequence ledger (`public.herald_schema_migrations`),
+    /// from its first line `-- herald:legacy-version N`: a database migrated by the old code
+    /// adopts it instead of running it again.
+    public let legacyVersion: Int?
+
+    static let legacyMarker = "-- herald:legacy-version "
+
+    /// Nil when the file name is not `NNNN_name.sql` (four digits, lower-case name).
+    init?(file: SchemaFile) {
+        let name = file.name
+        guard name.hasSuffix(".sql"), name.count > 9 else { return nil }
+        let stem = name.dropLast(4)
+        let digits = stem.prefix(4)
+        let rest = stem.dropFirst(4)
+        guard digits.allSatisfy(\.isASCII), let version = Int(digits), digits.allSatisfy(\.isNumber),
+              rest.first == "_", rest.count > 1,
+              rest.dropFirst().allSatisfy({ ($0.isLowercase && $0.isASCII) || $0.isNumber || $0 == "_" })
+        else { return nil }
+        self.version = version
+        self.name = String(rest.dropFirst())
+        self.file = file
+        let firstLine = file.text.prefix { $0 != "\n" }
+        legacyVersion = firstLine.hasPrefix(Self.legacyMarker) ? Int(firstLine.dropFirst(Self.legacyMarker.count)) : nil
+    }
+}

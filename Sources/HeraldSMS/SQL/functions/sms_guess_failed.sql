@@ -1,0 +1,52 @@
+-- A wrong code for code p_code_id (its row locked by the caller): one more try used (the
+-- code dies at max_attempts), one more failure for its number and purpose; at guess_limit
+-- failures the pair is locked for lockout_seconds x 2^(earlier locks), at most
+-- lockout_max_seconds, and its failures start again. Returns the code's tries left and,
+-- when this failure started a lock, its end.
+CREATE OR REPLACE FUNCTION herald.sms_guess_failed(p_code_id bigint)
+ RETURNS TABLE(o_attempts_left integer, o_locked_until timestamp with time zone)
+ LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
+AS $function$
+DECLARE
+    c herald.sms_codes%ROWTYPE;
+    g herald.sms_guess_failures%ROWTYPE;
+    v_window interval;
+    v_lock timestamptz;
+BEGIN
+    UPDATE herald.sms_codes
+       SET attempts = attempts + 1,
+           status = CASE WHEN attempts + 1 >= max_attempts THEN 'dead' ELSE status END,
+           finished_at = CASE WHEN attempts + 1 >= max_attempts THEN now() ELSE finished_at END
+     WHERE id = p_code_id
+    RETURNING * INTO c;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'sms code % not found', p_code_id;
+    END IF;
+    v_window := make_interval(secs => coalesce(c.guess_window_seconds, 86400));
+    INSERT INTO herald.sms_guess_failures (phone_number, purpose, expires_at)
+    VALUES (c.phone_number, c.purpose, now() + v_window)
+    ON CONFLICT (phone_number, purpose) DO NOTHING;
+    SELECT * INTO g FROM herald.sms_guess_failures
+     WHERE phone_number = c.phone_number AND purpose = c.purpose FOR UPDATE;
+    IF greatest(g.last_failure_at, g.locked_until) <= now() - v_window THEN
+        -- A quiet window since the last failure and the last lock: start again.
+        g.failures := 0;
+        g.lockouts := 0;
+    END IF;
+    g.failures := g.failures + 1;
+    IF g.failures >= coalesce(c.guess_limit, 10) THEN
+        v_lock := now() + make_interval(secs => least(
+            coalesce(c.lockout_seconds, 3600)::double precision * power(2, least(g.lockouts, 40)),
+            coalesce(c.lockout_max_seconds, 86400)));
+        g.locked_until := v_lock;
+        g.lockouts := g.lockouts + 1;
+        g.failures := 0;
+    END IF;
+    UPDATE herald.sms_guess_failures
+       SET failures = g.failures, lockouts = g.lockouts, last_failure_at = now(), locked_until = g.locked_until,
+           expires_at = greatest(now(), g.locked_until) + v_window
+     WHERE phone_number = c.phone_number AND purpose = c.purpose;
+    RETURN QUERY SELECT greatest(c.max_attempts - c.attempts, 0), v_lock;
+END;
+$function$;

@@ -1,0 +1,14 @@
+-- herald:legacy-version 18
+-- The app evidence accepted for a verification (receipt or captcha), so a redelivery is not refused.
+
+CREATE TABLE herald.sms_app_verifications (
+    verification_id  text PRIMARY KEY,
+    phone_number     text NOT NULL,
+    method           text NOT NULL CHECK (method IN ('receipt','captcha')),
+    -- recaptcha, hcaptcha, turnstile; or the receipt's app id.
+    detail           text NOT NULL,
+    score            double precision,
+    hostname         text,
+    created_at       timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX sms_app_verifications_created_idx ON herald.sms_app_verifications (created_at);

@@ -1,0 +1,146 @@
+import Foundation
+import HeraldClient
+import HeraldStubs
+import PostgresNIO
+import Testing
+@testable import HeraldRuntime
+
+/// The migrator on the real PostgreSQL: a database left by the old single-sequence migrator
+/// (Fixtures/legacy-v29.sql, frozen, with rows in every table) upgrades to exactly the schema of
+/// a fresh install and keeps every row; an edited migration is refused with nothing applied;
+/// `heraldctl migrate --dry-run` and `migrate status` tell the truth.
+@Suite struct SchemaMigrationTests {
+    static var fixture: String {
+        TestEnvironment.root.appendingPathComponent("Tests/HeraldIntegrationTests/Fixtures/legacy-v29.sql").path
+    }
+
+    /// The schema as pg_dump prints it, less the lines that differ per dump (psql's \restrict keys).
+    func schema(_ url: String) async throws -> String {
+        try await runPostgresTool("pg_dump", ["--schema-only"], url: url)
+            .split(separator: "\n", omittingEmptySubsequences: false)
+            .filter { !$0.hasPrefix("\\restrict") && !$0.hasPrefix("\\unrestrict") }
+            .joined(separator: "\n")
+    }
+
+    /// Every table of schema herald: its row count and a digest of its rows.
+    func rows(_ client: PostgresClient) async throws -> [String: String] {
+        var tables: [String] = []
+        for try await name in try await client.query("""
+            SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = 'herald' AND c.relkind IN ('r', 'p') ORDER BY 1
+            """, logger: TestEnvironment.logger("test.schema")).decode(String.self) { tables.append(name) }
+        var out: [String: String] = [:]
+        for table in tables {
+            let digest = try await client.query(PostgresQuery(unsafeSQL: """
+                SELECT count(*)::text || ' ' || coalesce(md5(string_agg(t::text, '|' ORDER BY t::text)), '') FROM herald.\(table) t
+                """), logger: TestEnvironment.logger("test.schema")).decode(String.self).first { _ in true }
+            out[table] = digest
+        }
+        return out
+    }
+
+    @Test func anOldDatabaseUpgradesToExactlyAFreshInstallAndKeepsEveryRow() async throws {
+        let logger = TestEnvironment.logger("test.schema")
+        try await withScratchDatabase("upgrade") { oldURL, old in
+            _ = try await runPostgresTool("psql", ["-v", "ON_ERROR_STOP=1", "-q", "-f", Self.fixture], url: oldURL)
+            let before = try await rows(old)
+            #expect(before.count >= 28)
+            for (table, digest) in before where table != "cleanup_policy" {
+                #expect(!digest.hasPrefix("0 "), "the fixture has rows in \(table)")
+            }
+            let plan = try await Migrator(client: old, groups: HeraldChannels.schema, logger: logger).migrate()
+            #expect(plan.legacyVersions == Array(1...29).filter { $0 != 13 && $0 != 20 })
+            #expect(plan.work.filter { $0.state == .adoptable }.count == 27)
+            #expect(plan.work.filter { $0.kind == .migration && $0.state == .pending }.isEmpty, "today's migrations are all adopted")
+            #expect(try await rows(old) == before, "every row is still there, unchanged")
+            let ledger = try await old.query("""
+                SELECT to_regclass('public.herald_schema_migrations') IS NULL,
+                       count(*) FILTER (WHERE how = 'adopted'), count(*) FILTER (WHERE kind = 'definition')
+                FROM public.herald_schema_ledger
+                """, logger: logger).decode((Bool, Int, Int).self).first { _ in true }
+            #expect(ledger?.0 == true, "the old ledger is gone")
+            #expect(ledger?.1 == 27)
+            #expect(try await Migrator(client: old, groups: HeraldChannels.schema, logger: logger).migrate().work.isEmpty)
+
+            try await withScratchDatabase("fresh") { freshURL, fresh in
+                try await Migrator(client: fresh, groups: HeraldChannels.schema, logger: logger).migrate()
+                let upgraded = try await schema(oldURL)
+                let installed = try await schema(freshURL)
+                #expect(upgraded.contains("CREATE TABLE herald.sms_verifications"))
+                if upgraded != installed {
+                    let a = upgraded.split(separator: "\n"), b = installed.split(separator: "\n")
+                    let onlyUpgraded = a.filter { !b.contains($0) }.prefix(20), onlyFresh = b.filter { !a.contains($0) }.prefix(20)
+                    Issue.record("schemas differ:\n-- only upgraded:\n\(onlyUpgraded.joined(separator: "\n"))\n-- only fresh:\n\(onlyFresh.joined(separator: "\n"))")
+                }
+            }
+        }
+    }
+
+    static let probe = SchemaGroup(name: "probe", files: [
+        "migrations/0001_first.sql": "CREATE TABLE public.schema_probe_first (id int);",
+        "functions/schema_probe.sql": "CREATE OR REPLACE FUNCTION public.schema_probe() RETURNS int LANGUAGE sql AS 'SELECT 1';",
+    ])
+
+    @Test func anEditedMigrationIsRefusedAndNothingIsApplied() async throws {
+        let logger = TestEnvironment.logger("test.schema")
+        try await withScratchDatabase("drift") { url, client in
+            try await Migrator(client: client, groups: [RuntimeSchema.group, Self.probe], logger: logger).migrate()
+            let edited = SchemaGroup(name: "probe", files: [
+                "migrations/0001_first.sql": "CREATE TABLE public.schema_probe_first (id bigint);",
+                "migrations/0002_second.sql": "CREATE TABLE public.schema_probe_second (id int);",
+                "functions/schema_probe.sql": "CREATE OR REPLACE FUNCTION public.schema_probe() RETURNS int LANGUAGE sql AS 'SELECT 2';",
+            ])
+            let original = Self.probe.migrations[0].file.checksum, now = edited.migrations[0].file.checksum
+            await #expect { try await Migrator(client: client, groups: [RuntimeSchema.group, edited], logger: logger).migrate() } throws: { error in
+                "\(error)".contains("probe/migrations/0001_first.sql recorded \(original), file now \(now)")
+            }
+            let state = try await client.query("""
+                SELECT to_regclass('public.schema_probe_second') IS NULL, public.schema_probe(),
+                       (SELECT count(*) FROM public.herald_schema_ledger WHERE schema_group = 'probe')
+                """, logger: logger).decode((Bool, Int, Int).self).first { _ in true }
+            #expect(state?.0 == true, "the next migration did not run")
+            #expect(state?.1 == 1, "the changed function was not applied either")
+            #expect(state?.2 == 2)
+
+            // The shipped binary on the same refusal: a file whose recorded checksum differs (as if
+            // runtime's first migration had been edited after it ran) stops `heraldctl migrate`.
+            var environment = ProcessInfo.processInfo.environment
+            environment["HERALD_DATABASE_URL"] = url
+            environment["HERALD_DATABASE_TLS"] = "disable"
+            try await client.query("DELETE FROM public.herald_schema_ledger WHERE schema_group = 'probe'", logger: logger)
+            try await client.query("UPDATE public.herald_schema_ledger SET checksum = 'edited' WHERE path = 'migrations/0001_platform.sql'", logger: logger)
+            let refused = await #expect(throws: ChildProcessError.self) {
+                _ = try await ChildProcess.run(TestEnvironment.binDir + "/heraldctl", ["migrate"], environment: environment)
+            }
+            let message = refused.map { "\($0)" } ?? ""
+            #expect(message.contains("runtime/migrations/0001_platform.sql recorded edited, file now \(RuntimeSchema.group.migrations[0].file.checksum)"))
+            #expect(message.contains("exited 1") || message.contains("exited "), "a non-zero exit")
+            let status = try await client.query("SELECT to_regclass('herald.sms_verifications') IS NULL", logger: logger).decode(Bool.self).first { _ in true }
+            #expect(status == true, "no channel's migration ran")
+        }
+    }
+
+    @Test func dryRunChangesNothingAndStatusTellsWhatRan() async throws {
+        try await withScratchDatabase("dryrun") { url, client in
+            var environment = ProcessInfo.processInfo.environment
+            environment["HERALD_DATABASE_URL"] = url
+            environment["HERALD_DATABASE_TLS"] = "disable"
+            let heraldctl = TestEnvironment.binDir + "/heraldctl"
+            let dry = try await ChildProcess.run(heraldctl, ["migrate", "--dry-run"], environment: environment)
+            #expect(dry.contains("would apply runtime/migrations/0001_platform.sql"))
+            #expect(dry.contains("would apply sms/functions/sms_prepare_batch.sql"))
+            let untouched = try await client.query("SELECT to_regclass('public.herald_schema_ledger') IS NULL AND to_regnamespace('herald') IS NULL",
+                                                    logger: TestEnvironment.logger("test.schema")).decode(Bool.self).first { _ in true }
+            #expect(untouched == true, "a dry run creates nothing")
+
+            _ = try await ChildProcess.run(heraldctl, ["migrate"], environment: environment)
+            let json = try await ChildProcess.run(heraldctl, ["migrate", "status", "--output", "json"], environment: environment)
+            let status = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+            let items = try #require(status["items"] as? [[String: Any]])
+            #expect(items.count == HeraldChannels.schema.reduce(0) { $0 + $1.migrations.count + $1.definitions.count })
+            #expect(items.allSatisfy { $0["state"] as? String == "applied" })
+            let again = try await ChildProcess.run(heraldctl, ["migrate"], environment: environment)
+            #expect(again.contains("schema up to date"))
+        }
+    }
+}
