@@ -22,6 +22,6 @@ build="${HERALD_CHAOS_BUILD:-release}"
 for argument in "$@"; do [ "$argument" = --short ] && build="${HERALD_CHAOS_BUILD:-debug}"; done
 for product in herald-chaos herald-sms herald-email herald-push herald-cleanup herald-apple heraldctl; do swift build -c "$build" --product "$product"; done
 # A fresh schema each run: the figures and the secrecy dump are this run's alone.
-PGOPTIONS="-c client_min_messages=warning" psql "$HERALD_DATABASE_URL" -qc "DROP SCHEMA IF EXISTS herald CASCADE; DROP TABLE IF EXISTS public.herald_schema_migrations;" >/dev/null
+PGOPTIONS="-c client_min_messages=warning" psql "$HERALD_DATABASE_URL" -qc "DROP SCHEMA IF EXISTS herald CASCADE; DROP TABLE IF EXISTS public.herald_schema_ledger, public.herald_schema_migrations;" >/dev/null
 ".build/$build/heraldctl" migrate >/dev/null
 exec ".build/$build/herald-chaos" "$@"

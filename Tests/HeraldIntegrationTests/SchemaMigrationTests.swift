@@ -42,6 +42,9 @@ import Testing
     @Test func anOldDatabaseUpgradesToExactlyAFreshInstallAndKeepsEveryRow() async throws {
         let logger = TestEnvironment.logger("test.schema")
         try await withScratchDatabase("upgrade") { oldURL, old in
+            // The fixture's owners and grants name the roles (cluster-wide): make sure they exist.
+            let roles = try #require(RuntimeSchema.group.migrations.first { $0.name == "database_roles" }?.file.statements.first)
+            try await old.query(PostgresQuery(unsafeSQL: roles), logger: logger)
             _ = try await runPostgresTool("psql", ["-v", "ON_ERROR_STOP=1", "-q", "-f", Self.fixture], url: oldURL)
             let before = try await rows(old)
             #expect(before.count >= 28)

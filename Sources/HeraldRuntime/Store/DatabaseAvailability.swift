@@ -4,7 +4,7 @@ import PostgresNIO
 /// The runner holds deliveries (never acks or dead-letters them) while the database is away.
 public enum DatabaseAvailability {
     public static func isUnavailable(_ error: any Error) -> Bool {
-        if error is CancellationError || error is StoreError || error is JobFailure { return false }
+        if error is CancellationError || error is StoreError || error is JobFailure || error is MigrationError { return false }
         if let transaction = error as? PostgresTransactionError {
             // What failed inside decides: a statement or a write that refused is no outage
             // (holding it would hold its job for ever); a lost connection is.
