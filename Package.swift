@@ -97,7 +97,7 @@ let package = Package(
             plugins: ["EmbedSQL"]
         ),
         // One target per channel; each depends on HeraldRuntime only, never on another
-        // channel (scripts/check-structure.sh fails `make test` when one does).
+        // channel (scripts/check-structure.py fails `make test` when one does).
         // libphonenumber (Debian's libphonenumber-dev, C++) behind a C header: validity, region
         // and type of a phone number. HeraldSMS imports the C functions only (no C++ interop).
         .target(

@@ -2,7 +2,7 @@ import HeraldRuntime
 
 extension EmailConfiguration {
     /// `email.limits.*`: how many action emails may go out, per address, per client IP (IPv6
-    /// per network of `ipv6_prefix` bits) and in all, in sliding windows (``RateWindows``). Every
+    /// per network of `ipv6_prefix` bits) and in all, in sliding windows (`herald.email_rate_take`, `SQL/functions/email_rate_take.sql`). Every
     /// new request counts, whatever its mode and whether or not the address has an account, so
     /// a refusal (`rate_limited:email_address|ip|global`) looks the same for both.
     public struct Limits: Sendable, Equatable {

@@ -5,7 +5,7 @@ import HeraldRuntime
 public struct SMSConfiguration: ConfigurationSection {
     public static let key = "sms"
 
-    /// At most `max` SMS in any `windowSeconds` (sliding: see ``RateWindows``).
+    /// At most `max` SMS in any `windowSeconds` (sliding: see `SQL/functions/sms_rate_take.sql`).
     public typealias Limit = RateLimit
 
     public enum ProviderKind: String, Sendable, CaseIterable { case twilio, kannel, webhook, outbox }
