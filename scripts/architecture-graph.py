@@ -17,7 +17,7 @@ package = (ROOT / "Package.swift").read_text()
 lists = {name: re.findall(r'"([\w-]+)"', re.sub(r'\.product\([^)]*\)', "", body))
          for name, body in re.findall(r"let (\w+): \[Target\.Dependency\] = \[(.*?)\]\n", package, re.S)}
 targets = {}
-for match in re.finditer(r'\.(target|executableTarget|testTarget|systemLibrary)\(\s*name:\s*"([\w-]+)"(.*?)(?=\n        \.\w+\(|\n    \]\n\))', package, re.S):
+for match in re.finditer(r'\.(target|executableTarget|testTarget|systemLibrary|plugin)\(\s*name:\s*"([\w-]+)"(.*?)(?=\n        \.\w+\(|\n    \]\n\))', package, re.S):
     kind, name, rest = match.groups()
     deps = []
     dep_match = re.search(r"dependencies:\s*(\[.*?\])(\s*\+\s*(\w+))?", rest, re.S)
@@ -25,7 +25,9 @@ for match in re.finditer(r'\.(target|executableTarget|testTarget|systemLibrary)\
         deps = [d for d in re.findall(r'"([\w-]+)"', re.sub(r'\.product\([^)]*\)', "", dep_match.group(1)))]
         if dep_match.group(3):
             deps += lists.get(dep_match.group(3), [])
-    targets[name] = (kind, deps)
+    plugin_match = re.search(r"plugins:\s*\[(.*?)\]", rest, re.S)
+    plugins = re.findall(r'"([\w-]+)"', plugin_match.group(1)) if plugin_match else []
+    targets[name] = (kind, deps, plugins)
 
 shown = {n: v for n, v in targets.items() if v[0] != "testTarget"}
 channels = [n for n in shown if re.fullmatch(r"Herald(SMS|Email|Push|Cleanup|Apple)", n)]
@@ -41,13 +43,13 @@ lines.append('  subgraph cluster_channels { label="channels: each on HeraldRunti
 for c in channels:
     lines.append(f'    "{c}" [shape=box, style=filled, fillcolor="#ffe3d6"];')
 lines.append("  }")
-for name, (kind, deps) in shown.items():
+for name, (kind, deps, plugins) in shown.items():
     if name in channels:
         continue
-    attrs = style.get(name, 'shape=ellipse' if kind == "executableTarget" else "shape=box")
+    attrs = style.get(name, 'shape=ellipse' if kind == "executableTarget" else 'shape=component, style=dashed' if kind == "plugin" else "shape=box")
     lines.append(f'  "{name}" [{attrs}];')
 # Transitive reduction: an edge another path already implies is left out of the picture.
-edges = {name: {d for d in deps if d in shown} for name, (kind, deps) in shown.items()}
+edges = {name: {d for d in deps if d in shown} for name, (kind, deps, plugins) in shown.items()}
 def reachable(start, skip):
     seen, stack = set(), [d for d in edges[start] if d != skip]
     while stack:
@@ -60,6 +62,10 @@ for name in shown:
     for dep in sorted(edges[name]):
         if dep not in reachable(name, dep):
             lines.append(f'  "{name}" -> "{dep}";')
+# Build plugins: a dashed edge from each target that a plugin builds (at build time, not a link).
+for name, (kind, deps, plugins) in shown.items():
+    for plugin in plugins:
+        lines.append(f'  "{name}" -> "{plugin}" [style=dashed, color="#999999"];')
 lines.append("}")
 (OUT / "targets.dot").write_text("\n".join(lines) + "\n")
 for graph in ("targets", "job-path"):
