@@ -9,7 +9,7 @@ import Testing
 /// `heraldctl fraud lift` restores the scope, and good conversion is never paused.
 /// Serialized: a region's counts are shared by every test that sends there with the guard on
 /// (only these do), and each test clears its own regions first.
-@Suite(.serialized) struct FraudGuardTests {
+@Suite(.needsServers, .serialized) struct FraudGuardTests {
     /// A French mobile range of its own: `+336` and five random digits (the guarded prefix when
     /// `prefix_digits` is 8), then three digits per number.
     /// A French mobile range of eight digits after `+` (a prefix of `prefix_digits` 8): under

@@ -11,7 +11,7 @@ import Testing
 /// App verification before an SMS (`sms.app_verification`), through `herald-sms`'s handler
 /// and runner against the real broker and database: a push receipt confirmed through
 /// `confirmAppVerification`, spent once, and captcha tokens checked at a local siteverify.
-@Suite struct SMSAppVerificationTests {
+@Suite(.needsServers) struct SMSAppVerificationTests {
     /// A receipt whose push "reached the app": its row as herald-push leaves it after a send,
     /// the secret's hash under the test keys; `confirm` then goes through the real confirm API.
     static func pushedReceipt(_ receipt: String, appID: String, harness: Harness) async throws -> String {

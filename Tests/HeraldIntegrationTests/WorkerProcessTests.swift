@@ -8,7 +8,7 @@ import Testing
 @testable import HeraldSMS
 
 /// Real worker processes: killed and stopped mid-job.
-@Suite struct WorkerProcessTests {
+@Suite(.needsServers) struct WorkerProcessTests {
     @Test func aWorkerKilledMidJobLosesNothing() async throws {
         try await withHarness() { harness in
             let slow = ["HERALD_OUTBOX_DELAY_MS": "3000"]

@@ -9,7 +9,7 @@ import Testing
 
 /// Cleanup against the real PostgreSQL (its own database, see ``CleanupDatabase``) and
 /// RabbitMQ. Serialized: the policy row and the one active run are global to the database.
-@Suite(.serialized) struct CleanupTests {
+@Suite(.needsServers, .serialized) struct CleanupTests {
     /// Exactly the eligible accounts go, whatever the mix of ages, anonymity, links, enabling
     /// time and retention; one `account.deleted` each; the dry run predicted the count.
     @Test(arguments: 1...6) func exactlyTheEligibleAccountsAreDeleted(seed: Int) async throws {
