@@ -33,7 +33,8 @@ step() {
 # broker's heartbeats and pushed tests past their waits (10-30 failures a run, none alone).
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${HERALD_TEST_PARALLEL:-24}"
 step parallel swift test --skip-build --skip 'Disruptive'
-step disruptive swift test --skip-build --filter 'Disruptive' --no-parallel
+# The disruptive suites run only where HERALD_TEST_DISRUPTIVE=1 (a trait): never beside others.
+step disruptive env HERALD_TEST_DISRUPTIVE=1 swift test --skip-build --filter 'Disruptive' --no-parallel
 # The fault and load harness, short: every scenario with small counts (make chaos: full size).
 step chaos scripts/chaos.sh --short
 [ ${#failed[@]} -eq 0 ] && { echo "make test: every step passed"; exit 0; }

@@ -25,29 +25,6 @@ public struct CleanupConfiguration: ConfigurationSection {
     /// Retention of purged tables, in days; 0 disables that target.
     public var purge = Purge()
 
-    /// `cleanup.purge.*_days`
-    public struct Purge: Sendable {
-        /// Finished rows of the idempotency ledger (`herald.job_runs`).
-        public var jobRunsDays: Int = 7
-        /// What the dev outbox provider "delivered" (`herald.dev_outbox`).
-        public var devOutboxDays: Int = 7
-        /// Event outbox rows no relay published that long (the relay deletes what it publishes,
-        /// so only rows of an exchange nobody relays are left). Off by default: they are events.
-        public var eventOutboxDays: Int = 0
-        /// Finished cleanup runs (`herald.cleanup_runs`).
-        public var cleanupRunsDays: Int = 90
-        /// SMS verifications, their provider attempts, and codes past their expiry.
-        public var smsDays: Int = 30
-        /// SMS rate-limit windows past their end.
-        public var smsRateCountersDays: Int = 1
-        /// Push verifications (by expiry) and device tokens not seen for this long.
-        public var pushDays: Int = 30
-        /// Email requests and link codes (`herald.email_requests`, `herald.email_codes`: codes past their expiry).
-        public var emailDays: Int = 30
-
-        public init() {}
-    }
-
     public init() {}
 
     /// Every `cleanup.*` key with its effective value (for `heraldctl config check`).
@@ -57,12 +34,7 @@ public struct CleanupConfiguration: ConfigurationSection {
             "cleanup.rate_limit_per_second": rateLimitPerSecond, "cleanup.fan_out": fanOut,
             "cleanup.stale_after_seconds": staleAfterSeconds, "cleanup.locked_retry_ms": lockedRetryMilliseconds,
             "cleanup.locked_give_up_seconds": lockedGiveUpSeconds,
-            "cleanup.purge.job_runs_days": purge.jobRunsDays, "cleanup.purge.dev_outbox_days": purge.devOutboxDays,
-            "cleanup.purge.event_outbox_days": purge.eventOutboxDays, "cleanup.purge.cleanup_runs_days": purge.cleanupRunsDays,
-            "cleanup.purge.sms_days": purge.smsDays, "cleanup.purge.sms_rate_counters_days": purge.smsRateCountersDays,
-            "cleanup.purge.push_days": purge.pushDays,
-            "cleanup.purge.email_days": purge.emailDays,
-        ].merging(pace.effectiveValues) { current, _ in current }
+        ].merging(pace.effectiveValues) { current, _ in current }.merging(purge.effectiveValues) { current, _ in current }
     }
 
     public init(source: ConfigSource) throws {
@@ -74,14 +46,7 @@ public struct CleanupConfiguration: ConfigurationSection {
         self.lockedRetryMilliseconds = try source.int("cleanup.locked_retry_ms", default: lockedRetryMilliseconds, range: 10...60_000)
         self.lockedGiveUpSeconds = try source.int("cleanup.locked_give_up_seconds", default: lockedGiveUpSeconds, range: 0...3_600)
         self.pace = try CleanupPace(source: source)
-        self.purge.jobRunsDays = try source.int("cleanup.purge.job_runs_days", default: purge.jobRunsDays, range: 0...36_500)
-        self.purge.devOutboxDays = try source.int("cleanup.purge.dev_outbox_days", default: purge.devOutboxDays, range: 0...36_500)
-        self.purge.eventOutboxDays = try source.int("cleanup.purge.event_outbox_days", default: purge.eventOutboxDays, range: 0...36_500)
-        self.purge.cleanupRunsDays = try source.int("cleanup.purge.cleanup_runs_days", default: purge.cleanupRunsDays, range: 0...36_500)
-        self.purge.smsDays = try source.int("cleanup.purge.sms_days", default: purge.smsDays, range: 0...36_500)
-        self.purge.smsRateCountersDays = try source.int("cleanup.purge.sms_rate_counters_days", default: purge.smsRateCountersDays, range: 0...36_500)
-        self.purge.pushDays = try source.int("cleanup.purge.push_days", default: purge.pushDays, range: 0...36_500)
-        self.purge.emailDays = try source.int("cleanup.purge.email_days", default: purge.emailDays, range: 0...36_500)
+        self.purge = try Purge(source: source)
     }
 }
 

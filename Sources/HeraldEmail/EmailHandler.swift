@@ -168,22 +168,22 @@ public struct EmailHandler: JobHandler {
         let delivery = await providers.send(message, context: DeliveryContext(logger: logger, database: context.database))
         // Recorded at once and held while the database is away, as SMS does: a redelivery
         // then finds it and sends nothing again.
-        let (id, attempts, database) = (job.requestID, delivery.attempts, context.database)
-        switch delivery.outcome {
-        case .accepted:
+        let (id, attempts, database, metrics) = (job.requestID, delivery.attempts, context.database, metrics)
+        return try await delivery.settle(in: context, accepted: {
             let state: EmailRequestState = code == nil ? .noted : .sent
             metrics.decision(state.rawValue)
-            try await context.untilDatabase { try await EmailStore.sent(id, state: state, delivery: attempts, client: database, logger: logger) }
-            return .completed(events: [sentEvent(job, email: email)])
-        case .refused(let refusal):
+            return .finished(.completed(events: [sentEvent(job, email: email)])) {
+                try await EmailStore.sent(id, state: state, delivery: attempts, client: database, logger: logger)
+            }
+        }, refused: { refusal in
             let failure = failed(job, reason: "provider_rejected:\(refusal)", attempts: attempts, context: context)
-            try await context.untilDatabase { try await database.withTransaction(logger: logger) { try await failure.write?($0, logger) } }
-            return .rejected(failure.reason ?? "")
-        case .failed(let reason):
+            return .finished(.rejected(failure.reason ?? "")) {
+                try await database.withTransaction(logger: logger) { try await failure.write?($0, logger) }
+            }
+        }, failed: { reason in
             metrics.decision("retrying")
-            try await context.untilDatabase { try await EmailStore.retrying(id, reason: reason, attempts: attempts, client: database, logger: logger) }
-            throw JobFailure.transient(reason)
-        }
+            return .retry(reason) { try await EmailStore.retrying(id, reason: reason, attempts: attempts, client: database, logger: logger) }
+        })
     }
 
     /// The address is one of Apple's private relay and Apple stopped forwarding to it (the user

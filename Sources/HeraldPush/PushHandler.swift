@@ -87,44 +87,45 @@ public struct PushHandler: JobHandler {
         let delivery = await chain.send(message, context: DeliveryContext(logger: logger, database: context.database))
         let provider = delivery.attempts.last?.provider ?? chain.providers[0].name
         let (receipt, attempts, database) = (job.receipt, delivery.attempts, context.database)
-        switch delivery.outcome {
-        case .accepted:
-            try await context.untilDatabase {
+        return try await delivery.settle(in: context, accepted: {
+            .finished(.completed(events: [event("push.sent", job, provider: provider, providerMessageID: delivery.providerMessageID)])) {
                 try await PushStore.sent(receipt, tokenHash: tokenHash, delivery: attempts, client: database, logger: logger)
             }
-            return .completed(events: [event("push.sent", job, provider: provider, providerMessageID: delivery.providerMessageID)])
-        case .refused:
+        }, refused: { _ in
             guard let invalid = delivery.answer?.detail else {
                 let reason = "provider_rejected:\(provider):\(delivery.attempts.last?.errorCode ?? "-")"
-                try await context.untilDatabase {
+                return .finished(.rejected(reason, events: [event("push.failed", job, provider: provider, reason: reason)])) {
                     try await PushStore.failed(receipt, reason: reason, delivery: attempts, client: database, logger: logger)
                 }
-                return .rejected(reason, events: [event("push.failed", job, provider: provider, reason: reason)])
             }
-            metrics.tokenInvalid(provider, invalid.reason)
-            var metadata: Logger.Metadata = ["provider": "\(provider)", "reason": "\(invalid.reason.rawValue)", "detail": "\(invalid.detail)"]
-            if job.platform == .apns, invalid.reason == .badDeviceToken {
-                // Apple's most common cause: a sandbox (development build) token sent to the
-                // production host, or the reverse. Recorded with the environment we used.
-                metadata["environment"] = "\(job.environment.rawValue)"
-                logger.warning("APNs: bad device token; is it a token of the other environment (sandbox/production)?", metadata: metadata)
-            } else {
-                logger.notice("device token is invalid", metadata: metadata)
-            }
-            let recorded = job.platform == .apns && invalid.reason == .badDeviceToken ? "\(invalid.detail) (sent to \(job.environment.rawValue))" : invalid.detail
-            try await context.untilDatabase {
-                try await PushStore.tokenInvalid(receipt, tokenHash: tokenHash, invalid: invalid, recorded: recorded, delivery: attempts, client: database, logger: logger)
-            }
-            let event = OutgoingEvent(name: "push.token.invalid", payload: PushTokenInvalidEvent(
-                receipt: job.receipt, deviceToken: job.deviceToken, platform: job.platform.rawValue, environment: job.environment.rawValue,
-                appID: job.appID, provider: provider, reason: invalid.reason.rawValue, detail: invalid.detail, invalidSince: invalid.since?.iso8601Milliseconds))
-            return .rejected("token_invalid:\(invalid.reason.rawValue)", events: [event])
-        case .failed:
+            return tokenInvalid(job, invalid, provider: provider, tokenHash: tokenHash, attempts: attempts, database: database, logger: logger)
+        }, failed: { _ in
             let reason = "\(provider): \(delivery.attempts.last?.errorCode ?? "-")"
-            try await context.untilDatabase {
-                try await PushStore.retrying(receipt, reason: reason, delivery: attempts, client: database, logger: logger)
-            }
-            throw JobFailure.transient(reason)
+            return .retry(reason) { try await PushStore.retrying(receipt, reason: reason, delivery: attempts, client: database, logger: logger) }
+        })
+    }
+
+    /// APNs or FCM says the device token is dead: counted, logged (with a hint at the other
+    /// APNs environment for a bad token), recorded with the token, and `push.token.invalid`.
+    private func tokenInvalid(_ job: PushVerificationJob, _ invalid: InvalidToken, provider: String, tokenHash: String,
+                              attempts: [DeliveryAttempt], database: PostgresClient, logger: Logger) -> DeliveryEnd {
+        metrics.tokenInvalid(provider, invalid.reason)
+        var metadata: Logger.Metadata = ["provider": "\(provider)", "reason": "\(invalid.reason.rawValue)", "detail": "\(invalid.detail)"]
+        if job.platform == .apns, invalid.reason == .badDeviceToken {
+            // Apple's most common cause: a sandbox (development build) token sent to the
+            // production host, or the reverse. Recorded with the environment we used.
+            metadata["environment"] = "\(job.environment.rawValue)"
+            logger.warning("APNs: bad device token; is it a token of the other environment (sandbox/production)?", metadata: metadata)
+        } else {
+            logger.notice("device token is invalid", metadata: metadata)
+        }
+        let recorded = job.platform == .apns && invalid.reason == .badDeviceToken ? "\(invalid.detail) (sent to \(job.environment.rawValue))" : invalid.detail
+        let event = OutgoingEvent(name: "push.token.invalid", payload: PushTokenInvalidEvent(
+            receipt: job.receipt, deviceToken: job.deviceToken, platform: job.platform.rawValue, environment: job.environment.rawValue,
+            appID: job.appID, provider: provider, reason: invalid.reason.rawValue, detail: invalid.detail, invalidSince: invalid.since?.iso8601Milliseconds))
+        let receipt = job.receipt
+        return .finished(.rejected("token_invalid:\(invalid.reason.rawValue)", events: [event])) {
+            try await PushStore.tokenInvalid(receipt, tokenHash: tokenHash, invalid: invalid, recorded: recorded, delivery: attempts, client: database, logger: logger)
         }
     }
 

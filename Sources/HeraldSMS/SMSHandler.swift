@@ -17,18 +17,23 @@ public struct SMSHandler: JobHandler {
     let templates: SMSTemplates
     let providers: ProviderChain<SMSMessage, NoDetail>
     let metrics = SMSMetrics()
-    var fraudGuard: FraudGuard
+    let fraudGuard: FraudGuard
     let appVerifier: AppVerifier
     /// Concurrent jobs' decisions and `sent` records go to PostgreSQL together.
-    let groups = SMSGroups()
+    let groups: SMSGroups
 
-    public init(configuration: SMSConfiguration, hasher: SecretHasher, templates: SMSTemplates, providers: [SMSProvider]) {
+    /// `eventsExchange`: the events exchange of the worker's `amqp.namespace` (the fraud
+    /// guard's pauses go there); `operationTimeout`: `database.operation_timeout_seconds`, the
+    /// deadline of each grouped database step.
+    public init(configuration: SMSConfiguration, hasher: SecretHasher, templates: SMSTemplates, providers: [SMSProvider],
+                eventsExchange: String, operationTimeout: Duration) {
         self.configuration = configuration
         self.hasher = hasher
         self.templates = templates
         self.providers = ProviderChain(channel: "sms", providers: providers)
-        self.fraudGuard = FraudGuard(configuration: configuration.fraudGuard)
+        self.fraudGuard = FraudGuard(configuration: configuration.fraudGuard, eventsExchange: eventsExchange, timeout: operationTimeout)
         self.appVerifier = AppVerifier(configuration: configuration.appVerification)
+        self.groups = SMSGroups(timeout: operationTimeout)
     }
 
     /// The handler a `herald-sms` process runs, from its configuration.
@@ -47,8 +52,9 @@ public struct SMSHandler: JobHandler {
             configuration: sms,
             hasher: SecretHasher(keyRing: try configuration.secrets.keyRing()),
             templates: try SMSTemplates.load(directory: sms.templatesDirectory, appName: sms.appName, webOTPOrigin: sms.webOTPOrigin),
-            providers: providers)
-        fraudGuard.eventsExchange = HeraldTopology(configuration.amqp, configuration.runner).eventsExchange
+            providers: providers,
+            eventsExchange: HeraldTopology(configuration.amqp, configuration.runner).eventsExchange,
+            operationTimeout: .seconds(configuration.database.operationTimeoutSeconds))
     }
 
     public func handle(_ job: SMSVerificationJob, context: JobContext) async throws -> JobOutcome {
@@ -75,13 +81,8 @@ public struct SMSHandler: JobHandler {
             }
             logger[metadataKey: "region"] = "\(read.regionCode)"
             if let reason = configuration.numberRefusal(read) {
-                return refused(job, phone: phone, info: read, reason: reason, logger: logger) { connection, logger in
-                    try await connection.query("""
-                        INSERT INTO herald.sms_verifications (verification_id, phone_number, purpose, message_id, state, reason)
-                        VALUES (\(job.verificationID), \(phone.e164), \(job.purpose.rawValue), \(context.envelope.messageID), 'refused', \(reason))
-                        ON CONFLICT (verification_id) DO NOTHING
-                        """, logger: logger)
-                }
+                return refused(job, phone: phone, info: read, reason: reason, logger: logger,
+                               write: SMSStore.refusedRow(job, phone: phone.e164, messageID: context.envelope.messageID, reason: reason))
             }
             info = read
         }
@@ -159,30 +160,29 @@ public struct SMSHandler: JobHandler {
         let message = SMSMessage(to: phone.e164, text: rendered.text, maskedText: rendered.maskedText, encoding: rendered.encoding,
                                  verificationID: job.verificationID, messageID: context.envelope.messageID)
         let delivery = await providers.send(message, context: DeliveryContext(logger: logger, database: context.database))
-        // Each outcome is recorded at once, on its own (not in the grouped outcome transaction,
-        // whose per-job statements run one after another): a redelivery then finds it and sends
-        // nothing. Held while the database is away, never given up: giving up would make the
-        // redelivery send again, and a `retrying` re-run at once would skip the delay queue.
-        let (id, attempts, database) = (job.verificationID, delivery.attempts, context.database)
-        switch delivery.outcome {
-        case .accepted:
+        // Each outcome is recorded on its own (not in the grouped outcome transaction, whose
+        // per-job statements run one after another), and never given up: giving up would make
+        // the redelivery send again, and a `retrying` re-run at once would skip the delay queue.
+        let (id, attempts, database, groups, metrics) = (job.verificationID, delivery.attempts, context.database, groups, metrics)
+        return try await delivery.settle(in: context, accepted: {
             metrics.decision("sent")
             if delivery.uncertain { metrics.uncertainSend() }
             metrics.segments(rendered.encoding)
             let sent = SMSStore.Sent(verificationID: id, attempts: attempts, encoding: rendered.encoding)
-            try await context.untilDatabase { try await groups.sent(sent, client: database, logger: logger) }
-            return .completed(events: [sentEvent(job, phone: phone, delivery: delivery, encoding: rendered.encoding)])
-        case .refused(let refusal):
+            return .finished(.completed(events: [sentEvent(job, phone: phone, delivery: delivery, encoding: rendered.encoding)])) {
+                try await groups.sent(sent, client: database, logger: logger)
+            }
+        }, refused: { refusal in
             metrics.decision("failed")
             let reason = "provider_rejected:\(refusal)"
-            try await context.untilDatabase { try await SMSStore.failed(id, reason: reason, attempts: attempts, client: database, logger: logger) }
-            return .rejected(reason, events: [failedEvent(job, phone: phone.e164, provider: delivery.provider, reason: reason)])
-        case .failed(let reason):
+            return .finished(.rejected(reason, events: [failedEvent(job, phone: phone.e164, provider: delivery.provider, reason: reason)])) {
+                try await SMSStore.failed(id, reason: reason, attempts: attempts, client: database, logger: logger)
+            }
+        }, failed: { reason in
             metrics.decision("retrying")
             if delivery.uncertain { metrics.uncertainSend() }
-            try await context.untilDatabase { try await SMSStore.retrying(id, reason: reason, attempts: attempts, client: database, logger: logger) }
-            throw JobFailure.transient(reason)
-        }
+            return .retry(reason) { try await SMSStore.retrying(id, reason: reason, attempts: attempts, client: database, logger: logger) }
+        })
     }
 
     private func sentEvent(_ job: SMSVerificationJob, phone: PhoneNumber, delivery: ProviderChain<SMSMessage, NoDetail>.Delivery?, encoding: SMSEncoding?) -> OutgoingEvent {

@@ -4,8 +4,11 @@ import Synchronization
 import Testing
 
 extension BrokerTests {
-    /// Restarts the shared broker: `make test` runs it in the serialized "Disruptive" phase.
-    @Suite(.serialized) struct Disruptive {
+    /// Restarts the shared broker: only `make test`'s disruptive phase runs it, alone
+    /// (`HERALD_TEST_DISRUPTIVE=1`).
+    @Suite(.serialized, .enabled(if: TestEnvironment.environment["HERALD_TEST_DISRUPTIVE"] == "1",
+                                 "restarts the broker: `make test`'s disruptive phase only"))
+    struct Disruptive {
         /// A broker restart: confirmed persistent messages on a durable queue survive, publishes
         /// waiting during the outage complete afterwards, the consumer resumes by itself.
         /// Set HERALD_TEST_SKIP_RESTART=1 to leave the shared broker alone.

@@ -182,7 +182,12 @@ extension String {
 }
 
 /// Suite for everything that talks to the broker. Serialized: one test restarts the broker.
-@Suite(.serialized) struct BrokerTests {}
+/// Run by `make test` only (`scripts/test.sh` sets `HERALD_TEST_BIN_DIR` and the parallelism
+/// bound): a plain `swift test` skips it with the line that says so.
+@Suite(.serialized, .enabled(if: TestEnvironment.environment["HERALD_TEST_BIN_DIR"] != nil
+                             && TestEnvironment.environment["SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH"] != nil,
+                             "needs `make test`"))
+struct BrokerTests {}
 
 /// Runs `body` and returns the AMQPError it threw (nil when it did not throw).
 func amqpError(_ body: () async throws(AMQPError) -> Void) async -> AMQPError? {

@@ -9,7 +9,7 @@ import Testing
 /// Sign in with Apple identity tokens, checked against the local Apple over real HTTP: its
 /// JWKS (keys made per run, rotated on demand, Cache-Control as configured) and tokens it
 /// signs with any claims. Every refusal has its own error and never carries the token.
-@Suite struct AppleIdentityTests {
+@Suite(.needsServers) struct AppleIdentityTests {
     static let app = "com.example.herald"
     static let web = "com.example.herald.web"
 

@@ -13,7 +13,7 @@ import Testing
 /// the relay address through the real herald-email until email-enabled; consent-revoked
 /// unlinks; account-delete deletes), and each bad form is refused with the check named and
 /// nothing changed.
-@Suite struct AppleNotificationTests {
+@Suite(.needsServers) struct AppleNotificationTests {
     @Test func emailDisabledStopsMailToTheRelayAddressUntilEmailEnabled() async throws {
         try await withAppleNotifications { apple in
             let email = try await EmailFixture(apple.harness)

@@ -8,7 +8,7 @@ import Testing
 
 /// `herald-apple`'s `apple.token` and `apple.revoke` against the real RabbitMQ and PostgreSQL
 /// and a local Apple that checks the client secret as Apple does and accepts each code once.
-@Suite struct AppleTokenTests {
+@Suite(.needsServers) struct AppleTokenTests {
     @Test func aTokenIsStoredSealedThenRevokedWithOneCallEach() async throws {
         try await withHarness() { harness in
             let apple = try await AppleTokenFixture(harness)

@@ -6,7 +6,7 @@ import Testing
 
 /// ``Database/retryingConflicts(_:)`` against the real PostgreSQL: a conflict raised inside a
 /// transaction reaches it wrapped in `PostgresTransactionError`, and is retried all the same.
-@Suite struct ConflictRetryTests {
+@Suite(.needsServers) struct ConflictRetryTests {
     /// Runs a transaction under `retryingConflicts` whose first `failing` attempts run
     /// `statement` (every attempt when nil); how many attempts ran, and the outcome.
     private func run(_ statement: String, failing: Int?, _ harness: Harness) async -> (attempts: Int, result: Result<String, any Error>) {

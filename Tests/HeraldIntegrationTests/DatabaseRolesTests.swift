@@ -7,7 +7,7 @@ import Testing
 /// `herald_worker` reads and writes rows, runs the functions, and can change no structure, also
 /// on tables created later (default privileges). Everything runs in a transaction rolled back,
 /// and the DDL probes touch only a table of its own: other tests run on the same schema.
-@Suite struct DatabaseRolesTests {
+@Suite(.needsServers) struct DatabaseRolesTests {
     @Test func theWorkerRoleWritesRowsButChangesNoStructure() async throws {
         try await withHarness() { harness in
             try await harness.database.withConnection { c in

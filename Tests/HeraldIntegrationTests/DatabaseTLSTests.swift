@@ -7,7 +7,7 @@ import Testing
 
 /// TLS to the real PostgreSQL (scripts/services.sh starts it with a development CA):
 /// `require` verifies the server against `database.tls_ca_file`, and nothing else passes.
-@Suite struct DatabaseTLSTests {
+@Suite(.needsServers) struct DatabaseTLSTests {
     /// The local server's CA: `database.tls_ca_file` of `scripts/services.sh env`.
     static var caFile: String {
         TestEnvironment.env["HERALD_DATABASE_TLS_CA_FILE"] ?? TestEnvironment.root.appendingPathComponent(".run/postgres-tls/ca.pem").path

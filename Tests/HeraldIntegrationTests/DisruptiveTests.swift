@@ -9,7 +9,7 @@ import Testing
 
 /// Scenarios that restart or stop the shared servers. `make test` runs this suite alone,
 /// after the others (`swift test --filter Disruptive --no-parallel`).
-@Suite(.serialized) struct DisruptiveTests {
+@Suite(.needsServers, .disruptive, .serialized) struct DisruptiveTests {
     @Test func theWorkerReconnectsAfterARabbitMQRestartAndConfirmedJobsAreNotLost() async throws {
         try await withHarness() { harness in
             let handler = CountingHandler()

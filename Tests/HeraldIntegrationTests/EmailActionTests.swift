@@ -9,7 +9,7 @@ import Testing
 /// The email actions other than sign-in, end to end over real SMTP: verify an address, change
 /// it (and the recovery notice the old address gets), links superseding each other (OWASP
 /// Forgot Password), a request_id reused for another target, and a job that runs out of tries.
-@Suite struct EmailActionTests {
+@Suite(.needsServers) struct EmailActionTests {
     @Test func aVerifyEmailLinkArrivesAndIsConsumedOnce() async throws {
         try await withHarness() { harness in
             let email = try await EmailFixture(harness)

@@ -10,7 +10,7 @@ import Testing
 /// with Apple (`email.apple_relay.sender`), and nothing goes to an address Apple stopped
 /// forwarding to (marked in `herald.apple_relay_addresses`, as herald-apple does on
 /// `email-disabled`) until it forwards again.
-@Suite struct EmailAppleRelayTests {
+@Suite(.needsServers) struct EmailAppleRelayTests {
     static let relaySender = "Herald Relay <relay@mail.herald.test>"
 
     /// A relay address of this test (`behaviour` is the SMTP server's local-part prefix).

@@ -9,7 +9,7 @@ import Testing
 
 /// The HTTP mail API provider against a local server (`HeraldStubs`), and SMTP command
 /// timeouts against the real SMTP server.
-@Suite struct EmailHTTPMailTests {
+@Suite(.needsServers) struct EmailHTTPMailTests {
     @Test func theHTTPMailProviderPostsJSONWithTheBearerToken() async throws {
         try await withHarness() { harness in
             let email = try await EmailFixture(harness)

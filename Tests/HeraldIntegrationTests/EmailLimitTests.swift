@@ -7,7 +7,7 @@ import Testing
 
 /// `email.limits.*` against the real broker, database and SMTP server: each limit refuses
 /// past its maximum, and only then, whatever the mode and whether or not an account exists.
-@Suite struct EmailLimitTests {
+@Suite(.needsServers) struct EmailLimitTests {
     private func decide(_ job: EmailActionJob, _ harness: Harness) async throws -> String {
         let id = try await harness.enqueue(job)
         try await eventually("decided \(job.requestID)") { ["completed", "rejected"].contains(try await harness.ledger(id)?.0 ?? "") }

@@ -10,7 +10,7 @@ import Testing
 
 /// Email-link sign-in end to end: the job goes out over real SMTP (STARTTLS, AUTH) to the
 /// test server; the test reads the stored message, follows its link and consumes the code.
-@Suite struct EmailLinkTests {
+@Suite(.needsServers) struct EmailLinkTests {
     @Test func aSignInLinkArrivesOverSMTPAndIsConsumedOnce() async throws {
         try await withHarness() { harness in
             let email = try await EmailFixture(harness)

@@ -9,7 +9,7 @@ import Testing
 
 /// Every malicious continue URL of the unit suite, and bad link domains, sent as jobs to a
 /// running worker: each is dead-lettered with a reason that says why, and nothing is sent.
-@Suite struct EmailRefusalTests {
+@Suite(.needsServers) struct EmailRefusalTests {
     @Test func maliciousContinueURLsAreDeadLetteredAndNothingIsSent() async throws {
         try await withHarness() { harness in
             let email = try await EmailFixture(harness)

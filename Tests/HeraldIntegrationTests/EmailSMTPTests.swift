@@ -10,7 +10,7 @@ import Testing
 
 /// The SMTP client against the real test server: STARTTLS and implicit TLS with AUTH,
 /// connection reuse, 421/451 retried, 550 final.
-@Suite struct EmailSMTPTests {
+@Suite(.needsServers) struct EmailSMTPTests {
     static func message(to: String, subject: String = "Test") -> EmailMessage {
         EmailMessage(from: "Herald Tests <no-reply@herald.test>", replyTo: nil, to: to, subject: subject,
                      text: Secret("text body\n.leading dot line\n"), html: Secret("<p>html</p>"), requestID: "r", jobMessageID: UUID().uuidString, kind: "test")

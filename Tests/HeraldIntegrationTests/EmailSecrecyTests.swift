@@ -11,7 +11,7 @@ import Testing
 /// A real `herald-email` process at the most verbose log level, delivering over SMTP
 /// (STARTTLS, AUTH) with some messages failing over to the dev outbox: none of the link
 /// codes it sent appears in its logs or in a dump of the database.
-@Suite struct EmailSecrecyTests {
+@Suite(.needsServers) struct EmailSecrecyTests {
     @Test func noLinkCodeInTheLogsOrTheDatabase() async throws {
         try await withHarness() { harness in
             let email = try await EmailFixture(harness)

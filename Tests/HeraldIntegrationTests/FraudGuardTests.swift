@@ -9,7 +9,7 @@ import Testing
 /// `heraldctl fraud lift` restores the scope, and good conversion is never paused.
 /// Serialized: a region's counts are shared by every test that sends there with the guard on
 /// (only these do), and each test clears its own regions first.
-@Suite(.serialized) struct FraudGuardTests {
+@Suite(.needsServers, .serialized) struct FraudGuardTests {
     /// A French mobile range of its own: `+336` and five random digits (the guarded prefix when
     /// `prefix_digits` is 8), then three digits per number.
     /// A French mobile range of eight digits after `+` (a prefix of `prefix_digits` 8): under
@@ -86,6 +86,45 @@ import Testing
             // A second lift finds nothing paused: heraldctl says so and fails.
             await #expect(throws: (any Error).self) { try await runHeraldctl(["fraud", "lift", "prefix:\(prefix)"], namespace: harness.namespace) }
             try await worker.stop()
+        }
+    }
+
+    /// A fraud guard made for a namespace writes its `sms.fraud_guard.paused` to that
+    /// namespace's events exchange: the exchange is part of making one, not a property set
+    /// afterwards (left unset, it was `herald.events`, another namespace's).
+    @Test func aFraudGuardForANamespacePublishesItsPausesToThatNamespacesEvents() async throws {
+        try await withHarness { harness in
+            var configuration = FraudGuardConfiguration()
+            configuration.enabled = true
+            configuration.prefixFloor = 2
+            configuration.regionFloor = 1000
+            configuration.prefixDigits = 8
+            configuration.minConversion = 0.5
+            let guardian = FraudGuard(configuration: configuration, eventsExchange: harness.topology.eventsExchange, timeout: .seconds(15))
+            let range = Self.frenchRange()
+            // Five codes sent to the prefix this minute, none verified: the next request trips it.
+            try await harness.database.query("""
+                INSERT INTO herald.sms_fraud_counts (scope, key, minute, sent, verified) VALUES ('prefix', \(range), date_trunc('minute', now()), 5, 0)
+                """, logger: harness.logger)
+            var pauses: [FraudGuard.Pause] = []
+            for n in 0..<2 {
+                if let pause = try await guardian.check(verificationID: "\(harness.namespace)-x\(n)", phone: range + String(format: "%03d", n),
+                                                        region: "FR", client: harness.database, logger: harness.logger) {
+                    pauses.append(pause)
+                }
+            }
+            #expect(pauses.first?.new == true && pauses.first?.key == range)
+            var exchanges: [String] = []
+            let rows = try await harness.database.query("""
+                SELECT exchange FROM herald.event_outbox WHERE name = 'sms.fraud_guard.paused' AND body LIKE '%' || \(range) || '%'
+                """, logger: harness.logger)
+            for try await exchange in rows.decode(String.self) { exchanges.append(exchange) }
+            #expect(exchanges == [harness.topology.eventsExchange])
+            try await harness.database.query("""
+                DELETE FROM herald.event_outbox WHERE name = 'sms.fraud_guard.paused' AND body LIKE '%' || \(range) || '%'
+                """, logger: harness.logger)
+            try await harness.database.query("DELETE FROM herald.sms_fraud_pauses WHERE scope = 'prefix' AND key = \(range)", logger: harness.logger)
+            try await harness.database.query("DELETE FROM herald.sms_fraud_counts WHERE scope = 'prefix' AND key = \(range)", logger: harness.logger)
         }
     }
 

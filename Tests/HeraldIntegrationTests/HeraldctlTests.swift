@@ -10,7 +10,7 @@ import Testing
 
 /// The operator's commands against a test namespace on the real broker and database: the
 /// built `heraldctl` binary, its JSON output read as a script would read it.
-@Suite struct HeraldctlTests {
+@Suite(.needsServers) struct HeraldctlTests {
     /// Dead letters of three kinds of trouble: two bodies that do not validate (`invalid`) and
     /// one job whose handler keeps failing (`exhausted`).
     private func deadLetters(_ harness: Harness) async throws -> (invalid: [String], exhausted: String) {

@@ -8,7 +8,7 @@ import Testing
 @testable import HeraldSMS
 
 /// The idempotency ledger's claim rules, against the real PostgreSQL.
-@Suite struct JobLedgerTests {
+@Suite(.needsServers) struct JobLedgerTests {
     /// Records `id`'s final outcome as the runner does (``OutcomeCommitter``'s statement, no events).
     private func finish(_ id: String, _ status: JobStatus, reason: String? = nil, _ harness: Harness) async throws {
         let (ids, statuses, reasons) = JobLedger.columns([.init(messageID: id, status: status, reason: reason)])

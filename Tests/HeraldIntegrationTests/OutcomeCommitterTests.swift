@@ -6,7 +6,7 @@ import Testing
 /// The grouped commit of outcomes and events, against the real PostgreSQL: outcomes and events
 /// are one statement, alone for a batch without handler writes, and it must stay as atomic as
 /// the transaction it replaced.
-@Suite struct OutcomeCommitterTests {
+@Suite(.needsServers) struct OutcomeCommitterTests {
     private struct Payload: Encodable { var n: Int }
 
     /// Claims `count` jobs and returns their message ids.

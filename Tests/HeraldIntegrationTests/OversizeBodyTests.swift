@@ -7,7 +7,7 @@ import Testing
 /// Bodies far over `runner.max_message_bytes` against a real `herald-sms` process: refused
 /// from their content header, drained without being kept, dead-lettered with the reason,
 /// while the worker's memory stays flat and the next valid job still runs.
-@Suite struct OversizeBodyTests {
+@Suite(.needsServers) struct OversizeBodyTests {
     /// 16 MiB: 256 × the default `runner.max_message_bytes` (64 KiB), under the broker's own
     /// `max_message_size` (32 MiB, scripts/services.sh and deploy/rabbitmq/rabbitmq.conf).
     static let bodyBytes = 16 << 20

@@ -4,7 +4,7 @@ import PostgresNIO
 import Testing
 
 /// The statements on a job's path are prepared once per connection (``Prepared``).
-@Suite struct PreparedStatementTests {
+@Suite(.needsServers) struct PreparedStatementTests {
     enum ProbeSQL: StatementText {
         static let sql = "SELECT n + $1::int FROM public.herald_prepared_probe"
     }

@@ -11,7 +11,7 @@ import Testing
 /// `herald-push` against local HTTP/2 TLS servers that speak Apple's provider API and check
 /// every request (the JWT's signature with the public key, headers, path, payload): delivery,
 /// every answer APNs gives, the provider token's reuse and refresh, and the host per environment.
-@Suite struct PushAPNsTests {
+@Suite(.needsServers) struct PushAPNsTests {
     @Test func aPushIsDeliveredWithEveryHeaderAndItsAPNsIDRecorded() async throws {
         try await withHarness() { harness in
             let push = try await PushFixture(harness)

@@ -9,7 +9,7 @@ import Testing
 
 /// `herald-push` against a local server that speaks FCM HTTP v1 and Google's OAuth2 token
 /// endpoint (it verifies the RS256 assertion with the service account's public key).
-@Suite struct PushFCMTests {
+@Suite(.needsServers) struct PushFCMTests {
     @Test func aDataOnlyHighPriorityMessageIsDeliveredAndConfirmed() async throws {
         try await withHarness() { harness in
             let push = try await PushFixture(harness)

@@ -11,7 +11,7 @@ import Testing
 /// States that tell the truth: a receipt whose job was dead-lettered after its tries ends
 /// `failed` with its secret void and `push.failed` emitted, and a receipt is bound to the
 /// device, environment and app it was made for.
-@Suite struct PushFinalStateTests {
+@Suite(.needsServers) struct PushFinalStateTests {
     @Test func aJobOutOfAttemptsEndsFailedWithItsSecretVoidAndAnEvent() async throws {
         try await withHarness() { harness in
             let push = try await PushFixture(harness) { _ in .init(status: 503, reason: "ServiceUnavailable") }

@@ -11,7 +11,7 @@ import Testing
 /// A real `herald-push` process at the most verbose log level, pushing through APNs and FCM
 /// (local servers) with its key and service account given as files: none of the push secrets,
 /// provider JWTs, access tokens or keys appears in its log, and no secret in the database.
-@Suite struct PushSecrecyTests {
+@Suite(.needsServers) struct PushSecrecyTests {
     @Test func noSecretJWTOrKeyInTheLogsOrTheDatabase() async throws {
         try await withHarness() { harness in
             let push = try await PushFixture(harness)

@@ -11,7 +11,7 @@ import Testing
 /// App verification end to end: a `push.verification` job through the queue, the push at the
 /// local APNs server, the test playing the app (receipt and secret from the payload), and the
 /// confirm API.
-@Suite struct PushVerificationTests {
+@Suite(.needsServers) struct PushVerificationTests {
     @Test func theSecretConfirmsOnceNotWhenWrongAndNotForAnotherReceipt() async throws {
         try await withHarness() { harness in
             let push = try await PushFixture(harness)

@@ -8,7 +8,7 @@ import Testing
 /// Sliding-window counting (``RateWindows``) on the real database: `herald.sms_rate_take` is
 /// called with the request's time as a parameter, so window edges are crossed without waiting;
 /// and the client IP rules through a real worker.
-@Suite struct RateWindowTests {
+@Suite(.needsServers) struct RateWindowTests {
     /// A time far from the clock's (no other test counts there), on a 60-second boundary.
     static let base = Date(timeIntervalSince1970: 1_900_000_800)
 

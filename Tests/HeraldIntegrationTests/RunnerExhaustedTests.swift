@@ -10,7 +10,7 @@ import Testing
 
 /// The runner's side of ``JobHandler/exhausted(_:reason:context:)``: what a handler returns
 /// for a job out of attempts commits with the ledger's `dead`, or not at all.
-@Suite struct RunnerExhaustedTests {
+@Suite(.needsServers) struct RunnerExhaustedTests {
     /// Fails every try; out of attempts, writes a dev outbox row and emits `test.exhausted`,
     /// except for verification ids ending in `-declines`, whose write throws.
     struct GivesUpHandler: JobHandler {

@@ -10,7 +10,7 @@ import Testing
 @testable import HeraldClient
 
 /// The job runner against the real RabbitMQ and PostgreSQL.
-@Suite struct RunnerTests {
+@Suite(.needsServers) struct RunnerTests {
     @Test func aJobIsHandledOnceAndAckedAfterItsOutcomeIsCommitted() async throws {
         try await withHarness() { harness in
             let handler = CountingHandler()

@@ -11,7 +11,7 @@ import Testing
 /// App verification before an SMS (`sms.app_verification`), through `herald-sms`'s handler
 /// and runner against the real broker and database: a push receipt confirmed through
 /// `confirmAppVerification`, spent once, and captcha tokens checked at a local siteverify.
-@Suite struct SMSAppVerificationTests {
+@Suite(.needsServers) struct SMSAppVerificationTests {
     /// A receipt whose push "reached the app": its row as herald-push leaves it after a send,
     /// the secret's hash under the test keys; `confirm` then goes through the real confirm API.
     static func pushedReceipt(_ receipt: String, appID: String, harness: Harness) async throws -> String {
@@ -168,6 +168,37 @@ import Testing
             try await eventually("sent after the outage") { try await sms.verification(job.verificationID)?.state == "sent" }
             #expect(sms.delivered().count == 1)
             try await worker.stop()
+        }
+    }
+
+    /// Accepting evidence deletes nothing: old records are herald-cleanup's to purge
+    /// (`cleanup.purge.sms_app_verifications_days`). Before issue 31 one judgement in 100 ran
+    /// a housekeeping DELETE of the records older than two days on the send path (of 500
+    /// judgements, one or more did with a chance of 99.3 %).
+    @Test func acceptingEvidenceOnTheSendPathDeletesNoOldRecord() async throws {
+        try await withHarness { harness in
+            let old = "\(harness.namespace)-old"
+            try await harness.database.query("""
+                INSERT INTO herald.sms_app_verifications (verification_id, phone_number, method, detail, created_at)
+                VALUES (\(old), '+15550100', 'receipt', 'app', now() - interval '3 days')
+                """, logger: harness.logger)
+            var configuration = AppVerificationConfiguration()
+            configuration.mode = .required
+            let verifier = AppVerifier(configuration: configuration)
+            let appID = "com.example.\(harness.namespace)"
+            for n in 0..<500 {
+                let receipt = "\(harness.namespace)-r\(n)"
+                try await Self.confirmedReceipt(receipt, appID: appID, harness: harness)
+                let job = Self.job(harness, n, .init(receipt: receipt, appID: appID))
+                #expect(try await verifier.judge(job, phone: harness.phone(n), client: harness.database, logger: harness.logger) == .passed)
+            }
+            let rows = try await harness.database.query("SELECT count(*)::bigint FROM herald.sms_app_verifications WHERE verification_id = \(old)",
+                                                        logger: harness.logger)
+            var left = 0
+            for try await count in rows.decode(Int.self) { left = count }
+            #expect(left == 1, "the send path deleted an old record")
+            try await harness.database.query("DELETE FROM herald.sms_app_verifications WHERE verification_id LIKE \(harness.namespace + "-%")",
+                                             logger: harness.logger)
         }
     }
 

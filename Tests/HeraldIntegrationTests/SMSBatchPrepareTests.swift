@@ -8,7 +8,7 @@ import Testing
 /// decide one by one in the same order, whether its fast path holds (first requests, counted
 /// together) or a refusal sends the whole group through `herald.sms_prepare` one at a time;
 /// concurrent groups over the same counters neither deadlock nor lose a count.
-@Suite struct SMSBatchPrepareTests {
+@Suite(.needsServers) struct SMSBatchPrepareTests {
     /// A request of the group template: `number` picks one of the group's numbers (numbers
     /// 0–3 share a prefix), `id` its verification id (two entries with one id reuse it).
     struct Entry {

@@ -12,7 +12,7 @@ import Testing
 /// States that tell the truth: a verification whose job was dead-lettered after its tries ends
 /// `failed` with its code closed and `sms.failed` emitted, and a verification id is bound to
 /// the number and purpose it was made for.
-@Suite struct SMSFinalStateTests {
+@Suite(.needsServers) struct SMSFinalStateTests {
     /// The dead letter's reason (its `x-herald-dead-letter` stamp).
     static func reason(_ letter: AMQPDelivery?) -> String? {
         letter?.properties.deadLetterStamp?.reason

@@ -8,7 +8,7 @@ import Testing
 /// The guessing lockout (`sms.guessing.*`): wrong codes counted per number and purpose across
 /// codes, against the real broker and database. The lock's end is moved through the database
 /// (`locked_until`), never waited for.
-@Suite struct SMSGuessingTests {
+@Suite(.needsServers) struct SMSGuessingTests {
     /// Sends `job` and returns the code the stand-in phone received (nil for a test number).
     private func send(_ job: SMSVerificationJob, _ harness: Harness, _ sms: SMSFixture) async throws -> String {
         let id = try await harness.enqueue(job)

@@ -10,7 +10,7 @@ import Testing
 
 /// The SMS providers against local servers that speak their APIs (Twilio's Messages API, a
 /// Standard Webhooks receiver) and against a real Kannel with its fake SMSC.
-@Suite struct SMSProviderTests {
+@Suite(.needsServers) struct SMSProviderTests {
     static let webhookSecret = "whsec_" + Data((0..<32).map { UInt8($0) }).base64EncodedString()
 
     static func twilio(_ configuration: inout HeraldConfiguration, _ server: StubHTTPServer) {

@@ -5,7 +5,7 @@ import Testing
 
 /// The region, number-type and per-region cap policy of herald-sms (docs/abuse.md), numbers
 /// read by libphonenumber, against the real broker and database.
-@Suite struct SMSRegionPolicyTests {
+@Suite(.needsServers) struct SMSRegionPolicyTests {
     /// One number of each kind, with what libphonenumber says of it and what the policy
     /// (deny JM; default types) decides: nil is sent, else the refusal's reason.
     static let numbers: [(number: String, region: String, type: PhoneNumberType, reason: String?)] = [

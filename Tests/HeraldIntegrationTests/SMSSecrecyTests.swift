@@ -11,7 +11,7 @@ import Testing
 /// A real `herald-sms` process at the most verbose log level, sending through Twilio-,
 /// Kannel providers (failing over from one to the other): none of the codes it sent
 /// appears in its logs or in a dump of the database.
-@Suite struct SMSSecrecyTests {
+@Suite(.needsServers) struct SMSSecrecyTests {
     @Test func noCodeInTheLogsOrTheDatabase() async throws {
         try await withHarness() { harness in
             let spool = NSTemporaryDirectory() + "herald-secrecy-\(harness.namespace)"

@@ -10,7 +10,7 @@ import Testing
 
 /// The rules of phone verification, against the real broker and database, with the dev
 /// outbox provider as the phone.
-@Suite struct SMSVerificationTests {
+@Suite(.needsServers) struct SMSVerificationTests {
     @Test func aCodeIsSentHashedAndVerifiesOnce() async throws {
         try await withHarness() { harness in
             let sms = try await SMSFixture(harness)

@@ -6,7 +6,7 @@ import Testing
 /// `eval "$(scripts/services.sh env)"` is what operators are told to run: it may set only the
 /// configuration overrides it means (the servers' URLs and the local PostgreSQL's CA); everything else is HERALD_DEV_*,
 /// which no configuration key reads, so `heraldctl config check` prints the same with or without it.
-@Suite struct ServicesEnvTests {
+@Suite(.needsServers) struct ServicesEnvTests {
     @Test func theEnvCommandExportsOnlyIntendedOverridesAndDevValuesNoKeyReads() async throws {
         let runDirectory = NSTemporaryDirectory() + "herald-services-env-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: runDirectory) }

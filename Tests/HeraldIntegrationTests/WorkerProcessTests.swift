@@ -8,7 +8,7 @@ import Testing
 @testable import HeraldSMS
 
 /// Real worker processes: killed and stopped mid-job.
-@Suite struct WorkerProcessTests {
+@Suite(.needsServers) struct WorkerProcessTests {
     @Test func aWorkerKilledMidJobLosesNothing() async throws {
         try await withHarness() { harness in
             let slow = ["HERALD_OUTBOX_DELAY_MS": "3000"]
@@ -51,9 +51,13 @@ import Testing
         }
     }
 
+    /// Past the drain timeout the runner cancels its handlers: each one stops where it is (here
+    /// in the outbox provider's 8 s "latency", as a provider call would be cut), sends nothing,
+    /// and its job is requeued. A handler that ran on would put its SMS in the outbox after the
+    /// worker had given it up (before issue 31, every one of the five did, 8 s after it began).
     @Test func sigtermPastTheDrainTimeoutRequeuesAndAnotherWorkerFinishes() async throws {
         try await withHarness() { harness in
-            let slow = ["HERALD_OUTBOX_DELAY_MS": "4000", "HERALD_RUNNER_DRAIN_TIMEOUT_SECONDS": "1"]
+            let slow = ["HERALD_OUTBOX_DELAY_MS": "8000", "HERALD_RUNNER_DRAIN_TIMEOUT_SECONDS": "1"]
             let worker = try WorkerProcess("herald-sms", namespace: harness.namespace, environment: slow)
             try await worker.waitUntilReady()
             var ids: [String] = []
@@ -61,11 +65,13 @@ import Testing
             try await eventually("jobs in flight") { try await harness.statuses(ids).values.filter { $0 == "running" }.count == 5 }
             worker.signal(SIGTERM)
             #expect(await worker.waitForExit(timeout: .seconds(20)) == 0)
+            #expect(try await harness.outboxCount(ids) == 0, "a cancelled handler sent its SMS; log:\n\(worker.log.suffix(2000))")
             let next = try WorkerProcess("herald-sms", namespace: harness.namespace, environment: ["HERALD_OUTBOX_DELAY_MS": "10"])
             try await eventually(timeout: .seconds(30), "all completed by the next worker") {
                 try await harness.statuses(ids).values.filter { $0 == "completed" }.count == 5
             }
             #expect(try await harness.outboxCount(ids) == 5)
+            for id in ids { #expect(try await harness.ledger(id)?.1 == 2, "\(id): not run again by the next worker") }
             next.signal(SIGTERM)
             _ = await next.waitForExit(timeout: .seconds(20))
         }

@@ -4,7 +4,7 @@ import Testing
 
 /// A worker started from any directory finds its templates: relative `templates_dir`s are
 /// resolved against the configuration file's directory (docs/configuration.md, Relative paths).
-@Suite struct WorkingDirectoryTests {
+@Suite(.needsServers) struct WorkingDirectoryTests {
     @Test(arguments: ["herald-sms", "herald-email"])
     func aWorkerStartedFromTheRootDirectoryWithTheShippedConfigurationBecomesReady(executable: String) async throws {
         try await withHarness() { harness in

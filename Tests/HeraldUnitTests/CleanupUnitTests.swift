@@ -42,8 +42,29 @@ import HeraldClient
         let source = try ConfigSource(path: root.appendingPathComponent("Config/herald.yaml").path, environment: [:])
         _ = try HeraldConfiguration(every: source)
         #expect(source.unknownKeys().isEmpty)
-        for key in ["cleanup.batch_size", "cleanup.max_accounts_per_run", "cleanup.rate_limit_per_second", "cleanup.purge.job_runs_days"] {
+        for key in ["cleanup.batch_size", "cleanup.max_accounts_per_run", "cleanup.rate_limit_per_second", "cleanup.purge.job_runs_days",
+                    "cleanup.purge.sms_app_verifications_days", "cleanup.purge.apple_notifications_days", "cleanup.purge.apple_relay_addresses_days"] {
             #expect(source.map("cleanup").keys.contains(String(key.dropFirst("cleanup.".count))), "\(key)")
+        }
+    }
+
+    /// The retentions of the tables issue 31 added to the purge targets: defaults, the
+    /// targets they set, and a bad value refused naming its key.
+    @Test func theNewPurgeRetentionsParseAndABadValueNamesItsKey() throws {
+        let defaults = try HeraldConfiguration(every: ConfigSource(values: [:])).cleanup.purge
+        #expect(defaults.smsAppVerificationsDays == 2 && defaults.appleNotificationsDays == 60 && defaults.appleRelayAddressesDays == 365)
+        let source = ConfigSource(values: ["cleanup.purge.sms_app_verifications_days": 5, "cleanup.purge.apple_notifications_days": 0],
+                                  environment: ["HERALD_CLEANUP_PURGE_APPLE_RELAY_ADDRESSES_DAYS": "90"])
+        let targets = PurgeTarget.registry(try HeraldConfiguration(every: source).cleanup)
+        #expect(targets.first { $0.name == "sms_app_verifications" }?.retentionDays == 5)
+        #expect(targets.first { $0.name == "apple_notifications" }?.retentionDays == 0)
+        #expect(targets.first { $0.name == "apple_relay_addresses" }?.retentionDays == 90)
+        #expect(source.unknownKeys().isEmpty)
+        for (key, value) in [("cleanup.purge.sms_app_verifications_days", "-1"), ("cleanup.purge.apple_relay_addresses_days", "a year"),
+                             ("cleanup.purge.apple_notifications_days", "7"), ("cleanup.purge.apple_notifications_days", "40000")] {
+            let variable = "HERALD_" + key.uppercased().replacingOccurrences(of: ".", with: "_")
+            let error = #expect(throws: ConfigError.self) { try HeraldConfiguration(every: ConfigSource(path: nil, environment: [variable: value])) }
+            #expect(error?.key == key, "\(key)=\(value)")
         }
     }
 

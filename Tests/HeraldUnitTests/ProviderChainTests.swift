@@ -52,6 +52,20 @@ import Testing
                                                          durationMilliseconds: delivery.attempts[1].durationMilliseconds))
     }
 
+    /// A send cancelled (the runner's drain timeout) tries no further provider: the job is
+    /// requeued instead of going round every provider while its worker stops.
+    @Test func aCancelledSendCallsNoFurtherProvider() async {
+        let (a, b) = (ScriptedProvider("a", .next("cancelled")), ScriptedProvider("b", .accepted("id-b")))
+        let chain = Self.chain(a, b)
+        let send = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await chain.send("message", context: Self.context)
+        }
+        let delivery = await send.value
+        #expect(delivery.outcome == .failed(reason: "every provider failed (cancelled before a)"))
+        #expect(a.callCount == 0 && b.callCount == 0)
+    }
+
     @Test func aRefusalIsFinalAndNoOtherProviderIsTried() async {
         let (a, b) = (ScriptedProvider("a", .refused("21211", httpStatus: 400, detail: "bad number")), ScriptedProvider("b", .accepted(nil)))
         let delivery = await Self.chain(a, b).send("message", context: Self.context)

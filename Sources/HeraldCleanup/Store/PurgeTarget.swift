@@ -49,6 +49,9 @@ public struct PurgeTarget: Sendable, Equatable {
                         retentionDays: configuration.purge.smsDays),
             PurgeTarget("sms_rate_counters", table: "herald.sms_rate_counters", timeColumn: "expires_at",
                         retentionDays: configuration.purge.smsRateCountersDays),
+            // The app evidence accepted for a verification: it matters while its job may be redelivered.
+            PurgeTarget("sms_app_verifications", table: "herald.sms_app_verifications", timeColumn: "created_at",
+                        retentionDays: configuration.purge.smsAppVerificationsDays),
             // Wrong-code counts per number (issue 16): past expires_at they no longer count.
             PurgeTarget("sms_guess_failures", table: "herald.sms_guess_failures", timeColumn: "expires_at",
                         retentionDays: configuration.purge.smsRateCountersDays),
@@ -68,6 +71,12 @@ public struct PurgeTarget: Sendable, Equatable {
             // Send-limit buckets (keys: addresses, client IPs), as SMS's counters.
             PurgeTarget("email_rate_counters", table: "herald.email_rate_counters", timeColumn: "expires_at",
                         retentionDays: configuration.purge.smsRateCountersDays),
+            // Apple's notifications acted on: their jti refuses a replay while one could still be accepted.
+            PurgeTarget("apple_notifications", table: "herald.apple_notifications", timeColumn: "received_at",
+                        retentionDays: configuration.purge.appleNotificationsDays),
+            // Relay-address markings not changed for that long (no index on updated_at yet: a batch scans).
+            PurgeTarget("apple_relay_addresses", table: "herald.apple_relay_addresses", timeColumn: "updated_at",
+                        retentionDays: configuration.purge.appleRelayAddressesDays),
         ]
     }
 }

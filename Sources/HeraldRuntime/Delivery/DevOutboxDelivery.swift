@@ -15,9 +15,11 @@ public struct DevOutboxDelivery: Sendable {
 
     /// `entry` is what people may read (masked); `spooled` the full message for the spool.
     /// Accepted as `outbox-<message id>`; a database that cannot record it is a failure the
-    /// next provider (or a retry) takes.
+    /// next provider (or a retry) takes. A call cancelled during its latency (the runner's
+    /// drain timeout) delivers nothing, as an HTTP request cut before it was sent.
     public func deliver<Detail>(_ entry: DevOutbox.Entry, spooled: [String: String], context: DeliveryContext) async -> ProviderAnswer<Detail> {
         if delay > .zero { try? await Task.sleep(for: delay) }
+        if Task.isCancelled { return .next("cancelled") }
         do {
             try await context.database.withConnection { connection in
                 try await DevOutbox.record(entry, on: connection, logger: context.logger)

@@ -40,10 +40,16 @@ public struct ProviderChain<Message: Sendable, Detail: Sendable & Equatable>: Se
         public var uncertain: Bool { attempts.contains(where: \.uncertain) }
     }
 
+    /// A cancelled send (the runner's drain timeout) calls no further provider: it fails with
+    /// the calls made so far, and the job is requeued.
     public func send(_ message: Message, context: DeliveryContext) async -> Delivery {
         var attempts: [DeliveryAttempt] = []
         var failures: [String] = []
         for provider in providers {
+            if Task.isCancelled {
+                failures.append("cancelled before \(provider.name)")
+                break
+            }
             var call = context
             call.logger[metadataKey: "provider"] = "\(provider.name)"
             let started = ContinuousClock.now

@@ -58,8 +58,20 @@ public struct JobContext: Sendable {
     /// Runs a database write until it lands, waiting out an unreachable database: for the
     /// record of a side effect that already happened (giving up would make the redelivery
     /// do it again, and a handler run again at once would skip the delay queue).
+    ///
+    /// The handler's cancellation (the runner's drain timeout) does not cut the first try,
+    /// which runs in a task of its own within `database.operation_timeout_seconds`: the side
+    /// effect has happened, and its record is what keeps the requeued job from repeating it.
+    /// It ends only the waiting out of an outage after that try.
     public func untilDatabase<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await hold.run(logger, operation)
+        let timeout = hold.operationTimeout
+        do {
+            let result = try await Task { try await withDeadline(timeout, operation) }.value
+            hold.report(true)
+            return result
+        } catch where DatabaseAvailability.isUnavailable(error) {
+            return try await hold.run(logger, operation)
+        }
     }
 }
 

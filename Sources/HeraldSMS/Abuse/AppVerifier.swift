@@ -6,7 +6,8 @@ import PostgresNIO
 /// App verification before an SMS (``AppVerificationConfiguration``): a push receipt spent
 /// through `herald.push_receipt_consume` (migration 17, the SQL contract with herald-push), or
 /// a captcha token checked at its siteverify. Evidence accepted for a verification is recorded
-/// (`herald.sms_app_verifications`), so a redelivery of its job does not spend it twice.
+/// (`herald.sms_app_verifications`), so a redelivery of its job does not spend it twice; runs
+/// of herald-cleanup purge old records (`cleanup.purge.sms_app_verifications_days`).
 struct AppVerifier: Sendable {
     enum Verdict: Sendable, Equatable {
         case passed
@@ -66,9 +67,5 @@ struct AppVerifier: Sendable {
             VALUES (\(verificationID), \(phone), \(method), \(detail), \(score), \(hostname))
             ON CONFLICT (verification_id) DO NOTHING
             """, logger: logger)
-        // Old records go now and then: they only matter while a job may be redelivered.
-        if Int.random(in: 0..<100) == 0 {
-            try await client.query("DELETE FROM herald.sms_app_verifications WHERE created_at < now() - interval '2 days'", logger: logger)
-        }
     }
 }

@@ -22,14 +22,17 @@ struct FraudGuard: Sendable {
     }
 
     let configuration: FraudGuardConfiguration
-    /// Where `sms.fraud_guard.paused` goes (`<amqp.namespace>.events`).
-    var eventsExchange = "herald.events"
+    /// Where `sms.fraud_guard.paused` goes: the events exchange of the worker's `amqp.namespace`.
+    let eventsExchange: String
     /// Concurrent jobs are judged together, in one statement and transaction (``GroupBatcher``).
     private let batcher: GroupBatcher<Request, Pause?>
 
-    init(configuration: FraudGuardConfiguration) {
+    /// `eventsExchange`: ``HeraldTopology/eventsExchange`` of the worker's namespace;
+    /// `timeout`: `database.operation_timeout_seconds`, the deadline of one judgement.
+    init(configuration: FraudGuardConfiguration, eventsExchange: String, timeout: Duration) {
         self.configuration = configuration
-        batcher = GroupBatcher(maxBatch: SMSGroups.maxGroup, timeout: .seconds(15),
+        self.eventsExchange = eventsExchange
+        batcher = GroupBatcher(maxBatch: SMSGroups.maxGroup, timeout: timeout,
                                together: { try await Self.judge($0, configuration: configuration) },
                                alone: { try await Self.judge([$0], configuration: configuration)[0] })
     }

@@ -12,7 +12,7 @@ extension SMSHandler {
         switch try await appVerifier.judge(job, phone: phone.e164, client: context.database, logger: logger) {
         case .passed: break
         case .refused(let reason):
-            return refused(job, phone: phone, info: info, reason: reason, logger: logger, write: refusalRow(job, phone: phone, reason: reason, context: context))
+            return refused(job, phone: phone, info: info, reason: reason, logger: logger, write: SMSStore.refusedRow(job, phone: phone.e164, messageID: context.envelope.messageID, reason: reason))
         case .unavailable(let why):
             // The captcha provider's trouble, not the token's: the job is retried.
             metrics.decision("retrying")
@@ -27,19 +27,6 @@ extension SMSHandler {
                 "scope": "\(pause.scope)", "key": "\(pause.key)", "sent": "\(pause.sent)", "verified": "\(pause.verified)"])
         }
         return refused(job, phone: phone, info: info, reason: pause.reason, metricReason: "fraud_guard:\(pause.scope)", logger: logger,
-                       write: refusalRow(job, phone: phone, reason: pause.reason, context: context))
-    }
-
-    /// The verification recorded `refused` with its reason, with the job's outcome.
-    private func refusalRow(_ job: SMSVerificationJob, phone: PhoneNumber, reason: String, context: JobContext)
-        -> @Sendable (PostgresConnection, Logger) async throws -> Void {
-        let (id, number, purpose, messageID) = (job.verificationID, phone.e164, job.purpose.rawValue, context.envelope.messageID)
-        return { connection, logger in
-            try await connection.query("""
-                INSERT INTO herald.sms_verifications (verification_id, phone_number, purpose, message_id, state, reason)
-                VALUES (\(id), \(number), \(purpose), \(messageID), 'refused', \(reason))
-                ON CONFLICT (verification_id) DO NOTHING
-                """, logger: logger)
-        }
+                       write: SMSStore.refusedRow(job, phone: phone.e164, messageID: context.envelope.messageID, reason: pause.reason))
     }
 }

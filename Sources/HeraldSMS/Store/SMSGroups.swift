@@ -21,7 +21,8 @@ final class SMSGroups: Sendable {
     private let decisions: GroupBatcher<Item<SMSStore.Request>, SMSStore.Decision>
     private let sends: GroupBatcher<Item<SMSStore.Sent>, Void>
 
-    init(timeout: Duration = .seconds(15)) {
+    /// `timeout`: `database.operation_timeout_seconds`, the deadline of one group's statement.
+    init(timeout: Duration) {
         decisions = GroupBatcher(maxBatch: Self.maxGroup, timeout: timeout, together: { items in
             // The worker's settings travel with each request; a group shares them (one handler's).
             let first = items[0]

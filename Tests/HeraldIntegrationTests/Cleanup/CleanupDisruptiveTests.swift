@@ -7,7 +7,7 @@ import Testing
 @testable import HeraldSMS
 
 /// Cleanup workers killed mid-run. Runs alone with the other disruptive suites.
-@Suite(.serialized) struct CleanupDisruptiveTests {
+@Suite(.needsServers, .disruptive, .serialized) struct CleanupDisruptiveTests {
     /// Two `herald-cleanup` processes share a run; both are SIGKILLed mid-run; a new worker
     /// takes the run's jobs over and the run converges: every eligible account deleted, the
     /// others kept, exactly one `account.deleted` event per deleted account.

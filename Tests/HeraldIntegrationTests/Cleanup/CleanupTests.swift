@@ -9,7 +9,7 @@ import Testing
 
 /// Cleanup against the real PostgreSQL (its own database, see ``CleanupDatabase``) and
 /// RabbitMQ. Serialized: the policy row and the one active run are global to the database.
-@Suite(.serialized) struct CleanupTests {
+@Suite(.needsServers, .serialized) struct CleanupTests {
     /// Exactly the eligible accounts go, whatever the mix of ages, anonymity, links, enabling
     /// time and retention; one `account.deleted` each; the dry run predicted the count.
     @Test(arguments: 1...6) func exactlyTheEligibleAccountsAreDeleted(seed: Int) async throws {
@@ -177,6 +177,42 @@ import Testing
         #expect(try await db.count("SELECT count(*)::bigint FROM herald.dev_outbox WHERE message_id LIKE '\(tag)%'") == 2)
         let run = try #require(try await db.runs.get(runID))
         #expect((run.purged["job_runs"] ?? 0) >= 4 && (run.purged["dev_outbox"] ?? 0) >= 4)
+    }
+
+    /// The tables nothing purged before issue 31 (the SMS app evidence went 1 in 100 on the
+    /// send path; Apple's notifications and relay markings never): each run purges their rows
+    /// older than the defaults (2, 60 and 365 days) and keeps the recent ones.
+    @Test func oldAppEvidenceAppleNotificationsAndRelayMarkingsArePurged() async throws {
+        let db = try await CleanupDatabase()
+        defer { db.close() }
+        try await db.reset()
+        let tag = "purge31-\(UUID().uuidString.prefix(6))"
+        try await db.client.query("""
+            INSERT INTO herald.sms_app_verifications (verification_id, phone_number, method, detail, created_at)
+            SELECT \(tag) || '-' || d, '+15550100', 'receipt', 'app', now() - make_interval(days => d) FROM unnest(ARRAY[0, 1, 3, 10]) d
+            """, logger: db.logger)
+        try await db.client.query("""
+            INSERT INTO herald.apple_notifications (jti, message_id, client_id, type, issued_at, event_time, received_at)
+            SELECT \(tag) || '-' || d, \(tag), 'app', 'email-enabled', now() - make_interval(days => d), now() - make_interval(days => d),
+                   now() - make_interval(days => d)
+              FROM unnest(ARRAY[0, 45, 61, 400]) d
+            """, logger: db.logger)
+        try await db.client.query("""
+            INSERT INTO herald.apple_relay_addresses (address_hash, key_id, deliverable, event_time, updated_at)
+            SELECT convert_to(\(tag) || '-' || d, 'UTF8'), \(tag), d % 2 = 0, now() - make_interval(days => d), now() - make_interval(days => d)
+              FROM unnest(ARRAY[0, 200, 366, 800]) d
+            """, logger: db.logger)
+        let runID = "purge31-\(UUID().uuidString.prefix(6))"
+        _ = try await db.handle(CleanupRunJob(runID: runID), configuration: .init(), exchange: "tpurge31.events")
+        #expect(try await db.count("SELECT count(*)::bigint FROM herald.sms_app_verifications WHERE verification_id LIKE '\(tag)%'") == 2)
+        #expect(try await db.count("SELECT count(*)::bigint FROM herald.apple_notifications WHERE message_id = '\(tag)'") == 2)
+        #expect(try await db.count("SELECT count(*)::bigint FROM herald.apple_relay_addresses WHERE key_id = '\(tag)'") == 2)
+        #expect(try await db.count("SELECT count(*)::bigint FROM herald.sms_app_verifications WHERE verification_id IN ('\(tag)-0', '\(tag)-1')") == 2)
+        #expect(try await db.count("SELECT count(*)::bigint FROM herald.apple_notifications WHERE jti IN ('\(tag)-0', '\(tag)-45')") == 2)
+        let run = try #require(try await db.runs.get(runID))
+        for target in ["sms_app_verifications", "apple_notifications", "apple_relay_addresses"] {
+            #expect((run.purged[target] ?? 0) >= 2, "\(target): \(run.purged)")
+        }
     }
 
     @Test func aSecondScheduleWhileARunIsActiveStartsNoDuplicateAndAStaleRunIsResumed() async throws {

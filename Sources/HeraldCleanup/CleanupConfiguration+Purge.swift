@@ -1,0 +1,75 @@
+import HeraldRuntime
+
+extension CleanupConfiguration {
+    /// `cleanup.purge.*_days`: how long each purged table's rows are kept (``PurgeTarget``);
+    /// 0 keeps them.
+    public struct Purge: Sendable {
+        /// Finished rows of the idempotency ledger (`herald.job_runs`).
+        public var jobRunsDays: Int = 7
+        /// What the dev outbox provider "delivered" (`herald.dev_outbox`).
+        public var devOutboxDays: Int = 7
+        /// Event outbox rows no relay published that long (the relay deletes what it publishes,
+        /// so only rows of an exchange nobody relays are left). Off by default: they are events.
+        public var eventOutboxDays: Int = 0
+        /// Finished cleanup runs (`herald.cleanup_runs`).
+        public var cleanupRunsDays: Int = 90
+        /// SMS verifications, their provider attempts, and codes past their expiry.
+        public var smsDays: Int = 30
+        /// SMS rate-limit windows past their end.
+        public var smsRateCountersDays: Int = 1
+        /// The app evidence accepted for a verification (`herald.sms_app_verifications`): it
+        /// only matters while the verification's job may be redelivered.
+        public var smsAppVerificationsDays: Int = 2
+        /// Push verifications (by expiry) and device tokens not seen for this long.
+        public var pushDays: Int = 30
+        /// Email requests and link codes (`herald.email_requests`, `herald.email_codes`: codes past their expiry).
+        public var emailDays: Int = 30
+        /// Apple's server-to-server notifications acted on (`herald.apple_notifications`, by
+        /// `received_at`). Their `jti` refuses a replay, and a notification is accepted up to
+        /// `apple.notifications.max_age_seconds` (at most 30 days) after it was issued: so 0
+        /// or more than 30 days.
+        public var appleNotificationsDays: Int = 60
+        /// Markings of Apple's private relay addresses (`herald.apple_relay_addresses`) not
+        /// changed (`updated_at`) for this long. A purged "forwarding off" marking lets mail
+        /// to the address go out again (Apple drops it).
+        public var appleRelayAddressesDays: Int = 365
+
+        public init() {}
+
+        /// Every `cleanup.purge.*` key with its effective value.
+        public var effectiveValues: [String: Any] {
+            [
+                "cleanup.purge.job_runs_days": jobRunsDays, "cleanup.purge.dev_outbox_days": devOutboxDays,
+                "cleanup.purge.event_outbox_days": eventOutboxDays, "cleanup.purge.cleanup_runs_days": cleanupRunsDays,
+                "cleanup.purge.sms_days": smsDays, "cleanup.purge.sms_rate_counters_days": smsRateCountersDays,
+                "cleanup.purge.sms_app_verifications_days": smsAppVerificationsDays,
+                "cleanup.purge.push_days": pushDays, "cleanup.purge.email_days": emailDays,
+                "cleanup.purge.apple_notifications_days": appleNotificationsDays,
+                "cleanup.purge.apple_relay_addresses_days": appleRelayAddressesDays,
+            ]
+        }
+
+        public init(source: ConfigSource) throws {
+            func days(_ name: String, _ value: Int) throws -> Int {
+                try source.int("cleanup.purge.\(name)", default: value, range: 0...36_500)
+            }
+            jobRunsDays = try days("job_runs_days", jobRunsDays)
+            devOutboxDays = try days("dev_outbox_days", devOutboxDays)
+            eventOutboxDays = try days("event_outbox_days", eventOutboxDays)
+            cleanupRunsDays = try days("cleanup_runs_days", cleanupRunsDays)
+            smsDays = try days("sms_days", smsDays)
+            smsRateCountersDays = try days("sms_rate_counters_days", smsRateCountersDays)
+            smsAppVerificationsDays = try days("sms_app_verifications_days", smsAppVerificationsDays)
+            pushDays = try days("push_days", pushDays)
+            emailDays = try days("email_days", emailDays)
+            appleNotificationsDays = try days("apple_notifications_days", appleNotificationsDays)
+            if (1...30).contains(appleNotificationsDays) {
+                throw ConfigError(key: "cleanup.purge.apple_notifications_days", reason: """
+                    must be 0 (kept) or more than 30, got \(appleNotificationsDays): a notification up to \
+                    apple.notifications.max_age_seconds old (at most 30 days) is accepted, and its jti is what refuses its replay
+                    """)
+            }
+            appleRelayAddressesDays = try days("apple_relay_addresses_days", appleRelayAddressesDays)
+        }
+    }
+}

@@ -1,0 +1,19 @@
+import Logging
+import PostgresNIO
+
+extension SMSStore {
+    /// The write of a verification refused before anything was decided in the database (its
+    /// number's region or type, app verification, the fraud guard): recorded `refused` with its
+    /// reason, in the job's outcome transaction. One already there is left as it is.
+    static func refusedRow(_ job: SMSVerificationJob, phone: String, messageID: String, reason: String)
+        -> @Sendable (PostgresConnection, Logger) async throws -> Void {
+        let (id, purpose) = (job.verificationID, job.purpose.rawValue)
+        return { connection, logger in
+            try await connection.query("""
+                INSERT INTO herald.sms_verifications (verification_id, phone_number, purpose, message_id, state, reason)
+                VALUES (\(id), \(phone), \(purpose), \(messageID), 'refused', \(reason))
+                ON CONFLICT (verification_id) DO NOTHING
+                """, logger: logger)
+        }
+    }
+}
