@@ -12,6 +12,8 @@ export HERALD_LOG_LEVEL="${HERALD_LOG_LEVEL:-warning}"
 
 swift build --build-tests
 .build/debug/heraldctl migrate
+# plpgsql_check on every function, squawk on every migration (docs/testing.md, "The SQL linters").
+scripts/lint-sql.sh
 python3 scripts/check-schemas.py 2>/dev/null || /usr/bin/python3 scripts/check-schemas.py
 # The architecture: a channel depends on HeraldRuntime only (docs/architecture.md).
 python3 scripts/check-structure.py

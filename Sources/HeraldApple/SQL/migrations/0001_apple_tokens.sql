@@ -1,6 +1,16 @@
 -- herald:legacy-version 19
 -- Apple refresh tokens (encrypted), every apple.token and apple.revoke job, Apple's calls, revoke on delete.
 
+-- squawk-ignore-file prefer-bigint-over-int, prefer-identity, require-lock-timeout, require-statement-timeout
+-- why: prefer-bigint-over-int: calls and uncertain_calls count the calls of one job, http_status is
+--   an HTTP status, duration_ms one call to Apple.
+-- why: prefer-identity: apple_attempts.id is a bigserial: the same ids an identity column makes.
+--   Only Herald's statements insert, never with an id, and the sequence belongs to its column (it
+--   follows the table to herald_migrate; herald_worker may use it: runtime 0004). Frozen: another
+--   column type would be another schema.
+-- why: require-lock-timeout, require-statement-timeout: every index is on a table created above in
+--   this transaction: no other session can hold a lock on it or have written a row to it.
+
 -- One refresh token per account and client id, AES-256-GCM under apple.token_keys'
 -- key key_id (the record's account and client id are the associated data). No foreign key
 -- to herald.accounts: a deleted account's token stays until its revocation deletes it.

@@ -1,6 +1,10 @@
 -- herald:legacy-version 22
 -- Apple server-to-server notifications acted on, keyed by jti so that a replay is refused.
 
+-- squawk-ignore-file require-lock-timeout, require-statement-timeout
+-- why: require-lock-timeout, require-statement-timeout: both indexes are on a table created above
+--   in this transaction: no other session can hold a lock on it or have written a row to it.
+
 -- One row per apple.notification acted on (written in the transaction that acts on it).
 -- jti: Apple's id of the notification; a second job with the same jti is a replay and is
 -- refused. account_id: the account linked to the notification's sub when it was handled

@@ -1,6 +1,17 @@
 -- herald:legacy-version 4
 -- Email action requests and their one-time link codes (only keyed hashes).
 
+-- squawk-ignore-file prefer-bigint-over-int, prefer-identity, require-lock-timeout, require-statement-timeout
+-- why: prefer-bigint-over-int: email_requests.uncertain_sends counts the uncertain sends of one
+--   request.
+-- why: prefer-identity: email_codes.id is a bigserial: the same ids an identity column makes. Only
+--   Herald's statements insert, never with an id, and the sequence belongs to its column (it
+--   follows the table to herald_migrate; herald_worker may use it: runtime 0004). Frozen: another
+--   column type would be another schema.
+-- why: require-lock-timeout, require-statement-timeout: every table here is created in this
+--   transaction, but herald.account_providers (runtime 0002), which the last statement indexes (see
+--   there).
+
 -- One row per email.action request_id: what happened to it. `email` is the normal form
 -- (EmailAddress.normalize); personal data, purged with the rest after cleanup.purge.email_days.
 CREATE TABLE herald.email_requests (
@@ -43,5 +54,10 @@ CREATE INDEX email_codes_request_idx ON herald.email_codes (request_id);
 CREATE INDEX email_codes_expires_idx ON herald.email_codes (expires_at);
 
 -- "Has this address an account?" (enumeration protection): email providers of accounts.
+-- why: require-concurrent-index-creation: CREATE INDEX CONCURRENTLY cannot run inside the
+--   transaction the migrator wraps each file in. On a fresh install the table is empty; on a
+--   database upgraded from before legacy version 4, the build blocks links being added (never
+--   reads) for one scan of herald.account_providers.
+-- squawk-ignore require-concurrent-index-creation
 CREATE INDEX account_providers_email_idx ON herald.account_providers (lower(provider_uid))
     WHERE provider IN ('password', 'emailLink');

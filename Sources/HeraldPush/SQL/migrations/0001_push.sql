@@ -1,6 +1,12 @@
 -- herald:legacy-version 5
 -- Push verifications (a receipt's hashed secret, how its push went), device token health, push_prepare.
 
+-- squawk-ignore-file prefer-bigint-over-int, require-lock-timeout, require-statement-timeout
+-- why: prefer-bigint-over-int: sends and uncertain_sends count the pushes of one receipt,
+--   http_status is an HTTP status, window_count one device's pushes in its rate window.
+-- why: require-lock-timeout, require-statement-timeout: every index is on a table created above in
+--   this transaction: no other session can hold a lock on it or have written a row to it.
+
 -- One row per receipt (per push.verification job). Only the secret's keyed hash is stored.
 CREATE TABLE herald.push_verifications (
     receipt              text PRIMARY KEY,

@@ -1,6 +1,16 @@
 -- herald:legacy-version 1
 -- The platform: schema herald, the job runner's ledger (job_runs), the event outbox and the dev outbox.
 
+-- squawk-ignore-file prefer-bigint-over-int, prefer-identity, require-lock-timeout, require-statement-timeout
+-- why: prefer-bigint-over-int: job_runs.attempts counts the deliveries of one job.
+-- why: prefer-identity: event_outbox.id and dev_outbox.id are bigserial: the same ids an identity
+--   column makes. Only Herald's statements insert, never with an id, and the sequence belongs to
+--   its column (it follows the table to herald_migrate; herald_worker may use it: runtime 0004).
+--   Frozen: another column type would be another schema.
+-- why: require-lock-timeout, require-statement-timeout: every statement creates the schema, a
+--   table, or an index on a table created above in this transaction: nothing another session can
+--   hold a lock on or have written a row to.
+
 CREATE SCHEMA IF NOT EXISTS herald;
 
 -- One row per job message_id: the idempotency ledger of the job runner.

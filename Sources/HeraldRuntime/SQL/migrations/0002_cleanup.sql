@@ -1,6 +1,11 @@
 -- herald:legacy-version 3
 -- The account directory (accounts, their linked providers), the cleanup policy (one row) and cleanup runs.
 
+-- squawk-ignore-file prefer-bigint-over-int, require-lock-timeout, require-statement-timeout
+-- why: prefer-bigint-over-int: cleanup_runs.fan_out and joins count the workers of one run.
+-- why: require-lock-timeout, require-statement-timeout: every table here is created in this
+--   transaction, but herald.dev_outbox (0001), which the last statement indexes (see there).
+
 -- Accounts, as the front API keeps them. An anonymous account that links any provider
 -- is upgraded: the trigger below clears is_anonymous, and cleanup never touches it.
 CREATE TABLE herald.accounts (
@@ -65,4 +70,9 @@ CREATE INDEX cleanup_runs_ended_idx ON herald.cleanup_runs (ended_at) WHERE ende
 
 -- Purge scans by age. (Not on event_outbox: the relay keeps it small, its purge is
 -- off by default, and an index there would cost every account.deleted insert.)
+-- why: require-concurrent-index-creation: CREATE INDEX CONCURRENTLY cannot run inside the
+--   transaction the migrator wraps each file in. herald.dev_outbox is the development outbox
+--   provider's record, empty unless that provider is configured; the build blocks its writes (never
+--   reads) for one scan.
+-- squawk-ignore require-concurrent-index-creation
 CREATE INDEX dev_outbox_created_idx ON herald.dev_outbox (created_at);

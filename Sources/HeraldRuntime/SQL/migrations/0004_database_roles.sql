@@ -1,6 +1,12 @@
 -- herald:legacy-version 12
 -- Group roles herald_migrate (owns the schema and all in it) and herald_worker (rows and functions only).
 
+-- squawk-ignore-file require-lock-timeout, require-statement-timeout
+-- why: require-lock-timeout, require-statement-timeout: only catalogue writes (roles, owners,
+--   grants, default privileges): no scan, no rewrite. On a database upgraded from before legacy
+--   version 12, each ALTER ... OWNER takes its table's ACCESS EXCLUSIVE lock until commit, which
+--   waits only behind a long transaction on that table. Frozen: a SET would be a new statement.
+
 DO $$ BEGIN
     IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'herald_migrate') THEN
         BEGIN CREATE ROLE herald_migrate NOLOGIN; EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END;

@@ -50,7 +50,7 @@ DECLARE
     v_now timestamptz := now();
     v_shard integer := mod(txid_current(), 16)::int;
     fast integer[];
-    slow integer[] := '{}';
+    slow integer[] := '{}'::integer[];
     c_scopes text[];
     c_keys text[];
     c_starts timestamptz[];
@@ -59,12 +59,12 @@ DECLARE
     c_windows integer[];
     c_buckets integer[];
     full_counter boolean;
-    made integer;
+    made bigint;
     d record;
 BEGIN
     -- The fast requests: a first request (no row yet) for a real number and purpose with
     -- no pending code and no guessing lock, its number and purpose and its id once in the group.
-    SELECT coalesce(array_agg(r.i ORDER BY r.i), '{}') INTO fast
+    SELECT coalesce(array_agg(r.i::integer ORDER BY r.i), '{}') INTO fast
       FROM unnest(p_ids, p_phones, p_purposes, p_tests) WITH ORDINALITY AS r(id, phone, purpose, test, i)
      WHERE NOT r.test
        AND NOT EXISTS (SELECT 1 FROM herald.sms_verifications v WHERE v.verification_id = r.id)
@@ -75,7 +75,7 @@ BEGIN
              WHERE o.id = r.id OR (o.phone = r.phone AND o.purpose = r.purpose)) = 1;
 
     IF cardinality(fast) < cardinality(p_ids) THEN
-        SELECT coalesce(array_agg(r.i ORDER BY r.i), '{}') INTO slow
+        SELECT coalesce(array_agg(r.i::integer ORDER BY r.i), '{}') INTO slow
           FROM unnest(p_ids, p_tests) WITH ORDINALITY AS r(id, test, i)
          WHERE NOT r.test AND r.i <> ALL (fast)
            AND NOT EXISTS (SELECT 1 FROM herald.sms_verifications v WHERE v.verification_id = r.id);

@@ -3,6 +3,15 @@
 
 -- herald.sms_rate_take was created here: now functions/sms_rate_take.sql.
 
+-- squawk-ignore-file prefer-bigint-over-int, require-lock-timeout, require-statement-timeout
+-- why: prefer-bigint-over-int: failures and lockouts count per number and purpose; the guessing
+--   policy columns hold a limit and seconds from the configuration.
+-- why: require-lock-timeout, require-statement-timeout: the index is on the table created in this
+--   transaction. On a database upgraded from before legacy version 14, the ALTER takes
+--   herald.sms_codes' ACCESS EXCLUSIVE lock for a catalogue change (nullable columns without a
+--   default: no rewrite, no scan), which waits only behind a long transaction on the table. Frozen:
+--   a SET would be a new statement.
+
 -- Wrong codes per (number, purpose), across codes, reset by a success or by a quiet
 -- guess_window (no failure for that long after the last one, or after the last lock).
 CREATE TABLE herald.sms_guess_failures (
@@ -29,6 +38,11 @@ ALTER TABLE herald.sms_codes
 
 -- herald.sms_prepare was created here with new arguments (the old signature dropped): now
 -- functions/sms_prepare.sql.
+-- why: ban-drop-function: the previous signature of sms_prepare, whose only callers are Herald's
+--   own SMS workers: from legacy version 14 on they call the new one (functions/sms_prepare.sql),
+--   and the old overload would stay behind, stale. Workers of an older release lose it when this
+--   runs: migrate, then roll out (docs/operations.md, "Upgrades").
+-- squawk-ignore ban-drop-function
 DROP FUNCTION IF EXISTS herald.sms_prepare(text, text, text, text, boolean, boolean, text, bytea, integer, integer, integer,
                                            text[], text[], integer[], integer[], bigint);
 -- herald.sms_guess_failed was created here: now functions/sms_guess_failed.sql.

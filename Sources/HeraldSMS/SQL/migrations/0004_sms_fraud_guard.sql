@@ -1,6 +1,12 @@
 -- herald:legacy-version 16
 -- The fraud guard: sends and verifications per region and number prefix in one-minute buckets, and pauses.
 
+-- squawk-ignore-file prefer-bigint-over-int, require-lock-timeout, require-statement-timeout
+-- why: prefer-bigint-over-int: sent and verified count one minute of a region or prefix (or the
+--   window that tripped a pause), pauses the pauses of one scope.
+-- why: require-lock-timeout, require-statement-timeout: every index is on a table created above in
+--   this transaction: no other session can hold a lock on it or have written a row to it.
+
 CREATE TABLE herald.sms_fraud_counts (
     scope     text NOT NULL CHECK (scope IN ('region','prefix')),
     key       text NOT NULL,

@@ -1,6 +1,10 @@
 -- herald:legacy-version 18
 -- The app evidence accepted for a verification (receipt or captcha), so a redelivery is not refused.
 
+-- squawk-ignore-file require-lock-timeout, require-statement-timeout
+-- why: require-lock-timeout, require-statement-timeout: the index is on a table created above in
+--   this transaction: no other session can hold a lock on it or have written a row to it.
+
 CREATE TABLE herald.sms_app_verifications (
     verification_id  text PRIMARY KEY,
     phone_number     text NOT NULL,
