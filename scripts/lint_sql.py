@@ -185,14 +185,31 @@ def ignores_of(path: pathlib.Path) -> list[dict]:
     return found
 
 
+def outside_transaction(path: pathlib.Path) -> bool:
+    """A migration whose header says `-- herald:no-transaction` (the migrator runs it statement by statement)."""
+    for line in path.read_text().split("\n"):
+        if not (line.startswith("--") or not line.strip()):
+            return False
+        if line.strip() == "-- herald:no-transaction":
+            return True
+    return False
+
+
 def run_squawk(squawk: str, config: str, paths: list[pathlib.Path], cwd: pathlib.Path) -> list[dict]:
-    process = subprocess.run([squawk, "--config", config, "--reporter", "json", *[str(p.relative_to(cwd)) for p in paths]],
-                             cwd=cwd, capture_output=True, text=True)
-    try:
-        return json.loads(process.stdout or "[]")
-    except json.JSONDecodeError:
-        problems.append(f"squawk failed (exit {process.returncode}): {process.stderr.strip() or process.stdout.strip()}")
-        return []
+    """squawk over `paths`: the files the migrator wraps in a transaction as the configuration says,
+    the `herald:no-transaction` ones with --no-assume-in-transaction."""
+    found = []
+    for flags, group in (([], [p for p in paths if not outside_transaction(p)]),
+                         (["--no-assume-in-transaction"], [p for p in paths if outside_transaction(p)])):
+        if not group:
+            continue
+        process = subprocess.run([squawk, "--config", config, *flags, "--reporter", "json", *[str(p.relative_to(cwd)) for p in group]],
+                                 cwd=cwd, capture_output=True, text=True)
+        try:
+            found += json.loads(process.stdout or "[]")
+        except json.JSONDecodeError:
+            problems.append(f"squawk failed (exit {process.returncode}): {process.stderr.strip() or process.stdout.strip()}")
+    return found
 
 
 def squawk(squawk: str, config: str) -> None:

@@ -20,6 +20,10 @@ extension CleanupConfiguration {
         /// The app evidence accepted for a verification (`herald.sms_app_verifications`): it
         /// only matters while the verification's job may be redelivered.
         public var smsAppVerificationsDays: Int = 2
+        /// The fraud guard's minute buckets (`herald.sms_fraud_counts`, by `minute`) and the
+        /// scopes it marked on each verification (`herald.sms_fraud_marks`, by `created_at`). A
+        /// window is at most a day and a code lives at most a day: so 0 or at least 2.
+        public var smsFraudDays: Int = 2
         /// Push verifications (by expiry) and device tokens not seen for this long.
         public var pushDays: Int = 30
         /// Email requests and link codes (`herald.email_requests`, `herald.email_codes`: codes past their expiry).
@@ -43,6 +47,7 @@ extension CleanupConfiguration {
                 "cleanup.purge.event_outbox_days": eventOutboxDays, "cleanup.purge.cleanup_runs_days": cleanupRunsDays,
                 "cleanup.purge.sms_days": smsDays, "cleanup.purge.sms_rate_counters_days": smsRateCountersDays,
                 "cleanup.purge.sms_app_verifications_days": smsAppVerificationsDays,
+                "cleanup.purge.sms_fraud_days": smsFraudDays,
                 "cleanup.purge.push_days": pushDays, "cleanup.purge.email_days": emailDays,
                 "cleanup.purge.apple_notifications_days": appleNotificationsDays,
                 "cleanup.purge.apple_relay_addresses_days": appleRelayAddressesDays,
@@ -60,6 +65,13 @@ extension CleanupConfiguration {
             smsDays = try days("sms_days", smsDays)
             smsRateCountersDays = try days("sms_rate_counters_days", smsRateCountersDays)
             smsAppVerificationsDays = try days("sms_app_verifications_days", smsAppVerificationsDays)
+            smsFraudDays = try days("sms_fraud_days", smsFraudDays)
+            if smsFraudDays == 1 {
+                throw ConfigError(key: "cleanup.purge.sms_fraud_days", reason: """
+                    must be 0 (kept) or at least 2, got 1: sms.fraud_guard.window_minutes counts up to a day of \
+                    buckets, and a verification's mark must outlive its code (up to a day) to count it verified
+                    """)
+            }
             pushDays = try days("push_days", pushDays)
             emailDays = try days("email_days", emailDays)
             appleNotificationsDays = try days("apple_notifications_days", appleNotificationsDays)

@@ -54,7 +54,11 @@ import Testing
             let plan = try await Migrator(client: old, groups: HeraldChannels.schema, logger: logger).migrate()
             #expect(plan.legacyVersions == Array(1...29).filter { $0 != 13 && $0 != 20 })
             #expect(plan.work.filter { $0.state == .adoptable }.count == 27)
-            #expect(plan.work.filter { $0.kind == .migration && $0.state == .pending }.isEmpty, "today's migrations are all adopted")
+            // What the old ledger ran is adopted; what came after it runs (runtime 0006's index, outside a transaction).
+            let pending = plan.work.filter { $0.kind == .migration && $0.state == .pending }.map { "\($0.group)/\($0.path)" }
+            let since = HeraldChannels.schema.flatMap { group in group.migrations.filter { $0.legacyVersion == nil }.map { "\(group.name)/\($0.file.path)" } }
+            #expect(pending == since)
+            #expect(since.contains("runtime/migrations/0006_apple_relay_addresses_updated_idx.sql"))
             #expect(try await rows(old) == before, "every row is still there, unchanged")
             let ledger = try await old.query("""
                 SELECT to_regclass('public.herald_schema_migrations') IS NULL,

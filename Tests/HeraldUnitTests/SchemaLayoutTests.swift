@@ -61,6 +61,15 @@ import Testing
         #expect(SchemaGroup(name: "g", files: ["migrations/0001_a.sql": "-- herald:legacy-version 7\nSELECT 1;"]).migrations.first?.legacyVersion == 7)
     }
 
+    @Test func aMigrationRunsInATransactionUnlessItsHeaderSaysNot() {
+        let files = ["migrations/0001_a.sql": "-- plain\nCREATE INDEX a ON t (x);",
+                     "migrations/0002_b.sql": "-- an index\n-- herald:no-transaction\nCREATE INDEX CONCURRENTLY b ON t (x);",
+                     "migrations/0003_c.sql": "SELECT 1;\n-- herald:no-transaction\n"]
+        #expect(SchemaGroup(name: "g", files: files).migrations.map(\.transactional) == [true, false, true], "only in the header")
+        let outside = HeraldChannels.schema.flatMap { group in group.migrations.filter { !$0.transactional }.map { "\(group.name)/\($0.file.path)" } }
+        #expect(outside == ["runtime/migrations/0006_apple_relay_addresses_updated_idx.sql"])
+    }
+
     static let group = SchemaGroup(name: "g", files: [
         "migrations/0001_a.sql": "-- herald:legacy-version 1\nCREATE TABLE a ();",
         "migrations/0002_b.sql": "-- herald:legacy-version 5\nCREATE TABLE b ();",

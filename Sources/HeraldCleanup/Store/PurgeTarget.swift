@@ -52,6 +52,11 @@ public struct PurgeTarget: Sendable, Equatable {
             // The app evidence accepted for a verification: it matters while its job may be redelivered.
             PurgeTarget("sms_app_verifications", table: "herald.sms_app_verifications", timeColumn: "created_at",
                         retentionDays: configuration.purge.smsAppVerificationsDays),
+            // The fraud guard's buckets and marks (the check itself deleted them, 1 call in 100, until issue 31).
+            PurgeTarget("sms_fraud_counts", table: "herald.sms_fraud_counts", timeColumn: "minute",
+                        retentionDays: configuration.purge.smsFraudDays),
+            PurgeTarget("sms_fraud_marks", table: "herald.sms_fraud_marks", timeColumn: "created_at",
+                        retentionDays: configuration.purge.smsFraudDays),
             // Wrong-code counts per number (issue 16): past expires_at they no longer count.
             PurgeTarget("sms_guess_failures", table: "herald.sms_guess_failures", timeColumn: "expires_at",
                         retentionDays: configuration.purge.smsRateCountersDays),
@@ -74,7 +79,7 @@ public struct PurgeTarget: Sendable, Equatable {
             // Apple's notifications acted on: their jti refuses a replay while one could still be accepted.
             PurgeTarget("apple_notifications", table: "herald.apple_notifications", timeColumn: "received_at",
                         retentionDays: configuration.purge.appleNotificationsDays),
-            // Relay-address markings not changed for that long (no index on updated_at yet: a batch scans).
+            // Relay-address markings not changed for that long (by the index of runtime migration 0006).
             PurgeTarget("apple_relay_addresses", table: "herald.apple_relay_addresses", timeColumn: "updated_at",
                         retentionDays: configuration.purge.appleRelayAddressesDays),
         ]

@@ -182,7 +182,7 @@ import Testing
     /// The tables nothing purged before issue 31 (the SMS app evidence went 1 in 100 on the
     /// send path; Apple's notifications and relay markings never): each run purges their rows
     /// older than the defaults (2, 60 and 365 days) and keeps the recent ones.
-    @Test func oldAppEvidenceAppleNotificationsAndRelayMarkingsArePurged() async throws {
+    @Test func oldAppEvidenceFraudBucketsAppleNotificationsAndRelayMarkingsArePurged() async throws {
         let db = try await CleanupDatabase()
         defer { db.close() }
         try await db.reset()
@@ -202,15 +202,27 @@ import Testing
             SELECT convert_to(\(tag) || '-' || d, 'UTF8'), \(tag), d % 2 = 0, now() - make_interval(days => d), now() - make_interval(days => d)
               FROM unnest(ARRAY[0, 200, 366, 800]) d
             """, logger: db.logger)
+        // The fraud guard's buckets and marks (2 days by default), which its check deleted now and then before.
+        try await db.client.query("""
+            INSERT INTO herald.sms_fraud_counts (scope, key, minute, sent)
+            SELECT 'prefix', \(tag), date_trunc('minute', now()) - make_interval(days => d), 1 FROM unnest(ARRAY[0, 1, 3, 10]) d
+            """, logger: db.logger)
+        try await db.client.query("""
+            INSERT INTO herald.sms_fraud_marks (verification_id, phone_number, region, prefix, created_at)
+            SELECT \(tag) || '-' || d, '+15550100', 'US', \(tag), now() - make_interval(days => d) FROM unnest(ARRAY[0, 1, 3, 10]) d
+            """, logger: db.logger)
         let runID = "purge31-\(UUID().uuidString.prefix(6))"
         _ = try await db.handle(CleanupRunJob(runID: runID), configuration: .init(), exchange: "tpurge31.events")
+        #expect(try await db.count("SELECT count(*)::bigint FROM herald.sms_fraud_counts WHERE key = '\(tag)'") == 2)
+        #expect(try await db.count("SELECT count(*)::bigint FROM herald.sms_fraud_marks WHERE prefix = '\(tag)' AND created_at > now() - interval '2 days'") == 2)
+        #expect(try await db.count("SELECT count(*)::bigint FROM herald.sms_fraud_marks WHERE prefix = '\(tag)'") == 2)
         #expect(try await db.count("SELECT count(*)::bigint FROM herald.sms_app_verifications WHERE verification_id LIKE '\(tag)%'") == 2)
         #expect(try await db.count("SELECT count(*)::bigint FROM herald.apple_notifications WHERE message_id = '\(tag)'") == 2)
         #expect(try await db.count("SELECT count(*)::bigint FROM herald.apple_relay_addresses WHERE key_id = '\(tag)'") == 2)
         #expect(try await db.count("SELECT count(*)::bigint FROM herald.sms_app_verifications WHERE verification_id IN ('\(tag)-0', '\(tag)-1')") == 2)
         #expect(try await db.count("SELECT count(*)::bigint FROM herald.apple_notifications WHERE jti IN ('\(tag)-0', '\(tag)-45')") == 2)
         let run = try #require(try await db.runs.get(runID))
-        for target in ["sms_app_verifications", "apple_notifications", "apple_relay_addresses"] {
+        for target in ["sms_app_verifications", "apple_notifications", "apple_relay_addresses", "sms_fraud_counts", "sms_fraud_marks"] {
             #expect((run.purged[target] ?? 0) >= 2, "\(target): \(run.purged)")
         }
     }

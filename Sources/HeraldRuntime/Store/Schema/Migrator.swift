@@ -85,8 +85,17 @@ public struct Migrator: Sendable {
         let files = Dictionary(groups.flatMap { group in
             (group.migrations.map(\.file) + group.definitions).map { ("\(group.name)/\($0.path)", $0) }
         }, uniquingKeysWith: { a, _ in a })
+        let outsideTransactions = Set(groups.flatMap { group in
+            group.migrations.filter { !$0.transactional }.map { "\(group.name)/\($0.file.path)" }
+        })
         for item in work where item.state != .adoptable {
             guard let file = files["\(item.group)/\(item.path)"] else { continue }
+            if outsideTransactions.contains("\(item.group)/\(item.path)") {
+                try await run(file, group: item.group, on: connection)
+                try await record(item, how: "applied", on: connection)
+                logger.info("applied outside a transaction", metadata: ["group": "\(item.group)", "file": "\(item.path)"])
+                continue
+            }
             try await transaction(on: connection) {
                 // Definitions are checked by plpgsql_check, not at creation: like pg_restore, so
                 // their order within a group does not matter.

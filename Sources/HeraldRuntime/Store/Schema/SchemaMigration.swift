@@ -1,3 +1,5 @@
+import Foundation
+
 /// A versioned migration: `migrations/NNNN_name.sql`. Frozen once it is on main: the ledger
 /// keeps its checksum, and `heraldctl migrate` refuses to run when the text changed.
 public struct SchemaMigration: Sendable, Hashable {
@@ -8,8 +10,14 @@ public struct SchemaMigration: Sendable, Hashable {
     /// from its first line `-- herald:legacy-version N`: a database migrated by the old code
     /// adopts it instead of running it again.
     public let legacyVersion: Int?
+    /// False when a line of its header is `-- herald:no-transaction`: its statements run one by
+    /// one outside a transaction (`CREATE INDEX CONCURRENTLY` cannot run inside one), and its
+    /// ledger row is written after the last. Such a file must be safe to run again from the
+    /// start (`IF NOT EXISTS`, or a `DROP … IF EXISTS` first): a failure leaves what it did.
+    public let transactional: Bool
 
     static let legacyMarker = "-- herald:legacy-version "
+    static let noTransactionMarker = "-- herald:no-transaction"
 
     /// Nil when the file name is not `NNNN_name.sql` (four digits, lower-case name).
     init?(file: SchemaFile) {
@@ -27,5 +35,8 @@ public struct SchemaMigration: Sendable, Hashable {
         self.file = file
         let firstLine = file.text.prefix { $0 != "\n" }
         legacyVersion = firstLine.hasPrefix(Self.legacyMarker) ? Int(firstLine.dropFirst(Self.legacyMarker.count)) : nil
+        // The header: the comment lines before the first statement.
+        let header = file.text.split(separator: "\n").prefix { $0.hasPrefix("--") || $0.allSatisfy(\.isWhitespace) }
+        transactional = !header.contains { $0.trimmingCharacters(in: .whitespaces) == Self.noTransactionMarker }
     }
 }

@@ -51,10 +51,6 @@ BEGIN
     INSERT INTO herald.sms_fraud_marks (verification_id, phone_number, region, prefix)
     VALUES (p_verification_id, p_phone, p_region, p_prefix)
     ON CONFLICT (verification_id) DO UPDATE SET region = EXCLUDED.region, prefix = EXCLUDED.prefix;
-    -- Old buckets and marks go now and then (a window is at most a day; a code lives at most a day).
-    IF random() < 0.01 THEN
-        DELETE FROM herald.sms_fraud_counts WHERE minute < now() - interval '25 hours';
-        DELETE FROM herald.sms_fraud_marks WHERE created_at < now() - interval '2 days';
-    END IF;
+    -- Old buckets and marks are cleanup runs' to purge (cleanup.purge.sms_fraud_days), not the send path's.
 END;
 $function$;
