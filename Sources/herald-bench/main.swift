@@ -18,6 +18,9 @@ import Logging
 //              one): the latency from publish to the provider under a load, next to the broker
 //              alone at the same rate
 //   paced      only that paced pair, at BENCH_PACED_RATE (default: half of a 1-process run's rate, printed too)
+//   cold       herald-sms, 1 in-process worker, with the abuse controls off and on: the first BENCH_COLD_COUNT
+//              jobs (default 10,000; 0 skips) on an empty database created and migrated just before, next to
+//              the next BENCH_COLD_COUNT on it through a new worker (ColdDatabase.swift); also part of sms
 // Every run of the first three parts prints the CPU ms per job of the broker, PostgreSQL, the
 // worker processes and herald-bench (CPUMeter, from /proc); BENCH_STATEMENTS=1 adds the top
 // pg_stat_statements of each SMS run (needs the library preloaded: scripts/services.sh).
@@ -33,8 +36,8 @@ import Logging
 //   email      herald's SMTP client (connections reused) to the local SMTP server, next to a
 //              plain socket sender (a connection per message); BENCH_EMAIL_COUNT (default 2,000);
 //              then as many email.action jobs end to end through 1 and 2 herald-email workers
-// BENCH_ONLY=runner|sms|processes|paced|cleanup|push|email runs one part; the broker baseline runs
-// with each of the first four.
+// BENCH_ONLY=runner|sms|cold|processes|paced|cleanup|push|email runs one part; the broker baseline runs
+// with each of the first five.
 let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 20_000
 let environment = ProcessInfo.processInfo.environment
 let only = environment["BENCH_ONLY"]
@@ -53,7 +56,7 @@ func runs(_ part: String) -> Bool { only == nil || only == part }
 
 if only == "cpumeter" { try await cpuMeterSelfCheck() }
 
-if runs("runner") || runs("sms") || runs("processes") || only == "paced" {
+if runs("runner") || runs("sms") || runs("processes") || only == "paced" || only == "cold" {
     // BENCH_STATEMENTS=1: pg_stat_statements reset before and read after each SMS run (Statements.swift).
     let statements = environment["BENCH_STATEMENTS"] == "1" ? try await BenchStatements(configuration: configuration.database, logger: logger) : nil
     let size = try await DatabaseSize.read(configuration: configuration.database, logger: logger)
@@ -69,6 +72,13 @@ if runs("runner") || runs("sms") || runs("processes") || only == "paced" {
             results.append(try await smsEndToEnd(count: count, workers: workers, statements: statements, configuration: configuration, logger: logger))
             // The same run with every abuse control on (SMSControls): their cost per job.
             results.append(try await smsEndToEnd(count: count, workers: workers, controls: true, statements: statements, configuration: configuration, logger: logger))
+        }
+    }
+    let coldCount = environment["BENCH_COLD_COUNT"].flatMap(Int.init) ?? 10_000
+    if (runs("sms") || only == "cold") && coldCount > 0 {
+        // A fresh deployment's first burst (issue 31): an empty database's first jobs, next to the jobs after them.
+        for controls in [false, true] {
+            results += try await smsColdAndWarm(count: coldCount, controls: controls, configuration: configuration, logger: logger)
         }
     }
     if only == "paced" {

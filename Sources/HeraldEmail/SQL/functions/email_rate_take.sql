@@ -3,10 +3,14 @@
 -- buckets of a tenth of their window, every limit in one statement, judged in a second.
 -- NULL when the request was counted in every limit, else the first full scope (nothing counted).
 -- Its global shard is drawn per call (sms_rate_take's has been the transaction's since legacy 29).
+-- Issue 31, as in sms_rate_take: each counter is summed by key (equality on both index columns
+-- before window_start), and sequential scans are off, so that the generic plans a pooled
+-- connection makes on an empty table stay one index lookup per counter as the table grows.
 CREATE OR REPLACE FUNCTION herald.email_rate_take(p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[], p_now timestamp with time zone)
  RETURNS text
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
 AS $function$
 DECLARE
     v_refused text;
@@ -49,14 +53,16 @@ BEGIN
       FROM unnest(v_order, v_scopes, v_keys, v_starts, v_counts, v_maxes, v_windows, v_buckets)
            AS u(i, scope, key, bucket_start, count, max, window_seconds, bucket)
       LEFT JOIN LATERAL (
-          SELECT sum(e.count) AS n FROM herald.email_rate_counters e
-           WHERE e.scope = u.scope
-             AND e.key = ANY (CASE WHEN u.scope = 'global'
-                                   THEN ARRAY(SELECT 'shard-' || u.window_seconds || '-' || g FROM generate_series(0, 15) g)
-                                   ELSE ARRAY[u.key] END)
-             AND e.window_start > p_now - make_interval(secs => u.window_seconds + u.bucket)
-             AND e.window_start <= p_now
-             AND NOT (e.key = u.key AND e.window_start = u.bucket_start)
+          SELECT sum(e.n) AS n
+            FROM unnest(CASE WHEN u.scope = 'global'
+                             THEN ARRAY(SELECT 'shard-' || u.window_seconds || '-' || g FROM generate_series(0, 15) g)
+                             ELSE ARRAY[u.key] END) AS k(key)
+            CROSS JOIN LATERAL (
+                SELECT sum(e.count) AS n FROM herald.email_rate_counters e
+                 WHERE e.scope = u.scope AND e.key = k.key
+                   AND e.window_start > p_now - make_interval(secs => u.window_seconds + u.bucket)
+                   AND e.window_start <= p_now
+                   AND NOT (e.key = u.key AND e.window_start = u.bucket_start)) e
       ) earlier ON true;
     IF v_refused IS NOT NULL THEN
         UPDATE herald.email_rate_counters r SET count = r.count - 1

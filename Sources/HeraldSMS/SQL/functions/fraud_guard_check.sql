@@ -3,10 +3,15 @@
 -- (then paused now: o_new true for exactly one caller). Nothing returned: go ahead (the
 -- verification is marked, so its send and verification are counted). A verification that
 -- already has a row was judged on its first delivery: go ahead.
+--
+-- Issue 31: sequential scans off. Every table here is read by key. On a table analyzed while
+-- (nearly) empty, the generic plans a pooled connection keeps read the whole table per request:
+-- 0.4-0.7 ms per job instead of 0.035 over the first 10,000 jobs of a fresh deployment.
 CREATE OR REPLACE FUNCTION herald.fraud_guard_check(p_verification_id text, p_phone text, p_region text, p_prefix text, p_window_minutes integer, p_region_floor integer, p_prefix_floor integer, p_min_conversion double precision, p_pause_seconds integer)
  RETURNS TABLE(o_scope text, o_key text, o_new boolean, o_sent bigint, o_verified bigint)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
 AS $function$
 DECLARE
     scopes text[] := ARRAY['region', 'prefix'];

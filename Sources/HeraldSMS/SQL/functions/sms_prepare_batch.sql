@@ -41,10 +41,25 @@
 -- to an existing row (DO UPDATE ... WHERE false still locks it); a row it has to create holds 0
 -- and expires as a counted one does. A `resend` counter is locked only for a request that
 -- forces a resend: herald.sms_prepare takes it for no other (and the fast path never).
+--
+-- Issue 31: its plans stand an empty table. A pooled connection plans each statement once
+-- (generic plans) and keeps the plans until a table they read is analyzed, so the first jobs of a
+-- fresh deployment plan on empty tables, and those plans last while the tables grow. Three kinds
+-- of statement then read a whole table or index for each request. The pending-code check, an
+-- anti-join, scanned every pending code. The counter sums read every counter of a scope in the
+-- window: `key = ANY (...)` was left out of the index condition, which was cheaper on an empty
+-- table. On a table analyzed while (nearly) empty, every lookup became a sequential scan. Over the
+-- first 10,000 jobs that cost 2-3.7 ms of PostgreSQL CPU per job, against 0.22-0.25 warm. Now:
+--   - each lookup is a correlated subquery (OFFSET 0 keeps it one): one index lookup per request;
+--   - each counter is summed by key, with equality on both index columns before window_start;
+--   - sequential scans are off in the function, since every table here is read by key.
+-- Measured the same way: 0.24-0.32 ms per job cold, whether the tables were never analyzed,
+-- analyzed empty or analyzed at a few hundred rows. Warm is unchanged.
 CREATE OR REPLACE FUNCTION herald.sms_prepare_batch(p_ids text[], p_message_ids text[], p_phones text[], p_purposes text[], p_forces boolean[], p_tests boolean[], p_key_ids text[], p_hashes bytea[], p_ttl_seconds integer, p_max_attempts integer, p_resend_interval_seconds integer, p_limit_requests integer[], p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[], p_owner_key bigint, p_guess_limit integer, p_guess_window_seconds integer, p_lockout_seconds integer, p_lockout_max_seconds integer)
  RETURNS TABLE(o_i integer, o_decision text, o_reason text, o_uncertain boolean)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
 AS $function$
 DECLARE
     v_now timestamptz := now();
@@ -67,10 +82,11 @@ BEGIN
     SELECT coalesce(array_agg(r.i::integer ORDER BY r.i), '{}') INTO fast
       FROM unnest(p_ids, p_phones, p_purposes, p_tests) WITH ORDINALITY AS r(id, phone, purpose, test, i)
      WHERE NOT r.test
-       AND NOT EXISTS (SELECT 1 FROM herald.sms_verifications v WHERE v.verification_id = r.id)
-       AND NOT EXISTS (SELECT 1 FROM herald.sms_codes c WHERE c.phone_number = r.phone AND c.purpose = r.purpose AND c.status = 'pending')
+       AND NOT EXISTS (SELECT 1 FROM herald.sms_verifications v WHERE v.verification_id = r.id OFFSET 0)
+       AND NOT EXISTS (SELECT 1 FROM herald.sms_codes c
+                        WHERE c.phone_number = r.phone AND c.purpose = r.purpose AND c.status = 'pending' OFFSET 0)
        AND NOT EXISTS (SELECT 1 FROM herald.sms_guess_failures g
-                        WHERE g.phone_number = r.phone AND g.purpose = r.purpose AND g.locked_until > v_now)
+                        WHERE g.phone_number = r.phone AND g.purpose = r.purpose AND g.locked_until > v_now OFFSET 0)
        AND (SELECT count(*) FROM unnest(p_ids, p_phones, p_purposes) AS o(id, phone, purpose)
              WHERE o.id = r.id OR (o.phone = r.phone AND o.purpose = r.purpose)) = 1;
 
@@ -119,15 +135,16 @@ BEGIN
         -- this one waited for its rows: each request's place on each of its counters,
         -- plus the other buckets of the window (for global, every shard's).
         WITH counter AS MATERIALIZED (
-            SELECT u.*, (SELECT coalesce(sum(e.count), 0) FROM herald.sms_rate_counters e
-                          WHERE e.scope = u.scope
-                            AND e.key = ANY (CASE WHEN u.scope = 'global'
-                                                  THEN ARRAY(SELECT 'shard-' || u.window_seconds || '-' || g
-                                                               FROM generate_series(0, 15) g)
-                                                  ELSE ARRAY[u.key] END)
-                            AND e.window_start > v_now - make_interval(secs => u.window_seconds + u.bucket)
-                            AND e.window_start <= v_now
-                            AND NOT (e.key = u.key AND e.window_start = u.bucket_start)) AS earlier
+            SELECT u.*, (SELECT coalesce(sum(e.n), 0)
+                           FROM unnest(CASE WHEN u.scope = 'global'
+                                            THEN ARRAY(SELECT 'shard-' || u.window_seconds || '-' || g FROM generate_series(0, 15) g)
+                                            ELSE ARRAY[u.key] END) AS k(key)
+                           CROSS JOIN LATERAL (
+                               SELECT sum(e.count) AS n FROM herald.sms_rate_counters e
+                                WHERE e.scope = u.scope AND e.key = k.key
+                                  AND e.window_start > v_now - make_interval(secs => u.window_seconds + u.bucket)
+                                  AND e.window_start <= v_now
+                                  AND NOT (e.key = u.key AND e.window_start = u.bucket_start)) e) AS earlier
               FROM unnest(c_scopes, c_keys, c_starts, c_totals, c_taken, c_windows, c_buckets)
                    AS u(scope, key, bucket_start, total, taken, window_seconds, bucket)
         ), placed AS (

@@ -28,10 +28,17 @@
 -- mod(txid_current(), 16), instead of one drawn per call, so that a transaction that takes the
 -- limits of several requests (SMS groups, herald.sms_prepare_batch) can lock its rows in one
 -- key order up front.
+--
+-- Issue 31: each counter is summed by key (equality on both index columns before window_start),
+-- and sequential scans are off. With `key = ANY (...)`, the generic plan made on an empty or small
+-- table left the key out of the index condition and read every counter of the scope in the
+-- window: 1.5-4.2 ms per call once the table held 5,000-10,000 rows, against 0.13-0.16 now,
+-- whatever the statistics.
 CREATE OR REPLACE FUNCTION herald.sms_rate_take(p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[], p_now timestamp with time zone)
  RETURNS text
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
+ SET enable_seqscan TO 'off'
 AS $function$
 DECLARE
     v_refused text;
@@ -74,14 +81,16 @@ BEGIN
       FROM unnest(v_order, v_scopes, v_keys, v_starts, v_counts, v_maxes, v_windows, v_buckets)
            AS u(i, scope, key, bucket_start, count, max, window_seconds, bucket)
       LEFT JOIN LATERAL (
-          SELECT sum(e.count) AS n FROM herald.sms_rate_counters e
-           WHERE e.scope = u.scope
-             AND e.key = ANY (CASE WHEN u.scope = 'global'
-                                   THEN ARRAY(SELECT 'shard-' || u.window_seconds || '-' || g FROM generate_series(0, 15) g)
-                                   ELSE ARRAY[u.key] END)
-             AND e.window_start > p_now - make_interval(secs => u.window_seconds + u.bucket)
-             AND e.window_start <= p_now
-             AND NOT (e.key = u.key AND e.window_start = u.bucket_start)
+          SELECT sum(e.n) AS n
+            FROM unnest(CASE WHEN u.scope = 'global'
+                             THEN ARRAY(SELECT 'shard-' || u.window_seconds || '-' || g FROM generate_series(0, 15) g)
+                             ELSE ARRAY[u.key] END) AS k(key)
+            CROSS JOIN LATERAL (
+                SELECT sum(e.count) AS n FROM herald.sms_rate_counters e
+                 WHERE e.scope = u.scope AND e.key = k.key
+                   AND e.window_start > p_now - make_interval(secs => u.window_seconds + u.bucket)
+                   AND e.window_start <= p_now
+                   AND NOT (e.key = u.key AND e.window_start = u.bucket_start)) e
       ) earlier ON true;
     IF v_refused IS NOT NULL THEN
         UPDATE herald.sms_rate_counters r SET count = r.count - 1

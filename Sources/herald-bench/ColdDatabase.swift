@@ -1,0 +1,99 @@
+import Foundation
+import HeraldClient
+import HeraldRuntime
+import Logging
+import PostgresNIO
+
+/// herald-sms on an empty database, as a fresh deployment's first burst finds it (issue 31).
+/// Each pooled connection plans the SMS functions' statements once (generic plans) and keeps
+/// the plans until a table they read is analyzed, so the plans the first jobs make on empty
+/// tables are the ones the burst runs on. The cold row is 1 in-process worker's first `count`
+/// jobs on a database created and migrated just before (never analyzed, as `heraldctl migrate`
+/// leaves it). The warm row next to it is the next `count` jobs on the same database, analyzed
+/// in between as autovacuum would have done by then, through a new worker: new connections,
+/// whose plans see the rows of the first run. The database (`<bench database>_cold`) is
+/// dropped after, whatever happens. `controls`: both runs with the abuse controls on
+/// (``SMSControls``).
+func smsColdAndWarm(count: Int, controls: Bool, configuration base: HeraldConfiguration, logger: Logger) async throws -> [BenchResult] {
+    let cold = try ColdDatabase(bench: base.database, logger: logger)
+    try await cold.create()
+    do {
+        var configuration = base
+        configuration.database = cold.configuration
+        try await cold.migrate()
+        let suffix = controls ? ", controls on" : ""
+        var first = try await smsEndToEnd(count: count, workers: 1, controls: controls, configuration: configuration, logger: logger)
+        first.name = "herald-sms, 1 worker\(suffix), cold: empty db"
+        try await cold.analyze()
+        var next = try await smsEndToEnd(count: count, workers: 1, controls: controls, configuration: configuration, logger: logger)
+        next.name = "herald-sms, 1 worker\(suffix), warm: next \(count)"
+        try await cold.drop()
+        return [first, next]
+    } catch {
+        try? await cold.drop()
+        throw error
+    }
+}
+
+/// A database of its own next to the bench database, for ``smsColdAndWarm``: created (dropped
+/// first if an interrupted run left it), migrated with every schema group, dropped.
+struct ColdDatabase: Sendable {
+    let name: String
+    /// The bench database's settings with the cold database's URL.
+    let configuration: DatabaseConfiguration
+    private let bench: DatabaseConfiguration
+    private let logger: Logger
+
+    init(bench: DatabaseConfiguration, logger: Logger) throws {
+        guard var components = URLComponents(string: bench.url) else { throw BenchFailure("cold database: cannot read \(bench.url)") }
+        let benchName = components.path.drop { $0 == "/" }
+        name = (benchName.isEmpty ? "herald" : String(benchName)) + "_cold"
+        components.path = "/" + name
+        guard let url = components.string else { throw BenchFailure("cold database: cannot make its URL from \(bench.url)") }
+        var configuration = bench
+        configuration.url = url
+        self.configuration = configuration
+        self.bench = bench
+        self.logger = logger
+    }
+
+    func create() async throws {
+        try await admin("DROP DATABASE IF EXISTS \"\(name)\" WITH (FORCE)")
+        try await admin("CREATE DATABASE \"\(name)\"")
+    }
+
+    func drop() async throws {
+        try await admin("DROP DATABASE IF EXISTS \"\(name)\" WITH (FORCE)")
+    }
+
+    /// As `heraldctl migrate` does it: no ANALYZE after (empty tables analyzed are planned as
+    /// one-page tables, which is worse).
+    func migrate() async throws {
+        var settings = configuration
+        settings.maxConnections = 1
+        let client = try Database.makeClient(settings, logger: logger)
+        let task = Task { await client.run() }
+        defer { task.cancel() }
+        try await Migrator(client: client, groups: HeraldChannels.schema, logger: logger).migrate()
+    }
+
+    /// Statistics for every table, as autovacuum takes them once enough rows changed.
+    func analyze() async throws {
+        var settings = configuration
+        settings.maxConnections = 1
+        let client = try Database.makeClient(settings, logger: logger)
+        let task = Task { await client.run() }
+        defer { task.cancel() }
+        try await client.query("ANALYZE", logger: logger)
+    }
+
+    /// CREATE and DROP DATABASE, from a connection to the bench database.
+    private func admin(_ sql: String) async throws {
+        var settings = bench
+        settings.maxConnections = 1
+        let client = try Database.makeClient(settings, logger: logger)
+        let task = Task { await client.run() }
+        defer { task.cancel() }
+        try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+    }
+}
