@@ -69,31 +69,26 @@ struct ColdDatabase: Sendable {
     /// As `heraldctl migrate` does it: no ANALYZE after (empty tables analyzed are planned as
     /// one-page tables, which is worse).
     func migrate() async throws {
-        var settings = configuration
-        settings.maxConnections = 1
-        let client = try Database.makeClient(settings, logger: logger)
-        let task = Task { await client.run() }
-        defer { task.cancel() }
-        try await Migrator(client: client, groups: HeraldChannels.schema, logger: logger).migrate()
+        try await withClient(configuration) { try await Migrator(client: $0, groups: HeraldChannels.schema, logger: logger).migrate() }
     }
 
     /// Statistics for every table, as autovacuum takes them once enough rows changed.
     func analyze() async throws {
-        var settings = configuration
-        settings.maxConnections = 1
-        let client = try Database.makeClient(settings, logger: logger)
-        let task = Task { await client.run() }
-        defer { task.cancel() }
-        try await client.query("ANALYZE", logger: logger)
+        try await withClient(configuration) { try await $0.query("ANALYZE", logger: logger) }
     }
 
     /// CREATE and DROP DATABASE, from a connection to the bench database.
     private func admin(_ sql: String) async throws {
-        var settings = bench
+        try await withClient(bench) { try await $0.query(PostgresQuery(unsafeSQL: sql), logger: logger) }
+    }
+
+    /// `body` with a client of one connection to the database `settings` name, closed after.
+    private func withClient(_ settings: DatabaseConfiguration, _ body: (PostgresClient) async throws -> Void) async throws {
+        var settings = settings
         settings.maxConnections = 1
         let client = try Database.makeClient(settings, logger: logger)
         let task = Task { await client.run() }
         defer { task.cancel() }
-        try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+        try await body(client)
     }
 }
