@@ -20,7 +20,8 @@ import Logging
 //   paced      only that paced pair, at BENCH_PACED_RATE (default: half of a 1-process run's rate, printed too)
 //   cold       herald-sms, 1 in-process worker, with the abuse controls off and on: the first BENCH_COLD_COUNT
 //              jobs (default 10,000; 0 skips) on an empty database created and migrated just before, next to
-//              the next BENCH_COLD_COUNT on it through a new worker (ColdDatabase.swift); also part of sms
+//              the next BENCH_COLD_COUNT on it through a new worker (ColdDatabase.swift); then, controls on, the
+//              same burst after a slow start (BENCH_COLD_TRICKLE jobs, default 300, over about 80 s); also part of sms
 // Every run of the first three parts prints the CPU ms per job of the broker, PostgreSQL, the
 // worker processes and herald-bench (CPUMeter, from /proc); BENCH_STATEMENTS=1 adds the top
 // pg_stat_statements of each SMS run (needs the library preloaded: scripts/services.sh).
@@ -79,6 +80,11 @@ if runs("runner") || runs("sms") || runs("processes") || only == "paced" || only
         // A fresh deployment's first burst (issue 31): an empty database's first jobs, next to the jobs after them.
         for controls in [false, true] {
             results += try await smsColdAndWarm(count: coldCount, controls: controls, configuration: configuration, logger: logger)
+        }
+        // The same burst after a slow start (BENCH_COLD_TRICKLE jobs over about 80 s; 0 skips), controls on.
+        let trickle = environment["BENCH_COLD_TRICKLE"].flatMap(Int.init) ?? 300
+        if trickle > 0 {
+            results.append(try await smsColdAfterTrickle(count: coldCount, trickle: trickle, controls: true, configuration: configuration, logger: logger))
         }
     }
     if only == "paced" {
