@@ -20,6 +20,11 @@ var count = 0
 for path in arguments.dropFirst(3).sorted() {
     guard path.hasPrefix(root) else { continue }
     let text = try String(contentsOfFile: path, encoding: .utf8)
+    // A Swift literal turns CRLF into LF: the checksum the ledger keeps would not be the file's.
+    guard !text.utf8.contains(13) else {
+        FileHandle.standardError.write(Data("embed-sql: \(path) has carriage returns: save it with LF line ends\n".utf8))
+        exit(65)
+    }
     let name = String(path.dropFirst(root.count))
     // A raw string whose delimiter is longer than any run of # in the text: nothing is escaped.
     var longest = 0, run = 0

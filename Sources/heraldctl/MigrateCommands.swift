@@ -57,6 +57,7 @@ struct Migrate: AsyncParsableCommand {
             }
             if options.output == .json {
                 printJSON(["legacy_versions": plan.legacyVersions, "items": plan.items.map(\.json)])
+                do { try plan.check() } catch { throw CLIExit.fail(error.description) }
                 return
             }
             for group in HeraldChannels.schema.map(\.name) {

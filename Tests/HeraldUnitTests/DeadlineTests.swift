@@ -66,17 +66,54 @@ import Testing
         #expect(heard.withLock { $0 }, "the operation was not cancelled")
     }
 
-    /// A caller cancelled before it calls starts no operation and gets `CancellationError`.
-    @Test(.timeLimit(.minutes(1))) func anAlreadyCancelledCallerRunsNothing() async throws {
-        let ran = Mutex(false)
+    /// A caller cancelled before it calls still starts the operation, cancelled from its
+    /// first instruction: a cleanup that ignores cancellation runs; work that checks it stops.
+    @Test(.timeLimit(.minutes(1))) func anAlreadyCancelledCallersOperationRunsCancelled() async throws {
+        let sawCancelled = Mutex<Bool?>(nil)
         let caller = Task {
             while !Task.isCancelled { await Task.yield() }
-            return try await withDeadline(.seconds(50)) { ran.withLock { $0 = true } }
+            return try await withDeadline(.seconds(50)) { sawCancelled.withLock { $0 = Task.isCancelled }; return 7 }
         }
+        caller.cancel()
+        #expect(try await caller.value == 7)
+        #expect(sawCancelled.withLock { $0 } == true)
+    }
+
+    /// An operation that stops at the cancellation but finishes what it must first (a handler
+    /// writing the record of a send that happened) ends with its own result, not the caller's
+    /// cancellation: the runner does not requeue a job whose record is still being written.
+    @Test(.timeLimit(.minutes(1))) func aCancelledCallerGetsTheResultOfWorkThatFinishes() async throws {
+        let (started, running) = AsyncStream.makeStream(of: Void.self)
+        let caller = Task {
+            try await withDeadline(.seconds(50)) { () async throws -> String in
+                running.yield()
+                try? await Task.sleep(for: .seconds(20))
+                // Cancelled: the record is written all the same (a database write of 300 ms).
+                try? await Task { try await Task.sleep(for: .milliseconds(300)) }.value
+                return "recorded"
+            }
+        }
+        for await _ in started { break }
+        caller.cancel()
+        #expect(try await caller.value == "recorded")
+    }
+
+    /// An operation that ignores the cancellation is given up after the grace, not the deadline.
+    @Test(.timeLimit(.minutes(1))) func anOperationThatIgnoresTheCancellationIsGivenUpAfterTheGrace() async throws {
+        let (started, running) = AsyncStream.makeStream(of: Void.self)
+        let caller = Task {
+            try await withDeadline(.seconds(50), afterCancellation: .milliseconds(500)) { () async throws -> String in
+                running.yield()
+                try? await Task { try await Task.sleep(for: .seconds(20)) }.value
+                return "ran on"
+            }
+        }
+        for await _ in started { break }
+        let cancelled = ContinuousClock.now
         caller.cancel()
         let result = await caller.result
         #expect(throws: CancellationError.self) { try result.get() }
-        #expect(!ran.withLock { $0 })
+        #expect(ContinuousClock.now - cancelled < .seconds(5))
     }
 
     @Test func errorsPassThrough() async throws {

@@ -37,7 +37,9 @@ public final class EventRelay: Service, Sendable {
             }
             await wake.wait(timeout: .seconds(1))
         }
-        _ = try? await withDeadline(operationTimeout) { try await self.relayOnce() }
+        // The last relay at shutdown, in a task of its own: the run's cancellation would cancel it.
+        let operationTimeout = operationTimeout
+        _ = try? await Task { try await withDeadline(operationTimeout) { try await self.relayOnce() } }.value
     }
 
     /// Relays up to one batch; returns how many events went out.

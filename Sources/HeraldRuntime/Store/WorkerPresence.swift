@@ -64,7 +64,8 @@ public final class WorkerPresence: Service, Sendable {
             health.presenceHeld = false
             if let connection = open {
                 // Bounded: closing a connection that died with its server can hang.
-                _ = try? await withDeadline(.seconds(2)) { try await connection.close() }
+                // In a task of its own: at shutdown the caller is cancelled, the close must still run.
+                _ = try? await Task { try await withDeadline(.seconds(2)) { try await connection.close() } }.value
             }
             if Task.isCancelledOrShuttingDown { return }
             try? await Task.sleep(for: delay)

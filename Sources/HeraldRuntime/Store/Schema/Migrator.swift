@@ -27,22 +27,41 @@ public struct Migrator: Sendable {
         return try await client.withConnection { try await plan(on: $0) }
     }
 
-    /// Applies what is due and returns the plan it carried out (with `dryRun`, only returns it).
+    /// Applies what is due and returns the plan it carried out (with `dryRun`, only returns it:
+    /// a dry run takes no lock and writes nothing).
     @discardableResult
     public func migrate(dryRun: Bool = false) async throws -> MigrationPlan {
         for group in groups { try group.validate() }
+        if dryRun {
+            let plan = try await plan()
+            try plan.check()
+            return plan
+        }
         return try await client.withConnection { connection in
-            try await connection.query("SELECT pg_advisory_lock(\(Self.lockKey))", logger: logger)
+            try await lock(on: connection)
             do {
                 let plan = try await plan(on: connection)
                 try plan.check()
-                if !dryRun { try await apply(plan, on: connection) }
+                try await apply(plan, on: connection)
                 try await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
                 return plan
             } catch {
                 _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
                 throw error
             }
+        }
+    }
+
+    /// The advisory lock, polled rather than waited for: a session blocked in
+    /// `pg_advisory_lock` holds a snapshot the whole time, and `CREATE INDEX CONCURRENTLY` (a
+    /// `herald:no-transaction` migration) in the session that holds the lock waits for every
+    /// older snapshot of the database to end: the two would deadlock.
+    private func lock(on connection: PostgresConnection) async throws {
+        while true {
+            let taken = try await connection.query("SELECT pg_try_advisory_lock(\(Self.lockKey))", logger: logger)
+                .decode(Bool.self).first { _ in true } ?? false
+            if taken { return }
+            try await Task.sleep(for: .milliseconds(250))
         }
     }
 
@@ -71,7 +90,12 @@ public struct Migrator: Sendable {
 
     private func apply(_ plan: MigrationPlan, on connection: PostgresConnection) async throws {
         let work = plan.work
-        guard !work.isEmpty || !plan.legacyVersions.isEmpty else { return }
+        // The ownership finalizer runs on every migrate (it changes only what is not so already),
+        // so that one that failed or was cut short last time is made good.
+        guard !work.isEmpty || !plan.legacyVersions.isEmpty else {
+            try await transaction(on: connection) { try await run(RuntimeSchema.ownership, on: connection) }
+            return
+        }
         try await run(RuntimeSchema.ledger, on: connection)
         let adoptable = work.filter { $0.state == .adoptable }
         if !plan.legacyVersions.isEmpty {
@@ -97,9 +121,6 @@ public struct Migrator: Sendable {
                 continue
             }
             try await transaction(on: connection) {
-                // Definitions are checked by plpgsql_check, not at creation: like pg_restore, so
-                // their order within a group does not matter.
-                if item.kind == .definition { try await connection.query("SET LOCAL check_function_bodies = off", logger: logger) }
                 try await run(file, group: item.group, on: connection)
                 try await record(item, how: "applied", on: connection)
             }

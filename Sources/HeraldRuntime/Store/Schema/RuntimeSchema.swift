@@ -14,6 +14,7 @@ public enum RuntimeSchema {
     static var ownership: SchemaFile { file(ownershipPath) }
 
     static func file(_ path: String) -> SchemaFile {
-        SchemaFile(path: path, text: EmbeddedSQL.files[path] ?? "")
+        guard let text = EmbeddedSQL.files[path] else { preconditionFailure("Sources/HeraldRuntime/SQL/\(path) is not embedded") }
+        return SchemaFile(path: path, text: text)
     }
 }

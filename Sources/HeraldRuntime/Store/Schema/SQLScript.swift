@@ -25,12 +25,15 @@ public enum SQLScript {
                 index = endOfBlockComment(bytes, from: index)
                 continue
             case UInt8(ascii: "'"), UInt8(ascii: "\""):
+                // E'…' (backslash escapes): an E that starts a word, not the end of ELSE or of a name.
                 let escapes = byte == UInt8(ascii: "'") && index > 0 && (bytes[index - 1] | 0x20) == UInt8(ascii: "e")
+                    && (index < 2 || !isIdentifierByte(bytes[index - 2]))
                 index = endOfQuoted(bytes, from: index, quote: byte, backslashEscapes: escapes)
                 hasCode = true
                 continue
             case UInt8(ascii: "$"):
-                if let tag = dollarTag(bytes, at: index) {
+                // A `$` inside a name (PostgreSQL allows a$b) starts no dollar quote.
+                if index == 0 || !isIdentifierByte(bytes[index - 1]), let tag = dollarTag(bytes, at: index) {
                     index = endOfDollarQuoted(bytes, from: index + tag.count, tag: tag)
                     hasCode = true
                     continue
@@ -48,6 +51,11 @@ public enum SQLScript {
         }
         flush(upTo: bytes.count)
         return statements
+    }
+
+    static func isIdentifierByte(_ byte: UInt8) -> Bool {
+        let letter = (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
+        return letter || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "$") || byte >= 0x80
     }
 
     /// `$tag$` at `index` (the tag may be empty; it cannot start with a digit, which `$1` does).

@@ -18,7 +18,7 @@ public struct SchemaGroup: Sendable {
         var strays: [String] = []
         for (path, text) in files.sorted(by: { $0.key < $1.key }) where !extras.contains(path) {
             let file = SchemaFile(path: path, text: text)
-            if path.hasPrefix("migrations/"), let migration = SchemaMigration(file: file) {
+            if path.hasPrefix("migrations/"), !path.dropFirst(11).contains("/"), let migration = SchemaMigration(file: file) {
                 migrations.append(migration)
             } else if path.hasPrefix("functions/"), path.hasSuffix(".sql"), !path.dropFirst(10).contains("/") {
                 definitions.append(file)
