@@ -1,4 +1,4 @@
-import Crypto
+import HeraldRuntime
 
 /// The nonce of Sign in with Apple: the app sends SHA-256 of a random raw nonce to Apple
 /// (lowercase hex, as Apple's and Firebase's samples do), Apple copies it into the identity
@@ -6,10 +6,7 @@ import Crypto
 public enum AppleNonce {
     /// Lowercase hex of SHA-256(`raw`): what the token's `nonce` claim must be.
     public static func hash(_ raw: String) -> String {
-        SHA256.hash(data: Array(raw.utf8)).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        SHA256Hex.of(raw)
     }
 
     /// Whether `claim` is the hash of `raw`, in time independent of where they differ

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import HeraldRuntime
 import Logging
@@ -70,7 +69,7 @@ public struct EmailHandler: JobHandler {
     /// is derived from the change's, so a repeated consume can never enqueue a second notice.
     static func recoveryJob(for job: EmailActionJob) throws -> (String, String)? {
         guard job.mode == .verifyAndChangeEmail, let oldEmail = job.oldEmail else { return nil }
-        let digest = SHA256.hash(data: Data(job.requestID.utf8)).map { String(format: "%02x", $0) }.joined()
+        let digest = SHA256Hex.of(job.requestID)
         var settings = job.actionCodeSettings
         settings.dynamicLinkDomain = nil
         let recovery = EmailActionJob(requestID: "recover-\(digest.prefix(40))", email: EmailAddress.normalize(oldEmail),

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import HeraldRuntime
 import Logging
@@ -9,7 +8,7 @@ import PostgresNIO
 public enum PushTokens {
     public static func hash(platform: PushVerificationJob.Platform, token: String) -> String {
         let normalized = platform == .apns ? token.lowercased() : token
-        return SHA256.hash(data: Array("\(platform.rawValue):\(normalized)".utf8)).map { String(format: "%02x", $0) }.joined()
+        return SHA256Hex.of("\(platform.rawValue):\(normalized)")
     }
 
     /// The first six and last four characters.

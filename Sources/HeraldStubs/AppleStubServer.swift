@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HeraldRuntime
 import JWTKit
 import NIOConcurrencyHelpers
 import _CryptoExtras
@@ -205,7 +206,7 @@ public final class AppleStubServer: Sendable {
     }
 
     static func sha256Hex(_ text: String) -> String {
-        SHA256.hash(data: Array(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        SHA256Hex.of(text)
     }
 }
 

@@ -15,23 +15,14 @@ import PostgresNIO
 /// dropped after, whatever happens. `controls`: both runs with the abuse controls on
 /// (``SMSControls``).
 func smsColdAndWarm(count: Int, controls: Bool, configuration base: HeraldConfiguration, logger: Logger) async throws -> [BenchResult] {
-    let cold = try ColdDatabase(bench: base.database, logger: logger)
-    try await cold.create()
-    do {
-        var configuration = base
-        configuration.database = cold.configuration
-        try await cold.migrate()
+    try await ColdDatabase.with(base, logger: logger) { cold, configuration in
         let suffix = controls ? ", controls on" : ""
         var first = try await smsEndToEnd(count: count, workers: 1, controls: controls, configuration: configuration, logger: logger)
         first.name = "herald-sms, 1 worker\(suffix), cold: empty db"
         try await cold.analyze()
         var next = try await smsEndToEnd(count: count, workers: 1, controls: controls, configuration: configuration, logger: logger)
         next.name = "herald-sms, 1 worker\(suffix), warm: next \(count)"
-        try await cold.drop()
         return [first, next]
-    } catch {
-        try? await cold.drop()
-        throw error
     }
 }
 
@@ -41,12 +32,7 @@ func smsColdAndWarm(count: Int, controls: Bool, configuration base: HeraldConfig
 /// rows; then `count` jobs at once through a new worker, the row. Before issue 31 the pass
 /// analyzed the SMS tables at those rows and the burst ran on plans made for them.
 func smsColdAfterTrickle(count: Int, trickle: Int, controls: Bool, configuration base: HeraldConfiguration, logger: Logger) async throws -> BenchResult {
-    let cold = try ColdDatabase(bench: base.database, logger: logger)
-    try await cold.create()
-    do {
-        var configuration = base
-        configuration.database = cold.configuration
-        try await cold.migrate()
+    try await ColdDatabase.with(base, logger: logger) { _, configuration in
         let started = ContinuousClock.now
         for _ in 0..<max(trickle / 20, 1) {
             _ = try await smsEndToEnd(count: 20, workers: 1, controls: controls, configuration: configuration, logger: logger)
@@ -55,15 +41,12 @@ func smsColdAfterTrickle(count: Int, trickle: Int, controls: Bool, configuration
         let seconds = (ContinuousClock.now - started).components.seconds
         var burst = try await smsEndToEnd(count: count, workers: 1, controls: controls, configuration: configuration, logger: logger)
         burst.name = "herald-sms, 1 worker\(controls ? ", controls on" : ""), cold: after \(trickle) jobs in \(seconds) s"
-        try await cold.drop()
         return burst
-    } catch {
-        try? await cold.drop()
-        throw error
     }
 }
 
-/// A database of its own next to the bench database, for ``smsColdAndWarm``: created (dropped
+/// A database of its own next to the bench database, for ``smsColdAndWarm`` and
+/// ``smsColdAfterTrickle``: created (dropped
 /// first if an interrupted run left it), migrated with every schema group, dropped.
 struct ColdDatabase: Sendable {
     let name: String
@@ -83,6 +66,25 @@ struct ColdDatabase: Sendable {
         self.configuration = configuration
         self.bench = bench
         self.logger = logger
+    }
+
+    /// `body` with a new cold database, created and migrated (no ANALYZE), and `base` pointed
+    /// at it; dropped afterwards, whatever happens.
+    static func with<T>(_ base: HeraldConfiguration, logger: Logger,
+                        _ body: (ColdDatabase, HeraldConfiguration) async throws -> T) async throws -> T {
+        let cold = try ColdDatabase(bench: base.database, logger: logger)
+        try await cold.create()
+        do {
+            try await cold.migrate()
+            var configuration = base
+            configuration.database = cold.configuration
+            let result = try await body(cold, configuration)
+            try await cold.drop()
+            return result
+        } catch {
+            try? await cold.drop()
+            throw error
+        }
     }
 
     func create() async throws {

@@ -61,7 +61,7 @@ struct PushEndToEnd {
                 makeHandler: { TimedHandler(inner: try PushChannel.handler(configuration: configuration), watch: $0) },
                 job: { id in
                     // A token of this job alone (64 hex digits): a new device, so no rate window is shared.
-                    let token = SHA256.hash(data: Data(id.utf8)).map { String(format: "%02x", $0) }.joined()
+                    let token = SHA256Hex.of(id)
                     return PushVerificationJob(receipt: id, deviceToken: token, platform: .apns, environment: .production, appID: "com.example.bench")
                 })
         } catch {

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import HeraldRuntime
 import Logging
@@ -38,7 +37,7 @@ public enum AppleStore {
     /// What stands for a code in the records: its SHA-256, hex. (A code is 64 random bytes of
     /// Apple's and single use: its hash needs no key.)
     public static func codeHash(_ code: Secret) -> String {
-        SHA256.hash(data: Data(code.revealed.utf8)).map { String(format: "%02x", $0) }.joined()
+        SHA256Hex.of(code.revealed)
     }
 
     /// The associated data a stored token is sealed with: it opens only in its own record.

@@ -33,9 +33,9 @@ public struct Migrator: Sendable {
     public func migrate(dryRun: Bool = false) async throws -> MigrationPlan {
         for group in groups { try group.validate() }
         if dryRun {
-            let plan = try await plan()
-            try plan.check()
-            return plan
+            let planned = try await client.withConnection { try await self.plan(on: $0) }
+            try planned.check()
+            return planned
         }
         return try await client.withConnection { connection in
             try await lock(on: connection)
@@ -90,15 +90,11 @@ public struct Migrator: Sendable {
 
     private func apply(_ plan: MigrationPlan, on connection: PostgresConnection) async throws {
         let work = plan.work
-        // The ownership finalizer runs on every migrate (it changes only what is not so already),
-        // so that one that failed or was cut short last time is made good.
-        guard !work.isEmpty || !plan.legacyVersions.isEmpty else {
-            try await transaction(on: connection) { try await run(RuntimeSchema.ownership, on: connection) }
-            return
+        if !work.isEmpty || !plan.legacyVersions.isEmpty {
+            try await run(RuntimeSchema.ledger, on: connection)
         }
-        try await run(RuntimeSchema.ledger, on: connection)
-        let adoptable = work.filter { $0.state == .adoptable }
         if !plan.legacyVersions.isEmpty {
+            let adoptable = work.filter { $0.state == .adoptable }
             try await transaction(on: connection) {
                 for item in adoptable { try await record(item, how: "adopted", on: connection) }
                 try await run(RuntimeSchema.retireLegacyLedger, on: connection)
@@ -106,27 +102,34 @@ public struct Migrator: Sendable {
             logger.info("adopted the old ledger", metadata: [
                 "versions": "\(plan.legacyVersions.map(String.init).joined(separator: ","))", "files": "\(adoptable.count)"])
         }
-        let files = Dictionary(groups.flatMap { group in
-            (group.migrations.map(\.file) + group.definitions).map { ("\(group.name)/\($0.path)", $0) }
-        }, uniquingKeysWith: { a, _ in a })
-        let outsideTransactions = Set(groups.flatMap { group in
-            group.migrations.filter { !$0.transactional }.map { "\(group.name)/\($0.file.path)" }
-        })
+        let files = filesByKey
         for item in work where item.state != .adoptable {
-            guard let file = files["\(item.group)/\(item.path)"] else { continue }
-            if outsideTransactions.contains("\(item.group)/\(item.path)") {
+            guard let (file, transactional) = files["\(item.group)/\(item.path)"] else { continue }
+            if transactional {
+                try await transaction(on: connection) {
+                    try await run(file, group: item.group, on: connection)
+                    try await record(item, how: "applied", on: connection)
+                }
+            } else {
                 try await run(file, group: item.group, on: connection)
                 try await record(item, how: "applied", on: connection)
-                logger.info("applied outside a transaction", metadata: ["group": "\(item.group)", "file": "\(item.path)"])
-                continue
             }
-            try await transaction(on: connection) {
-                try await run(file, group: item.group, on: connection)
-                try await record(item, how: "applied", on: connection)
-            }
-            logger.info("applied", metadata: ["group": "\(item.group)", "file": "\(item.path)"])
+            logger.info("applied", metadata: ["group": "\(item.group)", "file": "\(item.path)", "transaction": "\(transactional)"])
         }
+        // The ownership finalizer runs on every migrate (it changes only what is not so already),
+        // so that one that failed or was cut short last time is made good.
         try await transaction(on: connection) { try await run(RuntimeSchema.ownership, on: connection) }
+    }
+
+    /// Every file by `group/path`, and whether it runs in a transaction (every definition does;
+    /// a migration unless its header says `herald:no-transaction`).
+    private var filesByKey: [String: (SchemaFile, transactional: Bool)] {
+        var files: [String: (SchemaFile, transactional: Bool)] = [:]
+        for group in groups {
+            for migration in group.migrations { files["\(group.name)/\(migration.file.path)"] = (migration.file, migration.transactional) }
+            for definition in group.definitions { files["\(group.name)/\(definition.path)"] = (definition, true) }
+        }
+        return files
     }
 
     private func record(_ item: MigrationPlan.Item, how: String, on connection: PostgresConnection) async throws {

@@ -1,7 +1,9 @@
 /// A `.sql` file cut into the statements PostgreSQL's extended query protocol takes one at a time.
 ///
 /// A statement ends at a `;` outside quotes, identifiers, comments and dollar-quoted bodies
-/// (`$$ … $$`, `$fn$ … $fn$`), as psql reads a file. Text that is only comments is no statement.
+/// (`$$ … $$`, `$fn$ … $fn$`). Text that is only comments is no statement. Simpler than psql:
+/// no parenthesis depth (`CREATE RULE … (a; b)`) and no `BEGIN ATOMIC` bodies, which Herald's
+/// files do not use.
 public enum SQLScript {
     public static func statements(_ text: String) -> [String] {
         let bytes = Array(text.utf8)

@@ -1,5 +1,3 @@
-import Crypto
-
 /// One `.sql` file of a schema group, as embedded in the binary: its path below the module's
 /// `SQL/` folder, its text and the SHA-256 of that text (what the ledger records).
 public struct SchemaFile: Sendable, Hashable {
@@ -12,12 +10,7 @@ public struct SchemaFile: Sendable, Hashable {
     }
 
     /// Lower-case hex SHA-256 of the file's bytes.
-    public var checksum: String {
-        SHA256.hash(data: Array(text.utf8)).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
-    }
+    public var checksum: String { SHA256Hex.of(text) }
 
     /// The file name without its folder.
     public var name: String { String(path.split(separator: "/").last ?? Substring(path)) }
