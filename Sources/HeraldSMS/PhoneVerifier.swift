@@ -90,4 +90,14 @@ public struct PhoneVerifier: Sendable {
             throw StoreError("herald.sms_guess_failed gave no answer")
         }
     }
+
+    /// Voids the code `verificationID` carried if it is still pending: its verification was
+    /// canceled, or approved another way (Twilio Verify's update), so the code must not verify later.
+    public func void(verificationID: String, logger: Logger) async throws {
+        try await client.query("""
+            UPDATE herald.sms_codes c SET status = \(SMSCodeStatus.expired), finished_at = now()
+              FROM herald.sms_verifications v
+             WHERE v.verification_id = \(verificationID) AND c.id = v.code_id AND c.status = \(SMSCodeStatus.pending)
+            """, logger: logger)
+    }
 }

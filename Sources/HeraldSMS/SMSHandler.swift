@@ -89,12 +89,12 @@ public struct SMSHandler: JobHandler {
         if let info, let refusal = try await abuseRefusal(job, info: info, context: context, logger: logger) { return refusal }
         var limits = limits(for: job, phone: phone)
         if let info { configuration.regionCaps.add(to: &limits, region: info.regionCode) }
-        let code = testCode.map(Secret.init) ?? SecretGenerator.numericCode(length: configuration.codeLength)
+        let code = testCode.map(Secret.init) ?? SecretGenerator.numericCode(length: job.codeLength ?? configuration.codeLength)
         let request = SMSStore.Request(
             verificationID: job.verificationID, messageID: context.envelope.messageID,
             phone: phone.e164, purpose: job.purpose.rawValue, force: job.forceResend ?? false, test: testCode != nil,
             hash: hasher.hash(code, context: PhoneVerifier.hashContext(phone: phone.e164, purpose: job.purpose.rawValue)),
-            ttlSeconds: configuration.codeTTLSeconds, maxAttempts: configuration.maxAttempts,
+            ttlSeconds: job.codeTTLSeconds ?? configuration.codeTTLSeconds, maxAttempts: configuration.maxAttempts,
             resendIntervalSeconds: configuration.resendIntervalSeconds, limits: limits,
             ownerKey: context.ownerKey, guessing: configuration.guessing)
 

@@ -26,9 +26,13 @@ public struct SMSVerificationJob: HeraldJob, Equatable {
     public var client: ClientContext?
     /// Evidence of a genuine app (``AppVerification``), judged by `sms.app_verification.mode`.
     public var appVerification: AppVerification?
+    /// Digits of a new code (4 to 10) instead of `sms.code_length`: a Twilio Verify Service's `CodeLength`.
+    public var codeLength: Int?
+    /// Lifetime of a new code in seconds (60 to 86,400) instead of `sms.code_ttl_seconds`.
+    public var codeTTLSeconds: Int?
 
     public init(verificationID: String, phoneNumber: String, locale: String? = nil, purpose: Purpose = .signIn, forceResend: Bool = false, client: ClientContext? = nil,
-                appVerification: AppVerification? = nil) {
+                appVerification: AppVerification? = nil, codeLength: Int? = nil, codeTTLSeconds: Int? = nil) {
         self.version = Self.version
         self.verificationID = verificationID
         self.phoneNumber = phoneNumber
@@ -37,11 +41,14 @@ public struct SMSVerificationJob: HeraldJob, Equatable {
         self.forceResend = forceResend
         self.client = client
         self.appVerification = appVerification
+        self.codeLength = codeLength
+        self.codeTTLSeconds = codeTTLSeconds
     }
 
     enum CodingKeys: String, CodingKey {
         case version, locale, purpose, client
         case verificationID = "verification_id", phoneNumber = "phone_number", forceResend = "force_resend", appVerification = "app_verification"
+        case codeLength = "code_length", codeTTLSeconds = "code_ttl_seconds"
     }
 
     public func validate() throws(JobValidationError) {
@@ -55,6 +62,8 @@ public struct SMSVerificationJob: HeraldJob, Equatable {
         if let locale { try WireRules.locale(locale, field: "locale") }
         if let ip = client?.ip { _ = try ClientIP(ip, field: "client.ip") }
         try appVerification?.validate()
+        if let codeLength, !(4...10).contains(codeLength) { throw JobValidationError("code_length must be 4 to 10") }
+        if let codeTTLSeconds, !(60...86_400).contains(codeTTLSeconds) { throw JobValidationError("code_ttl_seconds must be 60 to 86400") }
     }
 }
 

@@ -12,7 +12,16 @@ import Testing
         ("2001:DB8:0:0:0:0:0:1", "2001:db8::1"),
         ("2001:0db8:0000:0001:0000:0000:0000:0000", "2001:db8:0:1::"),
         ("::1", "::1"),
+        ("::", "::"),
         ("fe80::1", "fe80::1"),
+        // Every IPv6 form of an IPv4 address is that address (issue 34: each was a client of its own).
+        ("::203.0.113.7", "203.0.113.7"),
+        ("::ffff:0:203.0.113.7", "203.0.113.7"),
+        ("64:ff9b::203.0.113.7", "203.0.113.7"),
+        ("64:FF9B::cb00:7107", "203.0.113.7"),
+        // Near misses stay IPv6: another NAT64 prefix, a non-zero middle.
+        ("64:ff9b:1::203.0.113.7", "64:ff9b:1::cb00:7107"),
+        ("::1:ffff:0:203.0.113.7", "::1:ffff:0:cb00:7107"),
     ])
     func literalsAreReadInTheirCanonicalForm(_ text: String, _ canonical: String) throws {
         #expect(try ClientIP(text).description == canonical)
@@ -23,6 +32,20 @@ import Testing
                       String(repeating: "1", count: 46)])
     func anythingElseIsRefusedNamingTheField(_ text: String) {
         #expect(throws: JobValidationError("client.ip must be an IPv4 or IPv6 address literal")) { try ClientIP(text) }
+    }
+
+    @Test func trustedProxyBlocksContainTheirAddressesOnly() throws {
+        let block = try #require(CIDRBlock("10.1.0.0/16"))
+        #expect(block.contains(try ClientIP("10.1.255.3")))
+        #expect(block.contains(try ClientIP("::ffff:10.1.0.9")))
+        #expect(!block.contains(try ClientIP("10.2.0.1")))
+        #expect(!block.contains(try ClientIP("fd00::1")))
+        let six = try #require(CIDRBlock("fd00::/8"))
+        #expect(six.contains(try ClientIP("fd12:3456::1")))
+        #expect(!six.contains(try ClientIP("fe80::1")))
+        #expect(try #require(CIDRBlock("192.0.2.7")).contains(try ClientIP("192.0.2.7")))
+        #expect(!(try #require(CIDRBlock("192.0.2.7")).contains(try ClientIP("192.0.2.8"))))
+        for bad in ["10.0.0.0/33", "fd00::/129", "10.0.0.0/", "example.com", "10.0.0.0/8/8"] { #expect(CIDRBlock(bad) == nil) }
     }
 
     @Test func ipv6IsCountedPerNetworkAndIPv4PerAddress() throws {

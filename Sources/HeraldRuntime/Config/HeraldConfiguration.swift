@@ -69,10 +69,10 @@ public struct HeraldConfiguration: Sendable {
     }
 
     /// Keys of the file that nothing read: a typo, unless the key belongs to another
-    /// worker kind's section (one file configures every worker; each reads its own).
+    /// executable's section (one file configures every worker and herald-api; each reads its own).
     public static func unknownKeys(_ source: ConfigSource, loaded sections: [any ConfigurationSection.Type]) -> [String] {
         let loaded = Set(sections.map { $0.key })
-        let others = Set(JobKind.allCases.map(\.rawValue)).subtracting(loaded)
+        let others = Set(JobKind.allCases.map(\.rawValue) + ["api"]).subtracting(loaded)
         return source.unknownKeys().filter { key in
             !others.contains(String(key.prefix { $0 != "." }))
         }

@@ -93,3 +93,15 @@ public struct AttemptLog: Sendable {
         return out
     }
 }
+
+extension DeliveryAttempt {
+    /// One provider call as `heraldctl verify show-*` and herald-api print it (no message
+    /// content, nothing secret).
+    public var record: [String: Any] {
+        var call: [String: Any] = ["provider": provider, "result": result.rawValue, "duration_ms": durationMilliseconds]
+        call["http_status"] = httpStatus
+        call["error_code"] = errorCode
+        call["provider_message_id"] = providerMessageID
+        return call
+    }
+}

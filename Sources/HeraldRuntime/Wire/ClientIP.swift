@@ -6,8 +6,9 @@ import Darwin
 
 /// A client's IP address as a job carries it (`client.ip`): an IPv4 or IPv6 literal, parsed
 /// by the C library's `inet_pton` (no zone ids, no prefixes, no host names) and held in its
-/// canonical form: an IPv4-mapped IPv6 address (`::ffff:192.0.2.1`) is the IPv4 address it
-/// maps, and IPv6 is written lower-case and compressed (RFC 5952, `inet_ntop`'s form).
+/// canonical form: an IPv6 form of an IPv4 address (`::ffff:192.0.2.1`, `::ffff:0:192.0.2.1`,
+/// `64:ff9b::192.0.2.1`, `::192.0.2.1`) is the IPv4 address, and IPv6 is written lower-case
+/// and compressed (RFC 5952, `inet_ntop`'s form).
 ///
 /// Rate limits count an IPv4 address on its own and an IPv6 address by its network
 /// (``limitKey(ipv6PrefixLength:)``): one subscriber is usually given a whole /64, and an
@@ -32,12 +33,26 @@ public struct ClientIP: Sendable, Hashable, CustomStringConvertible {
         var v6 = in6_addr()
         guard inet_pton(AF_INET6, text, &v6) == 1 else { throw failure }
         let raw = withUnsafeBytes(of: &v6) { Array($0) }
-        // ::ffff:a.b.c.d is the IPv4 address a.b.c.d reaching a dual-stack socket.
-        if raw[0..<10].allSatisfy({ $0 == 0 }) && raw[10] == 0xFF && raw[11] == 0xFF {
-            self.init(family: .ipv4, bytes: Array(raw[12..<16]))
+        if let v4 = Self.embeddedIPv4(raw) {
+            self.init(family: .ipv4, bytes: v4)
         } else {
             self.init(family: .ipv6, bytes: raw)
         }
+    }
+
+    /// The IPv4 address an IPv6 form stands for, so that one client is one client however its
+    /// address is written: IPv4-mapped `::ffff:a.b.c.d` (a dual-stack socket), SIIT's
+    /// `::ffff:0:a.b.c.d` (RFC 6052 §2.1's predecessor, RFC 2765), NAT64's well-known prefix
+    /// `64:ff9b::a.b.c.d` (RFC 6052) and the deprecated IPv4-compatible `::a.b.c.d` (RFC 4291
+    /// §2.5.5.1; not `::` and `::1`, which are IPv6's own).
+    static func embeddedIPv4(_ raw: [UInt8]) -> [UInt8]? {
+        let tail = Array(raw[12..<16])
+        let zeros = { (range: Range<Int>) in raw[range].allSatisfy { $0 == 0 } }
+        if zeros(0..<10), raw[10] == 0xFF, raw[11] == 0xFF { return tail }
+        if zeros(0..<8), raw[8] == 0xFF, raw[9] == 0xFF, zeros(10..<12) { return tail }
+        if raw[0] == 0x00, raw[1] == 0x64, raw[2] == 0xFF, raw[3] == 0x9B, zeros(4..<12) { return tail }
+        if zeros(0..<12), !(tail[0] == 0 && tail[1] == 0 && tail[2] == 0 && tail[3] <= 1) { return tail }
+        return nil
     }
 
     private init(family: Family, bytes: [UInt8]) {

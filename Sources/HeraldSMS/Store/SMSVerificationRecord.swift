@@ -1,0 +1,35 @@
+import Foundation
+import HeraldRuntime
+import Logging
+import PostgresNIO
+
+/// One SMS verification as an operator or a front API reads it (`heraldctl verify show-sms`,
+/// herald-api's `GET /v1/sms/verifications/{id}`): its state, the code's status and tries, and
+/// every provider call. The number is masked; the code is never there.
+public enum SMSVerificationRecord {
+    /// The record as a JSON object (bytes, so that it crosses tasks), or nil when there is none.
+    public static func json(_ id: String, client: PostgresClient, logger: Logger) async throws -> Data? {
+        let rows = try await client.query("""
+            SELECT v.state, v.reason, v.phone_number, v.purpose, v.provider, v.provider_message_id, v.uncertain_sends,
+                   c.status, c.attempts, c.max_attempts, to_char(c.expires_at, 'YYYY-MM-DD"T"HH24:MI:SSOF'), to_char(v.created_at, 'YYYY-MM-DD"T"HH24:MI:SSOF')
+              FROM herald.sms_verifications v LEFT JOIN herald.sms_codes c ON c.id = v.code_id
+             WHERE v.verification_id = \(id)
+            """, logger: logger)
+        for try await row in rows.decode((String, String?, String, String, String?, String?, Int, String?, Int?, Int?, String?, String).self) {
+            var out: [String: Any] = [
+                "verification_id": id, "state": row.0, "phone": Redact.phone(row.2), "purpose": row.3,
+                "uncertain_sends": row.6, "created_at": row.11,
+            ]
+            out["reason"] = row.1
+            out["provider"] = row.4
+            out["provider_message_id"] = row.5
+            out["code_status"] = row.7
+            out["attempts"] = row.8
+            out["max_attempts"] = row.9
+            out["expires_at"] = row.10
+            out["provider_calls"] = try await SMSStore.attempts.read(id, client: client, logger: logger).map(\.record)
+            return try JSONSerialization.data(withJSONObject: out, options: [.sortedKeys])
+        }
+        return nil
+    }
+}
