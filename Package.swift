@@ -31,11 +31,14 @@ let package = Package(
         .library(name: "HeraldCleanup", targets: ["HeraldCleanup"]),
         .library(name: "HeraldApple", targets: ["HeraldApple"]),
         .library(name: "HeraldClient", targets: ["HeraldClient"]),
+        .library(name: "HeraldAPIStore", targets: ["HeraldAPIStore"]),
+        .library(name: "HeraldAPI", targets: ["HeraldAPI"]),
         .executable(name: "herald-sms", targets: ["herald-sms"]),
         .executable(name: "herald-email", targets: ["herald-email"]),
         .executable(name: "herald-push", targets: ["herald-push"]),
         .executable(name: "herald-apple", targets: ["herald-apple"]),
         .executable(name: "herald-cleanup", targets: ["herald-cleanup"]),
+        .executable(name: "herald-api", targets: ["herald-api"]),
         .executable(name: "heraldctl", targets: ["heraldctl"]),
         .executable(name: "herald-bench", targets: ["herald-bench"]),
         .executable(name: "herald-chaos", targets: ["herald-chaos"]),
@@ -56,6 +59,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        // herald-api's HTTP server. No traits: swift-configuration is not needed (Herald reads its own).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // Each module's SQL/ folder (migrations, functions) embedded in it as text, so the
@@ -141,11 +147,39 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // herald-api's state without its server: API keys, Twilio Verify services and
+        // verifications, and their schema group (`api`), for heraldctl and the migrator too.
+        .target(
+            name: "HeraldAPIStore",
+            dependencies: [
+                "HeraldRuntime",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict,
+            plugins: ["EmbedSQL"]
+        ),
         .target(
             name: "HeraldClient",
-            dependencies: ["HeraldRuntime", "AMQP", .product(name: "PostgresNIO", package: "postgres-nio")] + channels,
+            dependencies: ["HeraldRuntime", "HeraldAPIStore", "AMQP", .product(name: "PostgresNIO", package: "postgres-nio")] + channels,
             swiftSettings: strict
         ),
+        // herald-api: Herald's HTTP API (/v1) and Twilio Verify v2's, on Hummingbird.
+        .target(
+            name: "HeraldAPI",
+            dependencies: [
+                "HeraldRuntime", "HeraldAPIStore", "HeraldClient", "AMQP",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ] + channel + channels,
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "herald-api", dependencies: ["HeraldRuntime", "HeraldAPI"], swiftSettings: strict),
         .executableTarget(name: "herald-sms", dependencies: ["HeraldRuntime", "HeraldSMS"], swiftSettings: strict),
         .executableTarget(name: "herald-email", dependencies: ["HeraldRuntime", "HeraldEmail"], swiftSettings: strict),
         .executableTarget(name: "herald-push", dependencies: ["HeraldRuntime", "HeraldPush"], swiftSettings: strict),
@@ -154,7 +188,7 @@ let package = Package(
         .executableTarget(
             name: "heraldctl",
             dependencies: [
-                "HeraldRuntime", "HeraldClient",
+                "HeraldRuntime", "HeraldClient", "HeraldAPIStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + channels,
             swiftSettings: strict

@@ -12,7 +12,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CHANNELS = sorted(p.name for p in (ROOT / "Sources").iterdir() if p.is_dir() and p.name.startswith("Herald")
-                  and p.name not in ("HeraldRuntime", "HeraldClient", "HeraldStubs"))
+                  and p.name not in ("HeraldRuntime", "HeraldClient", "HeraldStubs", "HeraldAPI", "HeraldAPIStore"))
 problems = []
 
 # Package.swift: the dependencies of each channel target.

@@ -1,3 +1,4 @@
+import HeraldAPIStore
 import HeraldApple
 import HeraldCleanup
 import HeraldEmail
@@ -11,11 +12,11 @@ import HeraldSMS
 public enum HeraldChannels {
     public static let all: [any HeraldChannel.Type] = [SMSChannel.self, EmailChannel.self, PushChannel.self, CleanupChannel.self, AppleChannel.self]
 
-    /// Every configuration section: `config check` and tools read them all.
-    public static var sections: [any ConfigurationSection.Type] { all.map { $0.section } }
+    /// Every configuration section (the channels' and herald-api's): `config check` and tools read them all.
+    public static var sections: [any ConfigurationSection.Type] { all.map { $0.section } + [APIConfiguration.self] }
 
-    /// The runtime's schema group and every channel's, in the order they are applied.
-    public static var schema: [SchemaGroup] { [RuntimeSchema.group] + all.map { $0.schema } }
+    /// The runtime's schema group, every channel's, then herald-api's, in the order they are applied.
+    public static var schema: [SchemaGroup] { [RuntimeSchema.group] + all.map { $0.schema } + [APISchema.group] }
 
     /// The job types of a worker kind's queue.
     public static func jobTypes(_ kind: JobKind) -> [any HeraldJob.Type] {

@@ -29,6 +29,12 @@ public struct HeraldVerification: Sendable {
         try await phone.verify(verificationID: verificationID, code: code, logger: logger)
     }
 
+    /// Voids the pending code `verificationID` carried (a Twilio Verify verification canceled
+    /// or approved by its update): a check of it answers `expired` from now on.
+    public func voidPhoneCode(verificationID: String, logger: Logger) async throws {
+        try await phone.void(verificationID: verificationID, logger: logger)
+    }
+
     /// Checks the secret the app received by silent push for `receipt` (see ``PushVerifier``):
     /// verified (app id, platform) once; mismatch; expired; already used; not found.
     public func confirmAppVerification(receipt: String, secret: String, logger: Logger) async throws -> PushVerifier.Result {

@@ -42,7 +42,7 @@ struct DeadLetters: AsyncParsableCommand {
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Show one dead letter: its headers and its body (personal data masked unless --raw).")
         @OptionGroup var options: GlobalOptions
-        @Option(help: "Worker kind: sms, email, push or cleanup.") var kind: JobKindArgument
+        @Option(help: "Worker kind: sms, email, push, cleanup or apple.") var kind: JobKindArgument
         @Flag(help: "Print the body as received, phone numbers and addresses in clear.") var raw = false
         @Option(help: "The letter at this position from the head (1 = oldest), as `dlq list` shows a letter without a message id.") var position: Int?
         @Argument(help: "The message id (or give --position).") var messageID: String?

@@ -8,7 +8,7 @@ import HeraldSMS
 
 /// Which dead letters a `dlq` subcommand works on. Every given filter must match.
 struct DeadLetterFilter: ParsableArguments {
-    @Option(help: "Worker kind: sms, email, push or cleanup.") var kind: JobKindArgument
+    @Option(help: "Worker kind: sms, email, push, cleanup or apple.") var kind: JobKindArgument
     @Option(help: "Only the letter with this message id.") var messageID: String?
     @Option(help: "Only the letter at this position from the head (1 = oldest), as `dlq list` shows it: how a letter without a message id is named.") var position: Int?
     @Option(help: "Only this job type (sms.verification, or with its version: sms.verification.v1).") var type: String?

@@ -11,8 +11,8 @@ import HeraldSMS
 struct Heraldctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "heraldctl",
-        abstract: "Operate Herald: schema, topology, jobs, dead letters, stats, verifications, cleanup.",
-        subcommands: [Migrate.self, Topology.self, Enqueue.self, DeadLetters.self, Stats.self, ConfigCommand.self, Outbox.self, Demo.self, Verify.self, Cleanup.self, Fraud.self]
+        abstract: "Operate Herald: schema, topology, jobs, dead letters, stats, verifications, cleanup, API keys.",
+        subcommands: [Migrate.self, Topology.self, Enqueue.self, DeadLetters.self, Stats.self, ConfigCommand.self, Outbox.self, Demo.self, Verify.self, Cleanup.self, Fraud.self, APIKeys.self]
     )
 }
 

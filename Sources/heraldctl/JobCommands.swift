@@ -12,7 +12,7 @@ struct Enqueue: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Publish one job (with publisher confirms).")
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: "Job name: sms.verification, email.action, push.verification or cleanup.run.")
+    @Argument(help: "Job name: sms.verification, email.action, push.verification, cleanup.run, apple.token, apple.revoke or apple.notification.")
     var job: String
 
     @Option(help: "The job body as JSON.")

@@ -15,14 +15,3 @@ func printRecord(_ record: [String: Any], json: Bool, lists: [String: String] = 
         }
     }
 }
-
-extension DeliveryAttempt {
-    /// One provider call as `show-*` prints it (no message content, nothing secret).
-    var record: [String: Any] {
-        var call: [String: Any] = ["provider": provider, "result": result.rawValue, "duration_ms": durationMilliseconds]
-        call["http_status"] = httpStatus
-        call["error_code"] = errorCode
-        call["provider_message_id"] = providerMessageID
-        return call
-    }
-}

@@ -87,6 +87,7 @@ struct ConfigCommand: AsyncParsableCommand {
             values.merge(c.push.effectiveValues) { current, _ in current }
             values.merge(c.email.effectiveValues) { current, _ in current }
             values.merge(c.apple.effectiveValues) { current, _ in current }
+            values.merge(c.api.effectiveValues) { current, _ in current }
             // The fraud guard and app verification before SMS (docs/abuse.md), secrets masked.
             values.merge(c.sms.fraudGuard.effectiveValues) { current, _ in current }
             values.merge(c.sms.appVerification.effectiveValues) { current, _ in current }

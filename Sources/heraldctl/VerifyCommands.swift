@@ -72,30 +72,7 @@ struct ShowSMS: AsyncParsableCommand {
         let context = try CLIContext.load(options)
         let (id, logger) = (verificationID, context.logger)
         // As JSON bytes: what crosses the database closure must be Sendable.
-        let json: Data? = try await context.withDatabase { client in
-            let rows = try await client.query("""
-                SELECT v.state, v.reason, v.phone_number, v.purpose, v.provider, v.provider_message_id, v.uncertain_sends,
-                       c.status, c.attempts, c.max_attempts, to_char(c.expires_at, 'YYYY-MM-DD"T"HH24:MI:SSOF'), to_char(v.created_at, 'YYYY-MM-DD"T"HH24:MI:SSOF')
-                  FROM herald.sms_verifications v LEFT JOIN herald.sms_codes c ON c.id = v.code_id
-                 WHERE v.verification_id = \(id)
-                """, logger: logger)
-            for try await row in rows.decode((String, String?, String, String, String?, String?, Int, String?, Int?, Int?, String?, String).self) {
-                var out: [String: Any] = [
-                    "verification_id": id, "state": row.0, "phone": Redact.phone(row.2), "purpose": row.3,
-                    "uncertain_sends": row.6, "created_at": row.11,
-                ]
-                out["reason"] = row.1
-                out["provider"] = row.4
-                out["provider_message_id"] = row.5
-                out["code_status"] = row.7
-                out["attempts"] = row.8
-                out["max_attempts"] = row.9
-                out["expires_at"] = row.10
-                out["provider_calls"] = try await SMSStore.attempts.read(id, client: client, logger: logger).map(\.record)
-                return try JSONSerialization.data(withJSONObject: out)
-            }
-            return nil
-        }
+        let json = try await context.withDatabase { client in try await SMSVerificationRecord.json(id, client: client, logger: logger) }
         guard let json, let found = try JSONSerialization.jsonObject(with: json) as? [String: Any] else {
             throw CLIExit.fail("no SMS verification \(verificationID)")
         }

@@ -1,0 +1,95 @@
+import AMQP
+import Foundation
+import HeraldAPIStore
+import HeraldApple
+import HeraldClient
+import HeraldRuntime
+import HeraldSMS
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import Logging
+import PostgresNIO
+import Prometheus
+import ServiceLifecycle
+import UnixSignals
+
+/// herald-api: configuration, logs, metrics, PostgreSQL, the broker connection, the operations
+/// endpoint and the HTTP server, in one `ServiceGroup` that drains on SIGTERM/SIGINT (the server
+/// stops taking connections and finishes the requests in flight before the broker and the
+/// database close).
+public enum APIApp {
+    public static let sections: [any ConfigurationSection.Type] = [APIConfiguration.self, SMSConfiguration.self, AppleConfiguration.self]
+
+    public static func main(configPath: String?) async -> ExitCode {
+        let configuration: HeraldConfiguration
+        do {
+            let (loaded, source) = try HeraldConfiguration.load(path: configPath, sections: sections)
+            configuration = loaded
+            _ = try loaded.secrets.keyRing()
+            let unknown = HeraldConfiguration.unknownKeys(source, loaded: sections)
+            if !unknown.isEmpty { throw ConfigError(key: unknown.joined(separator: ", "), reason: "unknown key (a typo?)") }
+            if configuration.api.tlsEnabled { _ = try TLSFiles(configuration.api).load() }
+        } catch {
+            FileHandle.standardError.write(Data("herald-api: \(error)\n".utf8))
+            return .configuration
+        }
+        Bootstrap.logging(configuration.log)
+        let registry = Bootstrap.metrics()
+        let logger = Logger(label: "herald.api")
+        do {
+            try await run(configuration: configuration, registry: registry, logger: logger)
+            return .ok
+        } catch {
+            logger.critical("herald-api stopped on an error", metadata: ["error": "\(error)"])
+            return .failure
+        }
+    }
+
+    public static func run(configuration: HeraldConfiguration, registry: PrometheusCollectorRegistry, logger: Logger) async throws {
+        let health = HealthState()
+        let database = try Database.makeClient(configuration.database, logger: logger)
+        let connection = AMQPConnection(configuration: try configuration.amqp.connectionConfiguration(name: "herald-api@\(ProcessInfo.processInfo.hostName)"),
+                                        logger: logger)
+        health.setBrokerProbe { connection.isConnected }
+        let hasher = SecretHasher(keyRing: try configuration.secrets.keyRing())
+        let topology = HeraldTopology(configuration.amqp, configuration.runner)
+        let metrics = APIMetrics()
+        let dependencies = APIDependencies(
+            configuration: configuration, database: database,
+            publisher: JobPublisher(client: HeraldClient(connection: connection, namespace: configuration.amqp.namespace),
+                                    timeout: .milliseconds(configuration.api.publishTimeoutMilliseconds), metrics: metrics),
+            verification: try HeraldVerification(database: database, secrets: configuration.secrets),
+            accounts: HeraldAccounts(database: database, logger: logger, topology: topology),
+            apple: HeraldAppleSignIn(configuration: configuration.apple, logger: logger),
+            keys: APIKeyStore(client: database, hasher: hasher), verify: VerifyStore(client: database), metrics: metrics)
+        let api = configuration.api
+        let server: HTTPServerBuilder
+        var services: [any Service] = [database, DatabaseProbe(client: database, health: health, logger: logger), AMQPConnectionService(connection)]
+        if api.tlsEnabled {
+            let certificates = TLSFiles(api)
+            let reloader = CertificateReloader(files: certificates, current: try certificates.load(), logger: logger)
+            server = try .tls(.http1(), tlsConfiguration: reloader.serverConfiguration())
+            services.append(reloader)
+        } else {
+            server = .http1()
+        }
+        if configuration.http.enabled {
+            let port = configuration.http.port == 0 ? APIConfiguration.defaultOpsPort : configuration.http.port
+            services.insert(OpsServer(host: configuration.http.host, port: port, health: health, registry: registry, logger: logger), at: 0)
+        }
+        let app = Application(
+            router: APIRouter.make(dependencies), server: server,
+            configuration: .init(address: .hostname(api.host, port: api.port), serverName: nil),
+            onServerRunning: { _ in logger.info("listening", metadata: ["host": "\(api.host)", "port": "\(api.port)", "tls": "\(api.tlsEnabled)"]) },
+            logger: logger)
+        services.append(app)
+        let drain = Duration.seconds(configuration.runner.drainTimeoutSeconds)
+        services.append(ShutdownBound(bound: drain + .seconds(15), logger: logger))
+        var group = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        group.maximumGracefulShutdownDuration = drain + .seconds(10)
+        try await ServiceGroup(configuration: group).run()
+        logger.info("stopped")
+    }
+}

@@ -1,0 +1,40 @@
+import HeraldAPIStore
+import HeraldRuntime
+import HTTPTypes
+import Hummingbird
+
+/// The routes of herald-api: `/v1` (JSON, Basic or Bearer) and `/v2` (Twilio Verify, form
+/// bodies, Basic), each family behind its metrics, its error dialect and, per route group,
+/// the API key's scope.
+enum APIRouter {
+    static func make(_ dependencies: APIDependencies) -> Router<APIContext> {
+        let router = Router(context: APIContext.self)
+        let api = dependencies.api
+        let limiter = KeyRateLimiter(perSecond: api.keyRatePerSecond, burst: api.keyRateBurst)
+        let addresses = ClientAddress(trusted: api.trustedProxies.compactMap { CIDRBlock($0) })
+        func authenticator(_ scope: APIScope, bearer: Bool) -> KeyAuthenticator {
+            KeyAuthenticator(keys: dependencies.keys, scope: scope, allowBearer: bearer, limiter: limiter, addresses: addresses, metrics: dependencies.metrics)
+        }
+
+        router.get("openapi.yaml") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: .init(string: OpenAPIDocument.text)))
+        }
+
+        let v1 = router.group("v1")
+            .add(middleware: RequestMetrics(family: "v1", metrics: dependencies.metrics))
+            .add(middleware: ErrorBoundary(maxBodyBytes: api.maxBodyBytes) { failure, _ in V1Error(failure: failure) })
+        SMSRoutes(dependencies: dependencies).add(to: v1.group("sms").add(middleware: authenticator(.sms, bearer: true)))
+        EmailRoutes(dependencies: dependencies).add(to: v1.group("email").add(middleware: authenticator(.email, bearer: true)))
+        PushRoutes(dependencies: dependencies).add(to: v1.group("push").add(middleware: authenticator(.push, bearer: true)))
+        AppleRoutes(dependencies: dependencies).add(to: v1.group("apple").add(middleware: authenticator(.apple, bearer: true)))
+        AccountRoutes(dependencies: dependencies).add(to: v1.group("accounts").add(middleware: authenticator(.accounts, bearer: true)))
+
+        let v2 = router.group("v2")
+            .add(middleware: RequestMetrics(family: "verify", metrics: dependencies.metrics))
+            .add(middleware: ErrorBoundary(maxBodyBytes: api.maxBodyBytes) { failure, path in TwilioError(failure, path: path) })
+            .add(middleware: authenticator(.verify, bearer: false))
+        ServiceRoutes(dependencies: dependencies).add(to: v2)
+        VerificationRoutes(dependencies: dependencies).add(to: v2)
+        return router
+    }
+}

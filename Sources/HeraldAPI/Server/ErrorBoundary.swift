@@ -1,0 +1,38 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// Turns whatever a route family's handlers throw into that family's error answer: an
+/// ``APIFailure`` as it says, a body over the limit as 413, a database that does not answer as
+/// 503, anything else as 500 with the error logged (never echoed: it could hold a value).
+struct ErrorBoundary: RouterMiddleware {
+    typealias Context = APIContext
+    let maxBodyBytes: Int
+    /// The family's answer to a failure; nil: an internal error (500).
+    let render: @Sendable (APIFailure?, _ path: String) -> any HTTPResponseError
+
+    func handle(_ request: Request, context: APIContext, next: (Request, APIContext) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let failure as APIFailure {
+            throw render(failure, request.uri.path)
+        } catch is NIOTooManyBytesError {
+            throw render(.bodyTooLarge(limit: maxBodyBytes), request.uri.path)
+        } catch let error as HTTPError where error.status == .notFound || error.status == .methodNotAllowed {
+            throw render(.notFound("route"), request.uri.path)
+        } catch let error as any HTTPResponseError {
+            throw error
+        } catch is PSQLError {
+            context.logger.error("database error", metadata: ["path": "\(context.endpointPath ?? "-")"])
+            throw render(.databaseUnavailable, request.uri.path)
+        } catch is PostgresDecodingError {
+            context.logger.error("database answer not understood", metadata: ["path": "\(context.endpointPath ?? "-")"])
+            throw render(nil, request.uri.path)
+        } catch {
+            context.logger.error("request failed", metadata: ["path": "\(context.endpointPath ?? "-")", "error": "\(type(of: error))"])
+            throw render(nil, request.uri.path)
+        }
+    }
+}

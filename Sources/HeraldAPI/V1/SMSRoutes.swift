@@ -1,0 +1,112 @@
+import Crypto
+import Foundation
+import HeraldClient
+import HeraldRuntime
+import HeraldSMS
+import HTTPTypes
+import Hummingbird
+
+/// `/v1/sms/verifications`: start (202 once the broker confirmed the job), check a code, read
+/// the state (masked, as `heraldctl verify show-sms`).
+struct SMSRoutes {
+    let dependencies: APIDependencies
+
+    func add(to group: RouterGroup<APIContext>) {
+        group.post("verifications", use: start)
+        group.post("verifications/{id}/check", use: check)
+        group.get("verifications/{id}", use: show)
+    }
+
+    static let startFields: Set<String> = ["verification_id", "phone_number", "purpose", "locale", "force_resend", "app_verification", "client", "code_length", "code_ttl_seconds"]
+
+    func start(_ request: Request, context: APIContext) async throws -> Response {
+        let body = try await JSONFields.read(request, limit: dependencies.api.maxBodyBytes, allowed: Self.startFields)
+        let key = try context.requireKey()
+        let id = try body.string("verification_id", maxLength: 128)
+            ?? IdempotencyKey.derive(request.headers[.idempotencyKey], key: key.id, route: "sms")
+            ?? RandomID.uuid()
+        var appVerification: SMSVerificationJob.AppVerification?
+        if let proof = try body.object("app_verification", allowed: ["receipt", "app_id", "captcha"]) {
+            appVerification = try Self.appVerification(proof)
+        }
+        let client = try body.object("client", allowed: ["app_id"])
+        let job = try JSONFields.validated(SMSVerificationJob(
+            verificationID: id, phoneNumber: try body.required("phone_number", maxLength: 32),
+            locale: try body.string("locale", maxLength: 35), purpose: try body.choice("purpose", SMSVerificationJob.Purpose.self) ?? .signIn,
+            forceResend: try body.bool("force_resend") ?? false,
+            client: .init(ip: context.clientIP?.description, appID: try client?.string("app_id", maxLength: 256)),
+            appVerification: appVerification,
+            codeLength: try body.int("code_length", range: 4...10), codeTTLSeconds: try body.int("code_ttl_seconds", range: 60...86_400)))
+        try await dependencies.publisher.enqueue(job, messageID: id, correlationID: request.headers[.correlationID], logger: context.logger)
+        return JSONResponse.make(.accepted, ["verification_id": id, "status": "queued"])
+    }
+
+    /// `app_verification`: a push receipt and app id, or a captcha token (the job's rule refuses both or neither).
+    static func appVerification(_ proof: JSONFields) throws -> SMSVerificationJob.AppVerification {
+        var evidence = SMSVerificationJob.AppVerification(captcha: .init(provider: .recaptcha, token: ""))
+        evidence.captcha = nil
+        evidence.receipt = try proof.string("receipt", maxLength: 128)
+        evidence.appID = try proof.string("app_id", maxLength: 256)
+        if let captcha = try proof.object("captcha", allowed: ["provider", "token"]) {
+            guard let provider = try captcha.choice("provider", SMSVerificationJob.AppVerification.Provider.self) else {
+                throw APIFailure.invalid(field: "app_verification.captcha.provider", reason: "missing required field 'app_verification.captcha.provider'")
+            }
+            evidence.captcha = .init(provider: provider, token: try captcha.required("token", maxLength: SMSVerificationJob.AppVerification.maxTokenLength))
+        }
+        return evidence
+    }
+
+    func check(_ request: Request, context: APIContext) async throws -> Response {
+        let id = try context.parameters.require("id")
+        let body = try await JSONFields.read(request, limit: dependencies.api.maxBodyBytes, allowed: ["code"])
+        let code = try body.required("code", maxLength: 32)
+        let result = try await dependencies.verification.verifyPhone(verificationID: id, code: code, logger: context.logger)
+        var out: [String: Any] = ["verification_id": id]
+        var headers = HTTPFields()
+        var status = HTTPResponse.Status.ok
+        switch result {
+        case .verified(let phone, let purpose):
+            out["result"] = "verified"
+            out["phone_number"] = phone
+            out["purpose"] = purpose.rawValue
+        case .wrongCode(let left):
+            out["result"] = "wrong_code"
+            out["attempts_left"] = left
+        case .expired: out["result"] = "expired"
+        case .tooManyAttempts: out["result"] = "too_many_attempts"
+        case .alreadyUsed: out["result"] = "already_used"
+        case .notFound:
+            out["result"] = "not_found"
+            status = .notFound
+        case .lockedOut(let seconds):
+            out["result"] = "locked_out"
+            out["retry_after_seconds"] = seconds
+            headers[.retryAfter] = String(seconds)
+        }
+        return JSONResponse.make(status, out, headers: headers)
+    }
+
+    func show(_ request: Request, context: APIContext) async throws -> Response {
+        let id = try context.parameters.require("id")
+        guard let state = try await SMSVerificationRecord.json(id, client: dependencies.database, logger: context.logger) else {
+            throw APIFailure.notFound("SMS verification")
+        }
+        return JSONResponse.raw(.ok, state)
+    }
+}
+
+/// An `Idempotency-Key` header as the request's id: the same key of the same API key names the
+/// same job (its message id), so a retried request is handled once.
+enum IdempotencyKey {
+    static func derive(_ header: String?, key: String, route: String) throws -> String? {
+        guard let header else { return nil }
+        guard (1...255).contains(header.utf8.count), header.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }) else {
+            throw APIFailure.invalid(field: "Idempotency-Key", reason: "Idempotency-Key must be 1 to 255 printable ASCII characters")
+        }
+        return "idem-" + String(SHA256Hex.of("\(key)\u{0}\(route)\u{0}\(header)").prefix(40))
+    }
+}
+
+extension HTTPField.Name {
+    static let correlationID = HTTPField.Name("X-Correlation-ID")!
+}

@@ -1,0 +1,152 @@
+import Foundation
+import HeraldAPIStore
+import HeraldClient
+import HeraldRuntime
+import HeraldSMS
+import HTTPTypes
+import Hummingbird
+
+/// `/v2/Services/{ServiceSid}/Verifications[/{Sid}]` and `/VerificationCheck`: Twilio Verify's
+/// verifications, each send an `sms.verification` job of herald-sms, each check Herald's own.
+struct VerificationRoutes {
+    let dependencies: APIDependencies
+
+    func add(to group: RouterGroup<APIContext>) {
+        group.post("Services/{service}/Verifications", use: create)
+        group.get("Services/{service}/Verifications/{sid}", use: fetch)
+        group.post("Services/{service}/Verifications/{sid}", use: update)
+        group.post("Services/{service}/VerificationCheck", use: check)
+    }
+
+    /// Parameters Twilio's clients send that change nothing Herald does.
+    static let createParameters: Set<String> = ["To", "Channel", "Locale", "CustomFriendlyName", "AppHash", "DeviceIp", "RiskCheck", "Tags"]
+    static let otherChannels: Set<String> = ["call", "email", "whatsapp", "sna", "auto", "rcs"]
+
+    func create(_ request: Request, context: APIContext) async throws -> Response {
+        let service = try await service(request, context)
+        let form = try await FormFields.body(request, limit: dependencies.api.maxBodyBytes, accepted: Self.createParameters)
+        let channel = try form.required("Channel", maxLength: 16)
+        guard channel == "sms" else {
+            throw Self.otherChannels.contains(channel) ? TwilioError.channelNotSupported(channel) : TwilioError.invalid("Channel")
+        }
+        let to = try number(try form.required("To", maxLength: 32), service: service)
+        let locale = try form.string("Locale", maxLength: 35)
+        if let locale { do { try WireRules.locale(locale, field: "Locale") } catch { throw TwilioError.invalid("Locale") } }
+        var ip = context.clientIP
+        if let device = try form.string("DeviceIp", maxLength: 45) {
+            do { ip = try ClientIP(device, field: "DeviceIp") } catch { throw TwilioError.invalid("DeviceIp") }
+        }
+        let publisher = dependencies.publisher
+        let clientIP = ip
+        let logger = context.logger
+        let correlation = request.headers[.correlationID]
+        let outcome = try await dependencies.verify.start(service: service, to: to, channel: channel, locale: locale, logger: logger) { attempt, resend in
+            // A resend sends a fresh code at once (force_resend): Twilio's clients resend on the user's request.
+            let job = SMSVerificationJob(verificationID: attempt.sid, phoneNumber: to, locale: locale, purpose: .signIn, forceResend: resend,
+                                         client: .init(ip: clientIP?.description), codeLength: service.codeLength, codeTTLSeconds: service.ttlSeconds)
+            try await publisher.enqueue(job, messageID: attempt.sid, correlationID: correlation, logger: logger)
+        }
+        switch outcome {
+        case .started(let verification, _):
+            return JSONResponse.make(.created, try dependencies.resources(request, context).verification(verification))
+        case .maxSendAttempts:
+            throw TwilioError.maxSendAttempts
+        }
+    }
+
+    func fetch(_ request: Request, context: APIContext) async throws -> Response {
+        let service = try await service(request, context)
+        let sid = try context.parameters.require("sid")
+        guard let verification = try await dependencies.verify.verification(service: service.sid, sid: sid, logger: context.logger),
+              verification.status == .pending || verification.status == .canceled || verification.status == .failed
+        else {
+            // Twilio: an approved, expired or exhausted verification is deleted (20404).
+            throw TwilioError.notFound(request.uri.path)
+        }
+        return JSONResponse.make(.ok, try dependencies.resources(request, context).verification(verification))
+    }
+
+    func update(_ request: Request, context: APIContext) async throws -> Response {
+        let service = try await service(request, context)
+        let sid = try context.parameters.require("sid")
+        let form = try await FormFields.body(request, limit: dependencies.api.maxBodyBytes, accepted: ["Status"])
+        let status: VerifyVerification.Status
+        switch try form.required("Status", maxLength: 16) {
+        case "canceled": status = .canceled
+        case "approved": status = .approved
+        default: throw TwilioError.invalid("Status", "canceled or approved")
+        }
+        guard let verification = try await dependencies.verify.finish(service: service.sid, sid: sid, as: status, logger: context.logger) else {
+            throw TwilioError.notFound(request.uri.path)
+        }
+        // The code dies with the verification: a canceled one cannot be approved by its code later.
+        if let attempt = verification.currentAttempt {
+            try await dependencies.verification.voidPhoneCode(verificationID: attempt.sid, logger: context.logger)
+        }
+        return JSONResponse.make(.ok, try dependencies.resources(request, context).verification(verification))
+    }
+
+    func check(_ request: Request, context: APIContext) async throws -> Response {
+        let service = try await service(request, context)
+        let form = try await FormFields.body(request, limit: dependencies.api.maxBodyBytes, accepted: ["Code", "To", "VerificationSid"])
+        let code = try form.required("Code", maxLength: 16)
+        let target: VerifyStore.Target
+        if let sid = try form.string("VerificationSid", maxLength: 34), !sid.isEmpty {
+            target = .sid(sid)
+        } else if let to = try form.string("To", maxLength: 32), !to.isEmpty {
+            target = .to(to)
+        } else {
+            throw TwilioError(code: 60200, status: .badRequest, message: "Invalid parameter: either To or VerificationSid must be given")
+        }
+        let store = dependencies.verify
+        switch try await store.claimCheck(service: service, target: target, logger: context.logger) {
+        case .notFound: throw TwilioError.notFound(request.uri.path)
+        case .exhausted: throw TwilioError.maxCheckAttempts()
+        case .claimed(let verification):
+            guard let attempt = verification.currentAttempt else { throw TwilioError.notFound(request.uri.path) }
+            let result = try await dependencies.verification.verifyPhone(verificationID: attempt.sid, code: code, logger: context.logger)
+            let settle = { (status: VerifyVerification.Status) in
+                try await store.settleCheck(service: service.sid, sid: verification.sid, status: status, logger: context.logger) ?? verification
+            }
+            let render = try dependencies.resources(request, context)
+            switch result {
+            case .verified:
+                return JSONResponse.make(.ok, render.check(try await settle(.approved), status: .approved))
+            case .wrongCode(let left):
+                let spent = verification.checks >= service.maxCheckAttempts || left == 0
+                let status: VerifyVerification.Status = spent ? .maxAttemptsReached : .pending
+                return JSONResponse.make(.ok, render.check(spent ? try await settle(status) : verification, status: status))
+            case .tooManyAttempts:
+                _ = try await settle(.maxAttemptsReached)
+                throw TwilioError.maxCheckAttempts()
+            case .lockedOut(let seconds):
+                throw TwilioError.maxCheckAttempts(retryAfter: seconds)
+            case .expired:
+                _ = try await settle(.expired)
+                throw TwilioError.notFound(request.uri.path)
+            case .alreadyUsed, .notFound:
+                // Used through /v1, or its SMS was refused or is not sent yet.
+                throw TwilioError.notFound(request.uri.path)
+            }
+        }
+    }
+
+    /// `To` as E.164 that herald-sms would send to: a syntax or number libphonenumber does not
+    /// know answers 60200, a landline 60205, a number the region or type policy refuses 60410.
+    private func number(_ text: String, service: VerifyService) throws -> String {
+        let phone: PhoneNumber
+        do { phone = try PhoneNumber(text) } catch { throw TwilioError.invalid("To") }
+        if dependencies.sms.testNumbers[phone.e164] != nil { return phone.e164 }
+        let info: PhoneNumberInfo
+        do { info = try PhoneNumberClassifier.classify(phone) } catch { throw TwilioError.invalid("To") }
+        if info.type == .fixedLine, service.skipSMSToLandlines || !dependencies.sms.numberTypes.contains(.fixedLine) { throw TwilioError.landline }
+        if let refusal = dependencies.sms.numberRefusal(info) { throw TwilioError.blocked(refusal) }
+        return phone.e164
+    }
+
+    private func service(_ request: Request, _ context: APIContext) async throws -> VerifyService {
+        let sid = try context.parameters.require("service")
+        guard let service = try await dependencies.verify.service(sid, logger: context.logger) else { throw TwilioError.notFound(request.uri.path) }
+        return service
+    }
+}

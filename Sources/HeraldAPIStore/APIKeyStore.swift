@@ -1,0 +1,99 @@
+import Foundation
+import HeraldRuntime
+import Logging
+import PostgresNIO
+
+/// API keys in `herald.api_keys`: made with a random secret shown once, kept as its HMAC under
+/// the key ring, checked in constant time, revoked or expired by a date.
+public struct APIKeyStore: Sendable {
+    /// What a presented key turned out to be.
+    public enum Check: Sendable, Equatable {
+        case valid(APIKey)
+        /// No such key, a wrong secret, a revoked or an expired key: all answered alike (401).
+        case refused(Refusal)
+    }
+
+    public enum Refusal: String, Sendable { case unknown, wrongSecret = "wrong_secret", revoked, expired }
+
+    public let client: PostgresClient
+    public let hasher: SecretHasher
+
+    public init(client: PostgresClient, hasher: SecretHasher) {
+        self.client = client
+        self.hasher = hasher
+    }
+
+    static func context(_ id: String) -> String { "api-key:\(id)" }
+
+    /// A new key: its record and its secret, which is never shown again.
+    public func create(name: String, scopes: Set<APIScope>, expiresAt: Date?, logger: Logger) async throws -> (APIKey, Secret) {
+        guard (1...100).contains(name.count) else { throw APIKeyError.invalid("name must be 1 to 100 characters") }
+        guard !scopes.isEmpty else { throw APIKeyError.invalid("scopes must name at least one scope") }
+        let id = "HK" + RandomID.hex()
+        let secret = SecretGenerator.token(bytes: 32)
+        let stored = hasher.hash(secret, context: Self.context(id))
+        let scopeNames = scopes.sorted().map(\.rawValue)
+        let rows = try await client.query("""
+            INSERT INTO herald.api_keys (id, name, scopes, key_id, secret_hash, expires_at)
+            VALUES (\(id), \(name), \(scopeNames), \(stored.keyID), \(ByteBuffer(bytes: stored.digest)), \(expiresAt))
+            RETURNING created_at
+            """, logger: logger)
+        var created = Date()
+        for try await at in rows.decode(Date.self) { created = at }
+        return (APIKey(id: id, name: name, scopes: scopes, createdAt: created, expiresAt: expiresAt), secret)
+    }
+
+    /// Every key, newest first.
+    public func list(logger: Logger) async throws -> [APIKey] {
+        let rows = try await client.query("""
+            SELECT id, name, scopes, created_at, expires_at, revoked_at, last_used_at FROM herald.api_keys ORDER BY created_at DESC, id
+            """, logger: logger)
+        var keys: [APIKey] = []
+        for try await (id, name, scopes, created, expires, revoked, used) in rows.decode((String, String, [String], Date, Date?, Date?, Date?).self) {
+            keys.append(APIKey(id: id, name: name, scopes: Set(scopes.compactMap(APIScope.init(rawValue:))), createdAt: created,
+                               expiresAt: expires, revokedAt: revoked, lastUsedAt: used))
+        }
+        return keys
+    }
+
+    /// Revokes the key from now on. False when there is no such key or it was already revoked.
+    public func revoke(id: String, logger: Logger) async throws -> Bool {
+        let rows = try await client.query("""
+            UPDATE herald.api_keys SET revoked_at = now() WHERE id = \(id) AND revoked_at IS NULL RETURNING id
+            """, logger: logger)
+        for try await _ in rows.decode(String.self) { return true }
+        return false
+    }
+
+    /// Checks a presented key id and secret. Constant time in the secret; an unknown id costs an
+    /// HMAC too, so the answer's timing does not tell which ids exist. `last_used_at` is
+    /// written at most once a minute per key.
+    public func check(id: String, secret: Secret, logger: Logger) async throws -> Check {
+        guard id.utf8.count == 34, id.hasPrefix("HK") else {
+            _ = hasher.hash(secret, context: Self.context(id))
+            return .refused(.unknown)
+        }
+        let rows = try await client.query("""
+            SELECT name, scopes, key_id, secret_hash, created_at, expires_at, revoked_at, last_used_at,
+                   revoked_at IS NOT NULL AND revoked_at <= now(), expires_at IS NOT NULL AND expires_at <= now(),
+                   last_used_at IS NULL OR last_used_at < now() - interval '60 seconds'
+              FROM herald.api_keys WHERE id = \(id)
+            """, logger: logger)
+        typealias Row = (String, [String], String, ByteBuffer, Date, Date?, Date?, Date?, Bool, Bool, Bool)
+        var found: Row?
+        for try await row in rows.decode(Row.self) { found = row }
+        guard let row = found else {
+            _ = hasher.hash(secret, context: Self.context(id))
+            return .refused(.unknown)
+        }
+        let stored = StoredSecretHash(keyID: row.2, digest: Array(buffer: row.3))
+        guard hasher.verify(secret, context: Self.context(id), against: stored) else { return .refused(.wrongSecret) }
+        if row.8 { return .refused(.revoked) }
+        if row.9 { return .refused(.expired) }
+        if row.10 {
+            try await client.query("UPDATE herald.api_keys SET last_used_at = now() WHERE id = \(id)", logger: logger)
+        }
+        return .valid(APIKey(id: id, name: row.0, scopes: Set(row.1.compactMap(APIScope.init(rawValue:))), createdAt: row.4,
+                             expiresAt: row.5, revokedAt: row.6, lastUsedAt: row.7))
+    }
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# herald-api against a client nobody here wrote (make test's `api` step, docs/api.md): Twilio's
+# own Python library (`twilio` from PyPI, in a venv under .run/) with its Verify base URL pointed
+# at herald-api, and Herald's /v1 from a plain HTTP client (tests/api/twilio_verify_acceptance.py).
+# Starts herald-sms (dev outbox) and herald-api on a database and broker namespace of their own,
+# and stops them on every exit path. The servers are up (make services); the binaries built.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+BIN="${HERALD_TEST_BIN_DIR:-$ROOT/.build/debug}"
+VENV="${HERALD_RUN_DIR:-$ROOT/.run}/venv-api"
+TWILIO_VERSION=9.13.0
+WORK="$(mktemp -d)"
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+eval "$(scripts/services.sh env)"
+export HERALD_DATABASE_URL="${HERALD_DATABASE_URL%/*}/herald_api_test"
+export HERALD_AMQP_NAMESPACE="herald-api-test"
+export HERALD_SECRETS_HMAC_KEYS_FILE="$HERALD_DEV_HMAC_KEYS_FILE"
+export HERALD_OUTBOX_DIRECTORY="$WORK/outbox"
+export HERALD_LOG_LEVEL="${HERALD_LOG_LEVEL:-warning}"
+export HERALD_API_PORT=18090
+mkdir -p "$HERALD_OUTBOX_DIRECTORY"
+ADMIN_URL="${HERALD_DATABASE_URL%/*}/postgres"
+psql -X -q -v ON_ERROR_STOP=1 "$ADMIN_URL" -c "DROP DATABASE IF EXISTS herald_api_test WITH (FORCE)" -c "CREATE DATABASE herald_api_test"
+"$BIN/heraldctl" migrate >/dev/null
+"$BIN/heraldctl" topology declare >/dev/null
+
+if ! "$VENV/bin/python" -c "import twilio, sys; sys.exit(twilio.__version__ != '$TWILIO_VERSION')" 2>/dev/null; then
+    python3 -m venv "$VENV"
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check "twilio==$TWILIO_VERSION"
+fi
+
+HERALD_HTTP_PORT=19101 "$BIN/herald-sms" >"$WORK/sms.log" 2>&1 & pids+=($!)
+HERALD_HTTP_PORT=19106 "$BIN/herald-api" >"$WORK/api.log" 2>&1 & pids+=($!)
+for _ in $(seq 1 100); do
+    curl -fsS "http://127.0.0.1:19106/readyz" >/dev/null 2>&1 && curl -fsS "http://127.0.0.1:19101/readyz" >/dev/null 2>&1 && break
+    sleep 0.1
+done
+
+key() { "$BIN/heraldctl" api-keys create --name "$1" --scopes "$2" --output json | python3 -c "import json,sys;d=json.load(sys.stdin);print(d['id']+':'+d['secret'])"; }
+export HERALD_API_KEY="$(key acceptance all)" HERALD_API_SMS_KEY="$(key sms-only sms)" HERALD_API_REVOKED_KEY="$(key revoked all)"
+"$BIN/heraldctl" api-keys revoke "${HERALD_API_REVOKED_KEY%%:*}" >/dev/null
+export HERALD_API_URL="http://127.0.0.1:$HERALD_API_PORT" HERALD_OUTBOX_SMS="$HERALD_OUTBOX_DIRECTORY/sms.jsonl"
+status=0
+"$VENV/bin/python" tests/api/twilio_verify_acceptance.py || status=$?
+if [ $status -ne 0 ]; then
+    echo "--- herald-api log"; tail -30 "$WORK/api.log"
+    echo "--- herald-sms log"; tail -30 "$WORK/sms.log"
+fi
+exit $status
