@@ -33,7 +33,7 @@ VALID = {
 
 # Other bodies the workers accept.
 ALSO_VALID = {
-    "sms.verification": [{"locale": None, "force_resend": None, "client": None}, {"phone_number": "+12345678"},
+    "sms.verification": [{"locale": None, "force_resend": None, "client": None}, {"phone_number": "+1234567"}, {"phone_number": "+123456789012345"},
                          {"app_verification": {"receipt": "rc-1", "app_id": "com.example.app"}},
                          {"app_verification": {"captcha": {"provider": "turnstile", "token": "0.abc-XYZ"}}},
                          {"app_verification": {"captcha": {"provider": "hcaptcha", "token": "t"}, "receipt": None}},
@@ -58,7 +58,7 @@ INVALID = {
     "sms.verification": [
         {"verification_id": MISSING}, {"version": MISSING}, {"version": 2}, {"version": "1"},
         {"verification_id": 5}, {"verification_id": ""}, {"verification_id": "has space"}, {"verification_id": "x" * 129},
-        {"phone_number": "015112345678"}, {"phone_number": "+0151123456"}, {"phone_number": "+1234567"},
+        {"phone_number": "015112345678"}, {"phone_number": "+0151123456"}, {"phone_number": "+123456"},
         {"phone_number": "+1234567890123456"}, {"phone_number": "+49 151 1234567"},
         {"purpose": "lunch"}, {"purpose": MISSING}, {"purpose": None}, {"locale": "e"}, {"locale": "en US"},
         {"force_resend": "yes"}, {"client": "web"}, {"client": {"ip": 7}},

@@ -17,6 +17,7 @@ scripts/lint-sql.sh
 python3 scripts/check-schemas.py 2>/dev/null || /usr/bin/python3 scripts/check-schemas.py
 # The architecture: a channel depends on HeraldRuntime only (docs/architecture.md).
 python3 scripts/check-structure.py
+python3 scripts/check-docs.py
 scripts/check-deploy.sh --broker
 # The libFuzzer targets (fuzz/targets), briefly: `make fuzz` runs them longer.
 scripts/fuzz.sh "${HERALD_FUZZ_SECONDS:-10}"
@@ -37,6 +38,8 @@ export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${HERALD_TEST_PARALLEL:-2
 step parallel swift test --skip-build --skip 'Disruptive'
 # The disruptive suites run only where HERALD_TEST_DISRUPTIVE=1 (a trait): never beside others.
 step disruptive env HERALD_TEST_DISRUPTIVE=1 swift test --skip-build --filter 'Disruptive' --no-parallel
+# herald-api with Twilio's own Python library and a plain HTTP client (docs/api.md).
+step api scripts/test-api.sh
 # The fault and load harness, short: every scenario with small counts (make chaos: full size).
 step chaos scripts/chaos.sh --short
 [ ${#failed[@]} -eq 0 ] && { echo "make test: every step passed"; exit 0; }
