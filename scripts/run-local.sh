@@ -46,13 +46,13 @@ export HERALD_APPLE_CLIENT_IDS=$APPLE_CLIENT HERALD_APPLE_JWKS_URL=$APPLE_URL/au
   HERALD_APPLE_ALLOW_INSECURE_TRANSPORT=true HERALD_APPLE_TEAM_ID=DEVTEAM001 HERALD_APPLE_KEY_ID=DEVKEY0001 \
   HERALD_APPLE_PRIVATE_KEY_FILE=$APPLE_DIR/team-key.p8 HERALD_APPLE_TOKEN_KEYS_FILE=$APPLE_DIR/token-keys
 
-for kind in sms email push cleanup apple; do
+for kind in sms email push cleanup apple api; do
   $BIN/herald-$kind >"$LOGS/$kind.log" 2>&1 &
   pids+=($!)
 done
 
-echo "waiting for the workers to be ready…"
-for port in 9101 9102 9103 9104 9105; do
+echo "waiting for the workers and herald-api to be ready…"
+for port in 9101 9102 9103 9104 9105 9106; do
   for _ in $(seq 1 100); do
     curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break
     sleep 0.2
@@ -86,6 +86,29 @@ code=$(grep -o '[0-9]\{6\}' <<<"$text" | head -1)
 $BIN/heraldctl verify sms "$verification" - <<<"000000" || true
 $BIN/heraldctl verify sms "$verification" - <<<"$code"
 $BIN/heraldctl verify show-sms "$verification"
+
+# The same flow over HTTP, as a front API in any language calls it (docs/api.md): an API key,
+# /v1 with curl, then one Twilio Verify round trip on the same server.
+echo; echo "== herald-api on http://127.0.0.1:8090: an API key, then the SMS flow with curl"
+key=$($BIN/heraldctl api-keys create --name make-run --scopes sms,verify --output json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["id"] + ":" + d["secret"])')
+echo "key ${key%%:*} (its secret is shown once; heraldctl api-keys list shows the rest)"
+code_of() {  # the code the dev outbox "delivered" for a verification id
+  for _ in $(seq 1 50); do grep -q "\"$1\"" "$spool" 2>/dev/null && break; sleep 0.2; done
+  grep "\"$1\"" "$spool" | tail -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["text"].split()[0])'
+}
+echo '$ curl -u KEY -X POST /v1/sms/verifications -d {"phone_number":"+14155550142"}'
+started=$(curl -fsS -u "$key" -H 'Content-Type: application/json' -d '{"phone_number":"+14155550142"}' http://127.0.0.1:8090/v1/sms/verifications)
+echo "$started"
+vid=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["verification_id"])' "$started")
+echo "\$ curl -u KEY -X POST /v1/sms/verifications/$vid/check -d {\"code\":\"…\"}"
+curl -sS -u "$key" -H 'Content-Type: application/json' -d "{\"code\":\"$(code_of "$vid")\"}" "http://127.0.0.1:8090/v1/sms/verifications/$vid/check"; echo
+echo; echo "== Twilio Verify on the same server (what Twilio's libraries send)"
+service=$(curl -fsS -u "$key" -d FriendlyName=Demo http://127.0.0.1:8090/v2/Services | python3 -c 'import json,sys; print(json.load(sys.stdin)["sid"])')
+echo "Service $service"
+verification_json=$(curl -fsS -u "$key" --data-urlencode To=+14155550143 -d Channel=sms "http://127.0.0.1:8090/v2/Services/$service/Verifications")
+attempt=$(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(d["status"], d["sid"], file=sys.stderr); print(d["send_code_attempts"][0]["attempt_sid"])' "$verification_json")
+curl -sS -u "$key" --data-urlencode To=+14155550143 -d Code="$(code_of "$attempt")" "http://127.0.0.1:8090/v2/Services/$service/VerificationCheck" \
+  | python3 -c 'import json,sys; d=json.load(sys.stdin); print("VerificationCheck:", d["status"], "valid" if d["valid"] else "not valid")'
 
 # The email flow to its end: the message as the mailbox got it (the dev outbox's spool), its
 # link followed: the oobCode consumed for the right address once; a wrong address and a second

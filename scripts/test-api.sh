@@ -43,6 +43,9 @@ for _ in $(seq 1 100); do
     curl -fsS "http://127.0.0.1:19106/readyz" >/dev/null 2>&1 && curl -fsS "http://127.0.0.1:19101/readyz" >/dev/null 2>&1 && break
     sleep 0.1
 done
+for port in 19101 19106; do
+    curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null || { echo "test-api: :$port is not ready"; tail -20 "$WORK/api.log" "$WORK/sms.log"; exit 1; }
+done
 
 key() { "$BIN/heraldctl" api-keys create --name "$1" --scopes "$2" --output json | python3 -c "import json,sys;d=json.load(sys.stdin);print(d['id']+':'+d['secret'])"; }
 export HERALD_API_KEY="$(key acceptance all)" HERALD_API_SMS_KEY="$(key sms-only sms)" HERALD_API_REVOKED_KEY="$(key revoked all)"

@@ -53,6 +53,9 @@ public enum APIApp {
         let connection = AMQPConnection(configuration: try configuration.amqp.connectionConfiguration(name: "herald-api@\(ProcessInfo.processInfo.hostName)"),
                                         logger: logger)
         health.setBrokerProbe { connection.isConnected }
+        // herald-api takes no presence lock (it consumes nothing): ready once the broker and
+        // the database are, until it drains.
+        health.presenceHeld = true
         let hasher = SecretHasher(keyRing: try configuration.secrets.keyRing())
         let topology = HeraldTopology(configuration.amqp, configuration.runner)
         let metrics = APIMetrics()
@@ -85,11 +88,23 @@ public enum APIApp {
             onServerRunning: { _ in logger.info("listening", metadata: ["host": "\(api.host)", "port": "\(api.port)", "tls": "\(api.tlsEnabled)"]) },
             logger: logger)
         services.append(app)
+        // Stopped before the server: /readyz answers "draining" while the requests in flight finish.
+        services.append(DrainSignal(health: health))
         let drain = Duration.seconds(configuration.runner.drainTimeoutSeconds)
         services.append(ShutdownBound(bound: drain + .seconds(15), logger: logger))
         var group = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = drain + .seconds(10)
         try await ServiceGroup(configuration: group).run()
         logger.info("stopped")
+    }
+}
+
+/// Marks the process draining at the start of a graceful shutdown.
+struct DrainSignal: Service {
+    let health: HealthState
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        health.draining = true
     }
 }
