@@ -15,7 +15,13 @@ struct ErrorBoundary: RouterMiddleware {
 
     func handle(_ request: Request, context: APIContext, next: (Request, APIContext) async throws -> Response) async throws -> Response {
         do {
-            return try await next(request, context)
+            do {
+                return try await next(request, context)
+            } catch let wrapped as PostgresTransactionError {
+                // What a handler threw inside a transaction (a broker 503 while a Verify send is
+                // recorded), or the database's own error: answered as itself.
+                throw wrapped.failure ?? wrapped
+            }
         } catch let failure as APIFailure {
             throw render(failure, request.uri.path)
         } catch is NIOTooManyBytesError {

@@ -2,5 +2,2237 @@
 enum OpenAPIDocument {
     static let text = ##"""
 openapi: 3.1.0
+info:
+  title: Herald API (herald-api)
+  version: "1"
+  summary: Herald's HTTP API (/v1) and its Twilio Verify v2 compatible routes (/v2).
+  description: |
+    The contract of every route `herald-api` serves (docs/api.md). Generated into
+    `Sources/HeraldAPI/Server/OpenAPIDocument.swift` by `scripts/embed-openapi.py` and served
+    at `GET /openapi.yaml`.
+
+    Reading the schemas:
+
+    - `/v1` bodies are JSON objects read strictly: a field not listed is refused (400,
+      `invalid_request`, `field` naming it). A field given as `null` is read as absent. The
+      `Content-Type` is not checked. `maxLength` is counted in UTF-8 bytes by Herald (the same
+      as characters for ASCII). An empty body is read as `{}`.
+    - `/v2` bodies are `application/x-www-form-urlencoded` (the query for `GET /v2/Services`).
+      A parameter not listed answers Twilio error 60200 naming it. Booleans are `true` or
+      `false` in any case; integers are decimal.
+    - Errors of `/v1` are `{"error": {"code", "message", "field"?}}`; errors of `/v2` are
+      Twilio's `{"code", "message", "more_info", "status"}`. `message` and `field` name a
+      field, never its value.
+    - 429 and 503 answers carry `Retry-After` (seconds).
+    - A path or method that is not listed here answers 404 with an empty body.
+    - Response objects may gain keys: ignore keys you do not know.
+servers:
+  - url: https://herald.example.com
+    description: "`api.public_url`, or the scheme and host herald-api is reached at"
+tags:
+  - name: sms
+    description: "SMS verification codes (scope `sms`)"
+  - name: email
+    description: "Email actions: sign-in, verify, reset, change links (scope `email`)"
+  - name: push
+    description: "App verification by silent push, device tokens (scope `push`)"
+  - name: apple
+    description: "Sign in with Apple (scope `apple`)"
+  - name: accounts
+    description: "Account deletion (scope `accounts`)"
+  - name: verify
+    description: "Twilio Verify v2 compatible routes (scope `verify`, HTTP Basic only)"
+  - name: meta
+    description: This document.
+
+paths:
+  /openapi.yaml:
+    get:
+      tags: [meta]
+      operationId: getOpenAPIDocument
+      summary: This document
+      security: []
+      responses:
+        "200":
+          description: The OpenAPI document herald-api was built with.
+          content:
+            application/yaml:
+              schema:
+                type: string
+
+  # ------------------------------------------------------------------------------------------
+  # /v1/sms
+
+  /v1/sms/verifications:
+    post:
+      tags: [sms]
+      operationId: startSMSVerification
+      summary: Send a code by SMS
+      description: |
+        Enqueues an `sms.verification` job for herald-sms and answers 202 once the broker has
+        confirmed it. The id is `verification_id`, else one derived from `Idempotency-Key`,
+        else a random UUID. A retry with the same id is the same job (handled once). The
+        client IP of the job is the request's (see `api.trusted_proxies`).
+      security: [{basic: []}, {bearer: []}]
+      parameters:
+        - $ref: "#/components/parameters/IdempotencyKey"
+        - $ref: "#/components/parameters/CorrelationID"
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: "#/components/schemas/SMSVerificationRequest"
+      responses:
+        "202":
+          description: Enqueued.
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/SMSVerificationQueued"
+        "400":
+          $ref: "#/components/responses/V1BadRequest"
+        "401":
+          $ref: "#/components/responses/V1Unauthorized"
+        "403":
+          $ref: "#/components/responses/V1Forbidden"
+        "413":
+          $ref: "#/components/responses/V1TooLarge"
+        "429":
+          $ref: "#/components/responses/V1RateLimited"
+        "503":
+          $ref: "#/components/responses/V1Unavailable"
+        "500":
+          $ref: "#/components/responses/V1Internal"
+
+  /v1/sms/verifications/{id}/check:
+    post:
+      tags: [sms]
+      operationId: checkSMSVerification
+      summary: Check the code the user typed
+      description: |
+        Atomic and single use. A malformed code counts as a wrong one. `locked_out` also sets
+        `Retry-After`.
+      security: [{basic: []}, {bearer: []}]
+      parameters:
+        - $ref: "#/components/parameters/SMSVerificationID"
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: "#/components/schemas/SMSCheckRequest"
+      responses:
+        "200":
+          description: The result of the check.
+          headers:
+            Retry-After:
+              description: With `locked_out` only.
+              schema:
+                type: integer
+                minimum: 1
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/SMSCheckResult"
+        "404":
+          description: No such verification, or its SMS was refused or never delivered.
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/SMSCheckNotFound"
+        "400":
+          $ref: "#/components/responses/V1BadRequest"
+        "401":
+          $ref: "#/components/responses/V1Unauthorized"
+        "403":
+          $ref: "#/components/responses/V1Forbidden"
+        "413":
+          $ref: "#/components/responses/V1TooLarge"
+        "429":
+          $ref: "#/components/responses/V1RateLimited"
+        "503":
+          $ref: "#/components/responses/V1Unavailable"
+        "500":
+          $ref: "#/components/responses/V1Internal"
+
+  /v1/sms/verifications/{id}:
+    get:
+      tags: [sms]
+      operationId: getSMSVerification
+      summary: Read a verification's state
+      description: |
+        As `heraldctl verify show-sms`: its state, the code's status and tries, and every
+        provider call. The number is masked; the code is never there.
+      security: [{basic: []}, {bearer: []}]
+      parameters:
+        - $ref: "#/components/parameters/SMSVerificationID"
+      responses:
+        "200":
+          description: The verification.
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/SMSVerificationRecord"
+        "404":
+          $ref: "#/components/responses/V1NotFound"
+        "401":
+          $ref: "#/components/responses/V1Unauthorized"
+        "403":
+          $ref: "#/components/responses/V1Forbidden"
+        "429":
+          $ref: "#/components/responses/V1RateLimited"
+        "503":
+          $ref: "#/components/responses/V1Unavailable"
+        "500":
+          $ref: "#/components/responses/V1Internal"
+
+  # ------------------------------------------------------------------------------------------
+  # /v1/email
+
+  /v1/email/actions:
+    post:
+      tags: [email]
+      operationId: sendEmailAction
+      summary: Send an email action link
+      description: |
+        Enqueues an `email.action` job for herald-email and answers 202 once the broker has
+        confirmed it. The id is `request_id`, else one derived from `Idempotency-Key`, else a
+        random UUID.
+      security: [{basic: []}, {bearer: []}]
+      parameters:
+        - $ref: "#/components/parameters/IdempotencyKey"
+        - $ref: "#/components/parameters/CorrelationID"
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: "#/components/schemas/EmailActionRequest"
+      responses:
+        "202":
+          description: Enqueued.
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/EmailActionQueued"
+        "400":
+          $ref: "#/components/responses/V1BadRequest"
+        "401":
+          $ref: "#/components/responses/V1Unauthorized"
+        "403":
+          $ref: "#/components/responses/V1Forbidden"
+        "413":
+          $ref: "#/components/responses/V1TooLarge"
+        "429":
+          $ref: "#/components/responses/V1RateLimited"
+        "503":
+          $ref: "#/components/responses/V1Unavailable"
+        "500":
+          $ref: "#/components/responses/V1Internal"
+
+  /v1/email/actions/consume:
+    post:
+      tags: [email]
+      operationId: consumeEmailAction
+      summary: Use the code of an email link
+      description: |
+        Atomic and single use, only for the address the link was sent to. Using a code
+        supersedes every other pending code of its address and mode.
+      security: [{basic: []}, {bearer: []}]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: "#/components/schemas/EmailConsumeRequest"
+      responses:
+        "200":
+          description: The result.
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/EmailConsumeResult"
+        "404":
+          description: No such code, a code of another mode, or one whose send failed.
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/EmailConsumeNotFound"
+        "400":
+          $ref: "#/components/responses/V1BadRequest"
+        "401":
+          $ref: "#/components/responses/V1Unauthorized"
+        "403":
+          $ref: "#/components/responses/V1Forbidden"
+        "413":
+          $ref: "#/components/responses/V1TooLarge"
+        "429":
+          $ref: "#/components/responses/V1RateLimited"
+        "503":
+          $ref: "#/components/responses/V1Unavailable"
+        "500":
+          $ref: "#/components/responses/V1Internal"
+
+  # ------------------------------------------------------------------------------------------
+  # /v1/push
+
+  /v1/push/verifications:
+    post:
+      tags: [push]
+      operationId: startPushVerification
+      summary: Send a silent push carrying a secret
+      description: |
+        Enqueues a `push.verification` job for herald-push and answers 202 once the broker has
+        confirmed it. The id is `receipt`, else one derived from `Idempotency-Key`, else a
+        random UUID.
+      security: [{basic: []}, {bearer: []}]
+      parameters:
+        - $ref: "#/components/parameters/IdempotencyKey"
+        - $ref: "#/components/parameters/CorrelationID"
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: "#/components/schemas/PushVerificationRequest"
+      responses:
+        "202":
+          description: Enqueued.
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/PushVerificationQueued"
+        "400":
+          $ref: "#/components/responses/V1BadRequest"
+        "401":
+          $ref: "#/components/responses/V1Unauthorized"
+        "403":
+          $ref: "#/components/responses/V1Forbidden"
+        "413":
+          $ref: "#/components/responses/V1TooLarge"
+        "429":
+          $ref: "#/components/responses/V1RateLimited"
+        "503":
+          $ref: "#/components/responses/V1Unavailable"
+        "500":
+          $ref: "#/components/responses/V1Internal"
+
+  /v1/push/verifications/{receipt}/confirm:
+    post:
+      tags: [push]
+      operationId: confirmPushVerification
+      summary: Confirm the secret the app received
+      security: [{basic: []}, {bearer: []}]
+      parameters:
+        - name: receipt
+          in: path
+          required: true
+          description: The receipt of the push verification.
+          schema:
+            type: string
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: "#/components/schemas/PushConfirmRequest"
+      responses:
+        "200":
+          description: The result.
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/PushConfirmResult"
+        "404":
+          description: No such receipt, or its push was refused or failed.
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/PushConfirmNotFound"
+        "400":
+          $ref: "#/components/responses/V1BadRequest"
+        "401":
+          $ref: "#/components/responses/V1Unauthorized"
+        "403":
+          $ref: "#/components/responses/V1Forbidden"
+        "413":
+          $ref: "#/components/responses/V1TooLarge"
+        "429":
+          $ref: "#/components/responses/V1RateLimited"
+        "503":
+          $ref: "#/components/responses/V1Unavailable"
+        "500":
+          $ref: "#/components/responses/V1Internal"
+
+  /v1/push/device-tokens:
+    post:
+      tags: [push]
+      operationId: deviceTokenRegistered
+      summary: A device token the app registered again
+      description: |
+        A token marked invalid before `registered_at` is valid again (APNs's 410 timestamp says
+        a token is invalid unless registered after it).
+      security: [{basic: []}, {bearer: []}]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: "#/components/schemas/DeviceTokenRequest"
+      responses:
+        "200":
+          description: Whether the token's record changed.
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/DeviceTokenResult"
+        "400":
+          $ref: "#/components/responses/V1BadRequest"
+        "401":
+          $ref: "#/components/responses/V1Unauthorized"
+        "403":
+          $ref: "#/components/responses/V1Forbidden"
+        "413":
+          $ref: "#/components/responses/V1TooLarge"
+        "429":
+          $ref: "#/components/responses/V1RateLimited"
+        "503":
+          $ref: "#/components/responses/V1Unavailable"
+        "500":
+          $ref: "#/components/responses/V1Internal"
+
+  # ------------------------------------------------------------------------------------------
+  # /v1/apple
+
+  /v1/apple/identity-tokens/verify:
+    post:
+      tags: [apple]
+      operationId: verifyAppleIdentityToken
+      summary: Check a Sign in with Apple identity token
+      description: |
+        Signature with Apple's published keys, issuer, audience (one of `apple.client_ids`),
+        expiry, and the nonce (SHA-256 of `raw_nonce`). A token that fails a check is a 200
+        with `result: refused`; Apple's key set not reachable (none cached) is a 503.
+      security: [{basic: []}, {bearer: []}]
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: "#/components/schemas/AppleVerifyRequest"
+      responses:
+        "200":
+          description: The result.
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/AppleVerifyResult"
+        "400":
+          $ref: "#/components/responses/V1BadRequest"
+        "401":
+          $ref: "#/components/responses/V1Unauthorized"
+        "403":
+          $ref: "#/components/responses/V1Forbidden"
+        "413":
+          $ref: "#/components/responses/V1TooLarge"
+        "429":
+          $ref: "#/components/responses/V1RateLimited"
+        "503":
+          $ref: "#/components/responses/V1Unavailable"
+        "500":
+          $ref: "#/components/responses/V1Internal"
+
+  /v1/apple/authorization-codes:
+    post:
+      tags: [apple]
+      operationId: storeAppleAuthorizationCode
+      summary: Hand herald-apple an authorization code to exchange
+      description: |
+        Enqueues an `apple.token` job: herald-apple exchanges the code for the user's refresh
+        token and keeps it, sealed, so the account's deletion can revoke it. The message id is
+        derived from `Idempotency-Key`, else a random UUID.
+      security: [{basic: []}, {bearer: []}]
+      parameters:
+        - $ref: "#/components/parameters/IdempotencyKey"
+        - $ref: "#/components/parameters/CorrelationID"
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: "#/components/schemas/AppleAuthorizationCodeRequest"
+      responses:
+        "202":
+          description: Enqueued.
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/AppleAuthorizationCodeQueued"
+        "400":
+          $ref: "#/components/responses/V1BadRequest"
+        "401":
+          $ref: "#/components/responses/V1Unauthorized"
+        "403":
+          $ref: "#/components/responses/V1Forbidden"
+        "413":
+          $ref: "#/components/responses/V1TooLarge"
+        "429":
+          $ref: "#/components/responses/V1RateLimited"
+        "503":
+          $ref: "#/components/responses/V1Unavailable"
+        "500":
+          $ref: "#/components/responses/V1Internal"
+
+  # ------------------------------------------------------------------------------------------
+  # /v1/accounts
+
+  /v1/accounts/{id}:
+    delete:
+      tags: [accounts]
+      operationId: deleteAccount
+      summary: Delete an account
+      description: |
+        Deletes the account with `account.deleted` on `herald.events` and, in the same
+        transaction, an `apple.revoke` job for every Sign in with Apple token Herald keeps for it.
+      security: [{basic: []}, {bearer: []}]
+      parameters:
+        - name: id
+          in: path
+          required: true
+          description: The account id, 1 to 128 bytes.
+          schema:
+            type: string
+            minLength: 1
+            maxLength: 128
+      responses:
+        "200":
+          description: Deleted.
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/AccountDeleted"
+        "400":
+          $ref: "#/components/responses/V1BadRequest"
+        "404":
+          $ref: "#/components/responses/V1NotFound"
+        "401":
+          $ref: "#/components/responses/V1Unauthorized"
+        "403":
+          $ref: "#/components/responses/V1Forbidden"
+        "429":
+          $ref: "#/components/responses/V1RateLimited"
+        "503":
+          $ref: "#/components/responses/V1Unavailable"
+        "500":
+          $ref: "#/components/responses/V1Internal"
+
+  # ------------------------------------------------------------------------------------------
+  # /v2: Twilio Verify
+
+  /v2/Services:
+    get:
+      tags: [verify]
+      operationId: listServices
+      summary: List Services (oldest first)
+      security: [{basic: []}]
+      parameters:
+        - name: PageSize
+          in: query
+          schema:
+            type: integer
+            minimum: 1
+            maximum: 1000
+            default: 50
+        - name: Page
+          in: query
+          schema:
+            type: integer
+            minimum: 0
+            maximum: 1000000
+            default: 0
+        - name: PageToken
+          in: query
+          description: Accepted and ignored (the page is `Page`).
+          schema:
+            type: string
+      responses:
+        "200":
+          description: One page.
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/TwilioServicePage"
+        "400":
+          $ref: "#/components/responses/TwilioBadRequest"
+        "401":
+          $ref: "#/components/responses/TwilioUnauthorized"
+        "403":
+          $ref: "#/components/responses/TwilioForbidden"
+        "429":
+          $ref: "#/components/responses/TwilioRateLimited"
+        "503":
+          $ref: "#/components/responses/TwilioUnavailable"
+        "500":
+          $ref: "#/components/responses/TwilioInternal"
+    post:
+      tags: [verify]
+      operationId: createService
+      summary: Create a Service
+      security: [{basic: []}]
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              $ref: "#/components/schemas/TwilioServiceCreateForm"
+      responses:
+        "201":
+          description: Created.
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/TwilioService"
+        "400":
+          $ref: "#/components/responses/TwilioBadRequest"
+        "401":
+          $ref: "#/components/responses/TwilioUnauthorized"
+        "403":
+          $ref: "#/components/responses/TwilioForbidden"
+        "413":
+          $ref: "#/components/responses/TwilioTooLarge"
+        "429":
+          $ref: "#/components/responses/TwilioRateLimited"
+        "503":
+          $ref: "#/components/responses/TwilioUnavailable"
+        "500":
+          $ref: "#/components/responses/TwilioInternal"
+
+  /v2/Services/{service}:
+    parameters:
+      - $ref: "#/components/parameters/TwilioServiceSid"
+    get:
+      tags: [verify]
+      operationId: fetchService
+      summary: Fetch a Service
+      security: [{basic: []}]
+      responses:
+        "200":
+          description: The Service.
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/TwilioService"
+        "404":
+          $ref: "#/components/responses/TwilioNotFound"
+        "401":
+          $ref: "#/components/responses/TwilioUnauthorized"
+        "403":
+          $ref: "#/components/responses/TwilioForbidden"
+        "429":
+          $ref: "#/components/responses/TwilioRateLimited"
+        "503":
+          $ref: "#/components/responses/TwilioUnavailable"
+        "500":
+          $ref: "#/components/responses/TwilioInternal"
+    post:
+      tags: [verify]
+      operationId: updateService
+      summary: Update a Service
+      description: The parameters given replace the Service's; the others stay.
+      security: [{basic: []}]
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              $ref: "#/components/schemas/TwilioServiceUpdateForm"
+      responses:
+        "200":
+          description: The Service as updated.
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/TwilioService"
+        "400":
+          $ref: "#/components/responses/TwilioBadRequest"
+        "404":
+          $ref: "#/components/responses/TwilioNotFound"
+        "401":
+          $ref: "#/components/responses/TwilioUnauthorized"
+        "403":
+          $ref: "#/components/responses/TwilioForbidden"
+        "413":
+          $ref: "#/components/responses/TwilioTooLarge"
+        "429":
+          $ref: "#/components/responses/TwilioRateLimited"
+        "503":
+          $ref: "#/components/responses/TwilioUnavailable"
+        "500":
+          $ref: "#/components/responses/TwilioInternal"
+    delete:
+      tags: [verify]
+      operationId: deleteService
+      summary: Delete a Service and its verifications
+      security: [{basic: []}]
+      responses:
+        "204":
+          description: Deleted.
+        "404":
+          $ref: "#/components/responses/TwilioNotFound"
+        "401":
+          $ref: "#/components/responses/TwilioUnauthorized"
+        "403":
+          $ref: "#/components/responses/TwilioForbidden"
+        "429":
+          $ref: "#/components/responses/TwilioRateLimited"
+        "503":
+          $ref: "#/components/responses/TwilioUnavailable"
+        "500":
+          $ref: "#/components/responses/TwilioInternal"
+
+  /v2/Services/{service}/Verifications:
+    parameters:
+      - $ref: "#/components/parameters/TwilioServiceSid"
+    post:
+      tags: [verify]
+      operationId: createVerification
+      summary: Start a verification (send a code)
+      description: |
+        A second create for the same `To` while a verification of it is pending in the Service
+        is a resend of that verification: a new code is sent at once (`force_resend`) and the
+        verification's validity starts again. The send is recorded only once the broker has
+        confirmed the SMS job. Only `Channel=sms` is offered.
+      security: [{basic: []}]
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              $ref: "#/components/schemas/TwilioVerificationCreateForm"
+      responses:
+        "201":
+          description: Started, or resent.
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/TwilioVerification"
+        "400":
+          description: |
+            60200 (a parameter is missing or invalid: `To` not E.164 or not a number in use,
+            `Locale`, `DeviceIp`, an unknown `Channel` or parameter), 60223 (`Channel` is
+            `call`, `email`, `whatsapp`, `sna`, `auto` or `rcs`).
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/TwilioError"
+        "403":
+          description: |
+            60205 (a fixed line, with `SkipSmsToLandlines` or when `sms.number_types.allow`
+            leaves out `fixed_line`), 60410 (the region or number-type policy refuses `To`),
+            20403 (the key lacks the `verify` scope).
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/TwilioError"
+        "429":
+          description: 60203 (the pending verification had its `MaxSendAttempts` sends), 20429 (the key's rate).
+          headers:
+            Retry-After:
+              description: With 20429.
+              schema:
+                type: integer
+                minimum: 1
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/TwilioError"
+        "404":
+          $ref: "#/components/responses/TwilioNotFound"
+        "401":
+          $ref: "#/components/responses/TwilioUnauthorized"
+        "413":
+          $ref: "#/components/responses/TwilioTooLarge"
+        "503":
+          $ref: "#/components/responses/TwilioUnavailable"
+        "500":
+          $ref: "#/components/responses/TwilioInternal"
+
+  /v2/Services/{service}/Verifications/{sid}:
+    parameters:
+      - $ref: "#/components/parameters/TwilioServiceSid"
+      - name: sid
+        in: path
+        required: true
+        description: The Verification sid (`VE` and 32 hex digits).
+        schema:
+          type: string
+    get:
+      tags: [verify]
+      operationId: fetchVerification
+      summary: Fetch a verification
+      description: |
+        A verification that is `approved`, `expired` or `max_attempts_reached` answers 20404,
+        as Twilio deletes those.
+      security: [{basic: []}]
+      responses:
+        "200":
+          description: The verification (`pending`, `canceled` or `failed`).
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/TwilioVerification"
+        "404":
+          $ref: "#/components/responses/TwilioNotFound"
+        "401":
+          $ref: "#/components/responses/TwilioUnauthorized"
+        "403":
+          $ref: "#/components/responses/TwilioForbidden"
+        "429":
+          $ref: "#/components/responses/TwilioRateLimited"
+        "503":
+          $ref: "#/components/responses/TwilioUnavailable"
+        "500":
+          $ref: "#/components/responses/TwilioInternal"
+    post:
+      tags: [verify]
+      operationId: updateVerification
+      summary: Cancel or approve a pending verification
+      description: Its code stops working (a check of it answers 20404).
+      security: [{basic: []}]
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              $ref: "#/components/schemas/TwilioVerificationUpdateForm"
+      responses:
+        "200":
+          description: The verification as updated.
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/TwilioVerification"
+        "400":
+          $ref: "#/components/responses/TwilioBadRequest"
+        "404":
+          description: 20404 (no such Service, or no pending verification `sid` in it).
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/TwilioError"
+        "401":
+          $ref: "#/components/responses/TwilioUnauthorized"
+        "403":
+          $ref: "#/components/responses/TwilioForbidden"
+        "413":
+          $ref: "#/components/responses/TwilioTooLarge"
+        "429":
+          $ref: "#/components/responses/TwilioRateLimited"
+        "503":
+          $ref: "#/components/responses/TwilioUnavailable"
+        "500":
+          $ref: "#/components/responses/TwilioInternal"
+
+  /v2/Services/{service}/VerificationCheck:
+    parameters:
+      - $ref: "#/components/parameters/TwilioServiceSid"
+    post:
+      tags: [verify]
+      operationId: checkVerification
+      summary: Check a code
+      description: |
+        Checks `Code` against the pending verification named by `VerificationSid`, else by
+        `To`. Each check counts against the Service's `MaxCheckAttempts`. A wrong code is a
+        200 with `status: pending` (or `max_attempts_reached` with the last allowed check).
+      security: [{basic: []}]
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              $ref: "#/components/schemas/TwilioVerificationCheckForm"
+      responses:
+        "200":
+          description: The check (`approved`, `pending` or `max_attempts_reached`).
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/TwilioVerificationCheck"
+        "404":
+          description: |
+            20404: no such Service; no pending verification for `To` or `VerificationSid`
+            (never made, approved, canceled, expired, or had all its checks); its code expired;
+            its code was used another way (through `/v1`); its SMS was refused or is not sent yet.
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/TwilioError"
+        "429":
+          description: |
+            60202: the verification had its `MaxCheckAttempts` checks, its code had its tries, or
+            the number is locked by too many wrong codes (then with `Retry-After`). 20429: the
+            key's rate (with `Retry-After`).
+          headers:
+            Retry-After:
+              description: With 20429, and with 60202 for a locked number.
+              schema:
+                type: integer
+                minimum: 1
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/TwilioError"
+        "400":
+          $ref: "#/components/responses/TwilioBadRequest"
+        "401":
+          $ref: "#/components/responses/TwilioUnauthorized"
+        "403":
+          $ref: "#/components/responses/TwilioForbidden"
+        "413":
+          $ref: "#/components/responses/TwilioTooLarge"
+        "503":
+          $ref: "#/components/responses/TwilioUnavailable"
+        "500":
+          $ref: "#/components/responses/TwilioInternal"
+
+components:
+  securitySchemes:
+    basic:
+      type: http
+      scheme: basic
+      description: |
+        User name: the API key id (`HK` and 32 hex digits; a Twilio client may send it as
+        `AC` and the same 32 hex digits). Password: the key's secret. `/v1` and `/v2`.
+    bearer:
+      type: http
+      scheme: bearer
+      bearerFormat: "<key id>.<secret>"
+      description: "`Authorization: Bearer <key id>.<secret>`. `/v1` only."
+
+  parameters:
+    IdempotencyKey:
+      name: Idempotency-Key
+      in: header
+      required: false
+      description: |
+        1 to 255 printable ASCII characters without spaces. Without the body's own id, the
+        request's id is derived from it (`idem-` and 40 hex digits, per API key and route
+        family), so a retried request names the same job.
+      schema:
+        type: string
+        pattern: "^[!-~]{1,255}$"
+    CorrelationID:
+      name: X-Correlation-ID
+      in: header
+      required: false
+      description: Carried as the job's correlation id.
+      schema:
+        type: string
+    SMSVerificationID:
+      name: id
+      in: path
+      required: true
+      description: The `verification_id` (a Twilio Verify send attempt's `VL…` sid is one too).
+      schema:
+        type: string
+    TwilioServiceSid:
+      name: service
+      in: path
+      required: true
+      description: The Service sid (`VA` and 32 hex digits).
+      schema:
+        type: string
+
+  headers:
+    RetryAfter:
+      description: Seconds to wait before retrying.
+      required: true
+      schema:
+        type: integer
+        minimum: 1
+
+  responses:
+    V1BadRequest:
+      description: "`invalid_request`: a field is missing, unknown, of the wrong type or form; `field` names it."
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: "#/components/schemas/V1Error"
+              - properties:
+                  error:
+                    properties:
+                      code:
+                        const: invalid_request
+    V1Unauthorized:
+      description: |
+        `unauthenticated`: no credentials, or an API key that is unknown, wrong, revoked or
+        expired (all answered alike).
+      headers:
+        WWW-Authenticate:
+          schema:
+            type: string
+            const: 'Basic realm="herald", Bearer realm="herald"'
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: "#/components/schemas/V1Error"
+              - properties:
+                  error:
+                    properties:
+                      code:
+                        const: unauthenticated
+    V1Forbidden:
+      description: "`forbidden`: the key lacks the route family's scope."
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: "#/components/schemas/V1Error"
+              - properties:
+                  error:
+                    properties:
+                      code:
+                        const: forbidden
+    V1NotFound:
+      description: "`not_found`: no such resource."
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: "#/components/schemas/V1Error"
+              - properties:
+                  error:
+                    properties:
+                      code:
+                        const: not_found
+    V1TooLarge:
+      description: "`body_too_large`: the body is larger than `api.max_body_bytes`."
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: "#/components/schemas/V1Error"
+              - properties:
+                  error:
+                    properties:
+                      code:
+                        const: body_too_large
+    V1RateLimited:
+      description: "`rate_limited`: the API key's request rate (per replica) is spent."
+      headers:
+        Retry-After:
+          $ref: "#/components/headers/RetryAfter"
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: "#/components/schemas/V1Error"
+              - properties:
+                  error:
+                    properties:
+                      code:
+                        const: rate_limited
+    V1Unavailable:
+      description: |
+        `broker_unavailable`: the broker did not confirm the job within `api.publish_timeout_ms`
+        or is not connected (nothing was enqueued that a retry with the same id would
+        duplicate; Retry-After 2, or 5 when no queue takes the job). `database_unavailable`
+        (Retry-After 1). `upstream_unavailable`: Apple's key set did not answer (Retry-After 5).
+      headers:
+        Retry-After:
+          $ref: "#/components/headers/RetryAfter"
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: "#/components/schemas/V1Error"
+              - properties:
+                  error:
+                    properties:
+                      code:
+                        enum: [broker_unavailable, database_unavailable, upstream_unavailable]
+    V1Internal:
+      description: "`internal`: anything else (logged, never echoed)."
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: "#/components/schemas/V1Error"
+              - properties:
+                  error:
+                    properties:
+                      code:
+                        const: internal
+
+    TwilioBadRequest:
+      description: "60200: a parameter is missing, unknown or invalid; the message names it."
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: "#/components/schemas/TwilioError"
+              - properties:
+                  code:
+                    const: 60200
+                  status:
+                    const: 400
+    TwilioUnauthorized:
+      description: "20003: no credentials, or an API key that is unknown, wrong, revoked or expired."
+      headers:
+        WWW-Authenticate:
+          schema:
+            type: string
+            const: 'Basic realm="Twilio API"'
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: "#/components/schemas/TwilioError"
+              - properties:
+                  code:
+                    const: 20003
+                  status:
+                    const: 401
+    TwilioForbidden:
+      description: "20403: the key lacks the `verify` scope."
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: "#/components/schemas/TwilioError"
+              - properties:
+                  code:
+                    const: 20403
+                  status:
+                    const: 403
+    TwilioNotFound:
+      description: "20404: no such Service or resource."
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: "#/components/schemas/TwilioError"
+              - properties:
+                  code:
+                    const: 20404
+                  status:
+                    const: 404
+    TwilioTooLarge:
+      description: "60200 with status 413: the body is larger than `api.max_body_bytes`."
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: "#/components/schemas/TwilioError"
+              - properties:
+                  code:
+                    const: 60200
+                  status:
+                    const: 413
+    TwilioRateLimited:
+      description: "20429: the API key's request rate (per replica) is spent."
+      headers:
+        Retry-After:
+          $ref: "#/components/headers/RetryAfter"
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: "#/components/schemas/TwilioError"
+              - properties:
+                  code:
+                    const: 20429
+                  status:
+                    const: 429
+    TwilioUnavailable:
+      description: |
+        20503: the broker did not confirm the SMS job (nothing was recorded: retry the same
+        request), or the database did not answer.
+      headers:
+        Retry-After:
+          $ref: "#/components/headers/RetryAfter"
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: "#/components/schemas/TwilioError"
+              - properties:
+                  code:
+                    const: 20503
+                  status:
+                    const: 503
+    TwilioInternal:
+      description: "20500: anything else (logged, never echoed)."
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: "#/components/schemas/TwilioError"
+              - properties:
+                  code:
+                    const: 20500
+                  status:
+                    const: 500
+
+  schemas:
+    # ---------------------------------------------------------------------------------------
+    # Shared forms
+
+    Identifier:
+      description: 1 to 128 printable ASCII characters without spaces.
+      type: string
+      pattern: "^[!-~]{1,128}$"
+    PhoneNumber:
+      description: "E.164: `+`, then 7 to 15 digits, the first not 0."
+      type: string
+      pattern: '^\+[1-9][0-9]{6,14}$'
+    Locale:
+      description: "A language tag such as `en` or `pt-BR`: letters, digits, `-` and `_`, 2 to 35 characters."
+      type: string
+      pattern: "^[A-Za-z0-9_-]{2,35}$"
+    EmailAddress:
+      description: |
+        One `@`, a local part of 1 to 64 bytes, a domain with a dot that neither starts nor
+        ends with one; no whitespace, control characters or `<>()[],;:\"`; at most 254 bytes.
+      type: string
+      maxLength: 254
+      pattern: '^(?!.*[\s<>()\[\],;:\\"\x00-\x1f\x7f-\x9f\ufffd])[^@]{1,64}@[^@.][^@]*\.[^@]*[^@.]$'
+    Timestamp:
+      description: "UTC, whole seconds: `2026-01-02T03:04:05Z`."
+      type: string
+      format: date-time
+
+    # ---------------------------------------------------------------------------------------
+    # /v1 errors
+
+    V1Error:
+      type: object
+      required: [error]
+      properties:
+        error:
+          type: object
+          required: [code, message]
+          properties:
+            code:
+              type: string
+              enum: [invalid_request, body_too_large, unauthenticated, forbidden, rate_limited, not_found,
+                     broker_unavailable, database_unavailable, upstream_unavailable, internal]
+            message:
+              type: string
+              description: Names the field, never its value.
+            field:
+              type: string
+              description: "With `invalid_request`, when one field (or the `Idempotency-Key` header) is at fault; nested fields are dotted (`app_verification.captcha.token`)."
+
+    # ---------------------------------------------------------------------------------------
+    # /v1/sms
+
+    SMSVerificationRequest:
+      type: object
+      additionalProperties: false
+      required: [phone_number]
+      properties:
+        verification_id:
+          description: The request's id (and the job's message id). Absent, derived from `Idempotency-Key`, else a random UUID.
+          type: [string, "null"]
+          pattern: "^[!-~]{1,128}$"
+        phone_number:
+          description: "E.164: `+`, then 7 to 15 digits, the first not 0. herald-sms then reads it with libphonenumber."
+          type: string
+          maxLength: 32
+          pattern: '^\+[1-9][0-9]{6,14}$'
+        purpose:
+          type: [string, "null"]
+          enum: [sign_in, mfa_enroll, mfa_sign_in, null]
+          default: sign_in
+        locale:
+          type: [string, "null"]
+          pattern: "^[A-Za-z0-9_-]{2,35}$"
+        force_resend:
+          description: Send a new code now even within `sms.resend_interval_seconds` (limited by `sms.limits.resend`).
+          type: [boolean, "null"]
+          default: false
+        app_verification:
+          $ref: "#/components/schemas/SMSAppVerification"
+        client:
+          type: [object, "null"]
+          additionalProperties: false
+          properties:
+            app_id:
+              type: [string, "null"]
+              maxLength: 256
+        code_length:
+          description: Digits of a new code instead of `sms.code_length`.
+          type: [integer, "null"]
+          minimum: 4
+          maximum: 10
+        code_ttl_seconds:
+          description: Lifetime of a new code instead of `sms.code_ttl_seconds`.
+          type: [integer, "null"]
+          minimum: 60
+          maximum: 86400
+    SMSAppVerification:
+      description: |
+        Evidence of a genuine app, judged by `sms.app_verification.mode`: a push `receipt` the
+        app confirmed with its `app_id`, or a `captcha` token; never both.
+      type: [object, "null"]
+      additionalProperties: false
+      properties:
+        receipt:
+          type: [string, "null"]
+          pattern: "^[!-~]{1,128}$"
+        app_id:
+          type: [string, "null"]
+          minLength: 1
+          maxLength: 255
+        captcha:
+          type: [object, "null"]
+          additionalProperties: false
+          required: [provider, token]
+          properties:
+            provider:
+              type: string
+              enum: [recaptcha, hcaptcha, turnstile]
+            token:
+              type: string
+              minLength: 1
+              maxLength: 4096
+      oneOf:
+        - type: "null"
+        - type: object
+          required: [receipt, app_id]
+          properties:
+            receipt:
+              type: string
+            app_id:
+              type: string
+            captcha:
+              type: "null"
+        - type: object
+          required: [captcha]
+          properties:
+            captcha:
+              type: object
+            receipt:
+              type: "null"
+    SMSVerificationQueued:
+      type: object
+      required: [verification_id, status]
+      properties:
+        verification_id:
+          type: string
+        status:
+          const: queued
+    SMSCheckRequest:
+      type: object
+      additionalProperties: false
+      required: [code]
+      properties:
+        code:
+          type: string
+          minLength: 1
+          maxLength: 32
+    SMSCheckResult:
+      oneOf:
+        - type: object
+          description: The code is right; it is now used.
+          required: [verification_id, result, phone_number, purpose]
+          properties:
+            verification_id:
+              type: string
+            result:
+              const: verified
+            phone_number:
+              $ref: "#/components/schemas/PhoneNumber"
+            purpose:
+              type: string
+              enum: [sign_in, mfa_enroll, mfa_sign_in]
+        - type: object
+          description: Wrong; `attempts_left` more tries (0 - the code is now dead).
+          required: [verification_id, result, attempts_left]
+          properties:
+            verification_id:
+              type: string
+            result:
+              const: wrong_code
+            attempts_left:
+              type: integer
+              minimum: 0
+        - type: object
+          description: |
+            Too many wrong codes for this number and purpose, across codes (`sms.guessing.*`):
+            no code is checked (nor sent) for `retry_after_seconds`, also in `Retry-After`.
+          required: [verification_id, result, retry_after_seconds]
+          properties:
+            verification_id:
+              type: string
+            result:
+              const: locked_out
+            retry_after_seconds:
+              type: integer
+              minimum: 1
+        - type: object
+          description: |
+            `expired`; `too_many_attempts` (the code died of its wrong tries); `already_used`
+            (by this or another verification id sharing the code).
+          required: [verification_id, result]
+          properties:
+            verification_id:
+              type: string
+            result:
+              type: string
+              enum: [expired, too_many_attempts, already_used]
+    SMSCheckNotFound:
+      type: object
+      required: [verification_id, result]
+      properties:
+        verification_id:
+          type: string
+        result:
+          const: not_found
+    SMSVerificationRecord:
+      type: object
+      required: [verification_id, state, phone, purpose, uncertain_sends, created_at, provider_calls]
+      properties:
+        verification_id:
+          type: string
+        state:
+          type: string
+          enum: [sending, retrying, sent, reused, test, refused, failed]
+        reason:
+          type: string
+          description: Why it was refused or failed (`rate_limited:phone`, `region_not_allowed:JM`, …).
+        phone:
+          type: string
+          description: "The number masked: its first 3 and last 2 characters (`+15*******67`)."
+        purpose:
+          type: string
+          enum: [sign_in, mfa_enroll, mfa_sign_in]
+        provider:
+          type: string
+        provider_message_id:
+          type: string
+        uncertain_sends:
+          type: integer
+          minimum: 0
+        code_status:
+          type: string
+          enum: [pending, verified, dead, expired, failed]
+        attempts:
+          type: integer
+          minimum: 0
+        max_attempts:
+          type: integer
+          minimum: 0
+        expires_at:
+          $ref: "#/components/schemas/DatabaseTime"
+        created_at:
+          $ref: "#/components/schemas/DatabaseTime"
+        provider_calls:
+          type: array
+          items:
+            $ref: "#/components/schemas/ProviderCall"
+    DatabaseTime:
+      description: "PostgreSQL's `to_char(…, 'YYYY-MM-DD\"T\"HH24:MI:SSOF')` in the session's time zone: `2026-01-02T03:04:05+00`."
+      type: string
+      pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[+-][0-9]{2}(:[0-9]{2})?$'
+    ProviderCall:
+      type: object
+      required: [provider, result, duration_ms]
+      properties:
+        provider:
+          type: string
+        result:
+          type: string
+          enum: [accepted, rejected, transient, timeout]
+        duration_ms:
+          type: integer
+        http_status:
+          type: integer
+        error_code:
+          type: string
+        provider_message_id:
+          type: string
+
+    # ---------------------------------------------------------------------------------------
+    # /v1/email
+
+    EmailActionRequest:
+      type: object
+      additionalProperties: false
+      required: [email, mode, action_code_settings]
+      properties:
+        request_id:
+          description: The request's id (and the job's message id). Absent, derived from `Idempotency-Key`, else a random UUID.
+          type: [string, "null"]
+          pattern: "^[!-~]{1,128}$"
+        email:
+          $ref: "#/components/schemas/EmailAddress"
+        mode:
+          description: |
+            `recover_email` is not requested: Herald sends it itself when a
+            `verify_and_change_email` link is used (400 naming `mode`).
+          type: string
+          enum: [sign_in, verify_email, reset_password, verify_and_change_email]
+        old_email:
+          description: "`verify_and_change_email` only, and required there: the account's current address."
+          oneOf:
+            - $ref: "#/components/schemas/EmailAddress"
+            - type: "null"
+        locale:
+          type: [string, "null"]
+          pattern: "^[A-Za-z0-9_-]{2,35}$"
+        action_code_settings:
+          $ref: "#/components/schemas/ActionCodeSettings"
+      allOf:
+        - if:
+            required: [mode]
+            properties:
+              mode:
+                const: verify_and_change_email
+          then:
+            required: [old_email]
+            properties:
+              old_email:
+                type: string
+          else:
+            properties:
+              old_email:
+                type: "null"
+        - if:
+            required: [mode]
+            properties:
+              mode:
+                const: sign_in
+          then:
+            properties:
+              action_code_settings:
+                properties:
+                  handle_code_in_app:
+                    enum: [true, null]
+    ActionCodeSettings:
+      description: Firebase's ActionCodeSettings.
+      type: object
+      additionalProperties: false
+      required: [url]
+      properties:
+        url:
+          description: The continue URL, http(s), at most 2048 bytes.
+          type: string
+          maxLength: 2048
+          pattern: "^[Hh][Tt][Tt][Pp][Ss]?://"
+        handle_code_in_app:
+          description: Must be true (or absent) for `sign_in`.
+          type: [boolean, "null"]
+          default: true
+        ios_bundle_id:
+          type: [string, "null"]
+          maxLength: 256
+        android_package_name:
+          type: [string, "null"]
+          maxLength: 256
+        android_install_app:
+          type: [boolean, "null"]
+        android_minimum_version:
+          type: [string, "null"]
+          maxLength: 32
+        link_domain:
+          type: [string, "null"]
+          maxLength: 256
+    EmailActionQueued:
+      type: object
+      required: [request_id, status]
+      properties:
+        request_id:
+          type: string
+        status:
+          const: queued
+    EmailConsumeRequest:
+      type: object
+      additionalProperties: false
+      required: [email, oob_code]
+      properties:
+        email:
+          description: The address the user signs in with (compared with the domain case-insensitively).
+          type: string
+          minLength: 1
+          maxLength: 254
+        oob_code:
+          description: The link's `oobCode` (a code outside 16 to 256 bytes is not found).
+          type: string
+          minLength: 1
+          maxLength: 512
+        mode:
+          description: The mode of the link; a code of another mode is not found.
+          type: [string, "null"]
+          enum: [sign_in, verify_email, reset_password, verify_and_change_email, recover_email, null]
+          default: sign_in
+    EmailConsumeResult:
+      oneOf:
+        - type: object
+          description: The code was live and is now used.
+          required: [result, email, mode, continue_url, settings]
+          properties:
+            result:
+              const: success
+            email:
+              type: string
+            mode:
+              type: string
+              enum: [sign_in, verify_email, reset_password, verify_and_change_email]
+            continue_url:
+              type: string
+            settings:
+              $ref: "#/components/schemas/ApprovedSettings"
+        - type: object
+          description: |
+            A `recover_email` code was live and is now used: restore `email` (the old address)
+            on the account whose address is now `changed_to`.
+          required: [result, email, changed_to, continue_url, settings]
+          properties:
+            result:
+              const: recovered
+            email:
+              type: string
+            changed_to:
+              type: string
+            continue_url:
+              type: string
+            settings:
+              $ref: "#/components/schemas/ApprovedSettings"
+        - type: object
+          description: |
+            `email_mismatch` (the code was sent to another address; it stays usable),
+            `expired`, `already_used`, `superseded` (another link of the address and mode was
+            used, or a newer one was sent: ask for a new link).
+          required: [result]
+          properties:
+            result:
+              type: string
+              enum: [email_mismatch, expired, already_used, superseded]
+    EmailConsumeNotFound:
+      type: object
+      required: [result]
+      properties:
+        result:
+          const: not_found
+    ApprovedSettings:
+      description: The action code settings the link was made with.
+      type: object
+      required: [url, link_domain, handle_code_in_app]
+      properties:
+        url:
+          type: string
+        link_domain:
+          type: string
+        handle_code_in_app:
+          type: boolean
+        ios_bundle_id:
+          type: string
+        android_package_name:
+          type: string
+        android_install_app:
+          type: boolean
+        android_minimum_version:
+          type: string
+
+    # ---------------------------------------------------------------------------------------
+    # /v1/push
+
+    PushVerificationRequest:
+      type: object
+      additionalProperties: false
+      required: [device_token, platform, app_id]
+      properties:
+        receipt:
+          description: The request's id (and the job's message id). Absent, derived from `Idempotency-Key`, else a random UUID.
+          type: [string, "null"]
+          pattern: "^[!-~]{1,128}$"
+        device_token:
+          description: 1 to 4096 printable ASCII characters; hexadecimal (even length) for `apns`.
+          type: string
+          pattern: "^[!-~]{1,4096}$"
+        platform:
+          type: string
+          enum: [apns, fcm]
+        environment:
+          type: [string, "null"]
+          enum: [sandbox, production, null]
+          default: production
+        app_id:
+          $ref: "#/components/schemas/Identifier"
+        timeout_seconds:
+          type: [integer, "null"]
+          minimum: 1
+          maximum: 86400
+      if:
+        required: [platform]
+        properties:
+          platform:
+            const: apns
+      then:
+        properties:
+          device_token:
+            pattern: "^([0-9A-Fa-f]{2})+$"
+    PushVerificationQueued:
+      type: object
+      required: [receipt, status]
+      properties:
+        receipt:
+          type: string
+        status:
+          const: queued
+    PushConfirmRequest:
+      type: object
+      additionalProperties: false
+      required: [secret]
+      properties:
+        secret:
+          type: string
+          minLength: 1
+          maxLength: 512
+    PushConfirmResult:
+      oneOf:
+        - type: object
+          description: The push reached the genuine app.
+          required: [receipt, result, app_id, platform]
+          properties:
+            receipt:
+              type: string
+            result:
+              const: verified
+            app_id:
+              type: string
+            platform:
+              type: string
+              enum: [apns, fcm]
+        - type: object
+          description: "`mismatch` (not the secret pushed; the receipt stays valid until it expires), `expired`, `already_used`."
+          required: [receipt, result]
+          properties:
+            receipt:
+              type: string
+            result:
+              type: string
+              enum: [mismatch, expired, already_used]
+    PushConfirmNotFound:
+      type: object
+      required: [receipt, result]
+      properties:
+        receipt:
+          type: string
+        result:
+          const: not_found
+    DeviceTokenRequest:
+      type: object
+      additionalProperties: false
+      required: [platform, token]
+      properties:
+        platform:
+          type: string
+          enum: [apns, fcm]
+        token:
+          type: string
+          minLength: 1
+          maxLength: 4096
+        registered_at:
+          description: When the app registered the token (RFC 3339, `2026-01-02T03:04:05Z`); absent or later than now, now.
+          type: [string, "null"]
+          maxLength: 40
+          format: date-time
+    DeviceTokenResult:
+      type: object
+      required: [changed]
+      properties:
+        changed:
+          type: boolean
+
+    # ---------------------------------------------------------------------------------------
+    # /v1/apple
+
+    AppleVerifyRequest:
+      type: object
+      additionalProperties: false
+      required: [identity_token, raw_nonce]
+      properties:
+        identity_token:
+          description: "`identityToken` of the app's credential, or `id_token` of the web flow."
+          type: string
+          minLength: 1
+          maxLength: 8192
+        raw_nonce:
+          description: The nonce the app generated (Apple got its SHA-256).
+          type: string
+          minLength: 1
+          maxLength: 512
+    AppleVerifyResult:
+      oneOf:
+        - type: object
+          required: [result, sub, client_id, issued_at, expires_at]
+          properties:
+            result:
+              const: verified
+            sub:
+              type: string
+              description: The user's stable identifier for the team.
+            client_id:
+              type: string
+              description: The bundle id or services id the token was issued to.
+            issued_at:
+              $ref: "#/components/schemas/Timestamp"
+            expires_at:
+              $ref: "#/components/schemas/Timestamp"
+            email:
+              type: string
+              description: Absent when the user shares no email.
+            email_verified:
+              type: boolean
+            is_private_email:
+              type: boolean
+            real_user_status:
+              description: "Apple's: 0 unsupported, 1 unknown, 2 likely real."
+              type: integer
+              enum: [0, 1, 2]
+        - type: object
+          required: [result, reason]
+          properties:
+            result:
+              const: refused
+            reason:
+              type: string
+              enum: [bad_signature, unknown_key, wrong_issuer, wrong_audience, expired, issued_in_future, stale,
+                     nonce_mismatch, malformed]
+    AppleAuthorizationCodeRequest:
+      type: object
+      additionalProperties: false
+      required: [account_id, client_id, authorization_code]
+      properties:
+        account_id:
+          $ref: "#/components/schemas/Identifier"
+        client_id:
+          description: The bundle id or services id the code was issued to (one of `apple.client_ids`).
+          type: string
+          pattern: "^[!-~]{1,128}$"
+        authorization_code:
+          description: Single use, valid five minutes.
+          type: string
+          pattern: "^[!-~]{1,1024}$"
+    AppleAuthorizationCodeQueued:
+      type: object
+      required: [message_id, status]
+      properties:
+        message_id:
+          type: string
+        status:
+          const: queued
+
+    # ---------------------------------------------------------------------------------------
+    # /v1/accounts
+
+    AccountDeleted:
+      type: object
+      required: [account_id, deleted]
+      properties:
+        account_id:
+          type: string
+        deleted:
+          const: true
+
+    # ---------------------------------------------------------------------------------------
+    # /v2: Twilio Verify
+
+    TwilioError:
+      type: object
+      required: [code, message, more_info, status]
+      properties:
+        code:
+          type: integer
+          enum: [20003, 20403, 20404, 20429, 20500, 20503, 60200, 60202, 60203, 60205, 60223, 60410]
+        message:
+          type: string
+        more_info:
+          type: string
+          description: "`https://www.twilio.com/docs/errors/<code>`"
+        status:
+          type: integer
+          description: The HTTP status.
+
+    TwilioServiceCreateForm:
+      type: object
+      additionalProperties: false
+      required: [FriendlyName]
+      properties:
+        FriendlyName:
+          type: string
+          minLength: 1
+          maxLength: 64
+        CodeLength:
+          type: integer
+          minimum: 4
+          maximum: 10
+          default: 6
+        SkipSmsToLandlines:
+          description: Refuse numbers libphonenumber types as fixed lines (60205) instead of sending.
+          type: boolean
+          default: false
+        DoNotShareWarningEnabled:
+          description: Stored and returned; it does not change the SMS (Herald's template for `sign_in` is the text).
+          type: boolean
+          default: false
+        LookupEnabled:
+          description: Accepted and ignored (Herald reads every number with libphonenumber).
+          type: boolean
+        TtlSeconds:
+          description: Herald extension. How long a verification stays pending after its last send.
+          type: integer
+          minimum: 60
+          maximum: 86400
+          default: 600
+        MaxSendAttempts:
+          description: Herald extension. Sends of one verification; the next answers 60203.
+          type: integer
+          minimum: 1
+          maximum: 10
+          default: 5
+        MaxCheckAttempts:
+          description: Herald extension. Checks of one verification; the next answers 60202.
+          type: integer
+          minimum: 1
+          maximum: 20
+          default: 5
+        Psd2Enabled:
+          description: Only `false` (true answers 60200, not offered by Herald).
+          type: boolean
+          const: false
+        CustomCodeEnabled:
+          description: Only `false` (true answers 60200, not offered by Herald).
+          type: boolean
+          const: false
+        DtmfInputRequired:
+          description: Only `false` (true answers 60200, not offered by Herald).
+          type: boolean
+          const: false
+        VerifyEventSubscriptionEnabled:
+          description: Only `false` (true answers 60200, not offered by Herald).
+          type: boolean
+          const: false
+    TwilioServiceUpdateForm:
+      type: object
+      additionalProperties: false
+      properties:
+        FriendlyName:
+          type: string
+          minLength: 1
+          maxLength: 64
+        CodeLength:
+          type: integer
+          minimum: 4
+          maximum: 10
+        SkipSmsToLandlines:
+          type: boolean
+        DoNotShareWarningEnabled:
+          type: boolean
+        LookupEnabled:
+          description: Accepted and ignored.
+          type: boolean
+        TtlSeconds:
+          description: Herald extension.
+          type: integer
+          minimum: 60
+          maximum: 86400
+        MaxSendAttempts:
+          description: Herald extension.
+          type: integer
+          minimum: 1
+          maximum: 10
+        MaxCheckAttempts:
+          description: Herald extension.
+          type: integer
+          minimum: 1
+          maximum: 20
+        Psd2Enabled:
+          type: boolean
+          const: false
+        CustomCodeEnabled:
+          type: boolean
+          const: false
+        DtmfInputRequired:
+          type: boolean
+          const: false
+        VerifyEventSubscriptionEnabled:
+          type: boolean
+          const: false
+    TwilioVerificationCreateForm:
+      type: object
+      additionalProperties: false
+      required: [To, Channel]
+      properties:
+        To:
+          description: "E.164: `+`, then 7 to 15 digits (encode `+` as `%2B`). A number libphonenumber does not know answers 60200."
+          type: string
+          maxLength: 32
+          pattern: '^\+[1-9][0-9]{6,14}$'
+        Channel:
+          description: "Only `sms`; `call`, `email`, `whatsapp`, `sna`, `auto`, `rcs` answer 60223, anything else 60200."
+          type: string
+          const: sms
+        Locale:
+          type: string
+          pattern: "^[A-Za-z0-9_-]{2,35}$"
+        DeviceIp:
+          description: The end user's IP for herald-sms's per-IP limit, instead of the request's.
+          type: string
+          maxLength: 45
+          anyOf:
+            - format: ipv4
+            - format: ipv6
+        CustomFriendlyName:
+          description: Accepted and ignored.
+          type: string
+        AppHash:
+          description: Accepted and ignored.
+          type: string
+        RiskCheck:
+          description: Accepted and ignored.
+          type: string
+        Tags:
+          description: Accepted and ignored.
+          type: string
+    TwilioVerificationUpdateForm:
+      type: object
+      additionalProperties: false
+      required: [Status]
+      properties:
+        Status:
+          type: string
+          enum: [canceled, approved]
+    TwilioVerificationCheckForm:
+      type: object
+      additionalProperties: false
+      required: [Code]
+      anyOf:
+        - required: [VerificationSid]
+        - required: [To]
+      properties:
+        Code:
+          type: string
+          minLength: 1
+          maxLength: 16
+        To:
+          description: The number as given at creation (E.164).
+          type: string
+          maxLength: 32
+        VerificationSid:
+          description: Wins over `To` when both are given.
+          type: string
+          maxLength: 34
+
+    TwilioService:
+      type: object
+      required: [sid, account_sid, friendly_name, code_length, lookup_enabled, psd2_enabled, skip_sms_to_landlines,
+                 dtmf_input_required, tts_name, do_not_share_warning_enabled, custom_code_enabled, push, totp,
+                 whatsapp, default_template_sid, verify_event_subscription_enabled, ttl_seconds,
+                 max_send_attempts, max_check_attempts, date_created, date_updated, url, links]
+      properties:
+        sid:
+          type: string
+          pattern: "^VA[0-9a-f]{32}$"
+        account_sid:
+          description: "`AC` and the API key's 32 hex digits."
+          type: string
+          pattern: "^AC[0-9a-f]{32}$"
+        friendly_name:
+          type: string
+        code_length:
+          type: integer
+          minimum: 4
+          maximum: 10
+        lookup_enabled:
+          const: false
+        psd2_enabled:
+          const: false
+        skip_sms_to_landlines:
+          type: boolean
+        dtmf_input_required:
+          const: false
+        tts_name:
+          type: "null"
+        do_not_share_warning_enabled:
+          type: boolean
+        custom_code_enabled:
+          const: false
+        push:
+          type: object
+          required: [include_date, apn_credential_sid, fcm_credential_sid]
+          properties:
+            include_date:
+              const: false
+            apn_credential_sid:
+              type: "null"
+            fcm_credential_sid:
+              type: "null"
+        totp:
+          type: object
+          required: [issuer, time_step, code_length, skew]
+          properties:
+            issuer:
+              type: "null"
+            time_step:
+              const: 30
+            code_length:
+              const: 6
+            skew:
+              const: 1
+        whatsapp:
+          type: object
+          required: [msg_service_sid, from]
+          properties:
+            msg_service_sid:
+              type: "null"
+            from:
+              type: "null"
+        default_template_sid:
+          type: "null"
+        verify_event_subscription_enabled:
+          const: false
+        ttl_seconds:
+          description: Herald extension.
+          type: integer
+        max_send_attempts:
+          description: Herald extension.
+          type: integer
+        max_check_attempts:
+          description: Herald extension.
+          type: integer
+        date_created:
+          $ref: "#/components/schemas/Timestamp"
+        date_updated:
+          $ref: "#/components/schemas/Timestamp"
+        url:
+          type: string
+        links:
+          type: object
+          required: [verifications, verification_checks]
+          properties:
+            verifications:
+              type: string
+            verification_checks:
+              type: string
+    TwilioServicePage:
+      type: object
+      required: [services, meta]
+      properties:
+        services:
+          type: array
+          items:
+            $ref: "#/components/schemas/TwilioService"
+        meta:
+          type: object
+          required: [page, page_size, first_page_url, url, key, previous_page_url, next_page_url]
+          properties:
+            page:
+              type: integer
+            page_size:
+              type: integer
+            first_page_url:
+              type: string
+            url:
+              type: string
+            key:
+              const: services
+            previous_page_url:
+              type: [string, "null"]
+            next_page_url:
+              type: [string, "null"]
+    TwilioVerification:
+      type: object
+      required: [sid, service_sid, account_sid, to, channel, status, valid, lookup, amount, payee, send_code_attempts,
+                 date_created, date_updated, sna, url]
+      properties:
+        sid:
+          type: string
+          pattern: "^VE[0-9a-f]{32}$"
+        service_sid:
+          type: string
+        account_sid:
+          type: string
+        to:
+          $ref: "#/components/schemas/PhoneNumber"
+        channel:
+          const: sms
+        status:
+          type: string
+          enum: [pending, approved, canceled, max_attempts_reached, expired, failed]
+        valid:
+          description: True when `approved`.
+          type: boolean
+        lookup:
+          description: Always empty.
+          type: object
+          maxProperties: 0
+        amount:
+          type: "null"
+        payee:
+          type: "null"
+        send_code_attempts:
+          type: array
+          items:
+            type: object
+            required: [attempt_sid, channel, time]
+            properties:
+              attempt_sid:
+                description: "`VL…`: also the `verification_id` of the Herald SMS verification that carried it."
+                type: string
+                pattern: "^VL[0-9a-f]{32}$"
+              channel:
+                const: sms
+              time:
+                $ref: "#/components/schemas/Timestamp"
+        date_created:
+          $ref: "#/components/schemas/Timestamp"
+        date_updated:
+          $ref: "#/components/schemas/Timestamp"
+        sna:
+          type: "null"
+        url:
+          type: string
+    TwilioVerificationCheck:
+      type: object
+      required: [sid, service_sid, account_sid, to, channel, status, valid, amount, payee, date_created, date_updated,
+                 sna_attempts_error_codes]
+      properties:
+        sid:
+          description: The verification's sid.
+          type: string
+          pattern: "^VE[0-9a-f]{32}$"
+        service_sid:
+          type: string
+        account_sid:
+          type: string
+        to:
+          $ref: "#/components/schemas/PhoneNumber"
+        channel:
+          const: sms
+        status:
+          type: string
+          enum: [approved, pending, max_attempts_reached]
+        valid:
+          description: True when `approved`.
+          type: boolean
+        amount:
+          type: "null"
+        payee:
+          type: "null"
+        date_created:
+          $ref: "#/components/schemas/Timestamp"
+        date_updated:
+          $ref: "#/components/schemas/Timestamp"
+        sna_attempts_error_codes:
+          type: array
+          maxItems: 0
+
 """##
 }

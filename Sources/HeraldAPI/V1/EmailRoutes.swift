@@ -28,6 +28,10 @@ struct EmailRoutes {
         guard let mode = try body.choice("mode", EmailActionJob.Mode.self) else {
             throw APIFailure.invalid(field: "mode", reason: "missing required field 'mode'")
         }
+        // herald-email sends the recover_email notice itself, when a change link is used.
+        guard mode != .recoverEmail else {
+            throw APIFailure.invalid(field: "mode", reason: "mode recover_email is sent by Herald when a verify_and_change_email link is used, never requested")
+        }
         guard let settings = try body.object("action_code_settings", allowed: Self.settingsFields) else {
             throw APIFailure.invalid(field: "action_code_settings", reason: "missing required field 'action_code_settings'")
         }

@@ -41,5 +41,5 @@ public enum DatabaseAvailability {
 
 extension PostgresTransactionError {
     /// The error that ended the transaction: of `BEGIN`, the transaction's body, or `COMMIT`.
-    var failure: (any Error)? { beginError ?? closureError ?? commitError }
+    public var failure: (any Error)? { beginError ?? closureError ?? commitError }
 }
