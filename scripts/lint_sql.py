@@ -47,8 +47,9 @@ def sql_files(kind: str) -> list[pathlib.Path]:
 
 
 def group_of(path: pathlib.Path) -> str:
-    """The ledger's group of a module's file: HeraldSMS -> sms (SchemaGroup.name)."""
-    return path.relative_to(SOURCES).parts[0].removeprefix("Herald").lower()
+    """The ledger's group of a module's file: HeraldSMS -> sms, HeraldAPIStore -> api (SchemaGroup.name)."""
+    module = path.relative_to(SOURCES).parts[0]
+    return {"HeraldAPIStore": "api"}.get(module, module.removeprefix("Herald").lower())
 
 
 def result(**counts) -> None:

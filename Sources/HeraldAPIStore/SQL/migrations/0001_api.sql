@@ -2,11 +2,11 @@
 -- compatible routes. The codes themselves stay in herald.sms_codes (the sms group): a Verify
 -- verification is a list of Herald SMS verifications (its send attempts) of one number.
 
--- squawk-ignore-file require-lock-timeout, require-statement-timeout, prefer-robust-stmts
+-- squawk-ignore-file require-lock-timeout, require-statement-timeout, prefer-bigint-over-int
 -- why: require-lock-timeout, require-statement-timeout: every table and index is created in this
 --   transaction: no other session can hold a lock on them or have written a row to them.
--- why: prefer-robust-stmts: the migrator runs each file once, in a transaction of its own, and
---   records it in the ledger in that transaction: a file is never run over half its objects.
+-- why: prefer-bigint-over-int: every integer here is a setting or a count with a CHECK bound far
+--   below 2^31 (code length, seconds up to a day, attempts up to 20); none is an id or a sequence.
 
 -- One row per API key. The secret is never stored: only its HMAC-SHA256 under the key ring's key
 -- `key_id`, bound to the key's id (SecretHasher, context `api-key:<id>`). scopes: the route
