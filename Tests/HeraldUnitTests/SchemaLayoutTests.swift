@@ -27,7 +27,7 @@ import Testing
 
     @Test func everyGroupKeepsTheLayout() throws {
         let groups = HeraldChannels.schema
-        #expect(groups.map(\.name) == ["runtime", "sms", "email", "push", "cleanup", "apple"])
+        #expect(groups.map(\.name) == ["runtime", "sms", "email", "push", "cleanup", "apple", "api"])
         for group in groups {
             try group.validate()
             #expect(!group.migrations.isEmpty, "\(group.name) has its migrations")
@@ -63,7 +63,7 @@ import Testing
         let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources")
         let modules = ["runtime": "HeraldRuntime", "sms": "HeraldSMS", "email": "HeraldEmail", "push": "HeraldPush",
-                       "cleanup": "HeraldCleanup", "apple": "HeraldApple"]
+                       "cleanup": "HeraldCleanup", "apple": "HeraldApple", "api": "HeraldAPIStore"]
         for group in HeraldChannels.schema {
             let root = sources.appendingPathComponent(try #require(modules[group.name])).appendingPathComponent("SQL")
             var onDisk: [String: String] = [:]
