@@ -1,28 +1,46 @@
-import HTTPTypes
+import HeraldRuntime
 import Hummingbird
 import Metrics
 
-/// herald-api's own metrics (docs/operations.md): requests by family, route and status, their
+/// herald-api's own metrics (docs/api.md, "Metrics"): requests by family, route and status, their
 /// duration, and what the authenticator refused. No label ever holds a value from a request.
+/// Handles are made once per label set (``MetricHandles``): every request records two.
 struct APIMetrics: Sendable {
-    func request(family: String, route: String, status: Int, seconds: Double) {
-        let dimensions = [("family", family), ("route", route), ("status", String(status))]
-        Counter(label: "herald_api_requests_total", dimensions: dimensions).increment()
-        Timer(label: "herald_api_request_duration_seconds", dimensions: [("family", family), ("route", route)])
-            .recordNanoseconds(Int64(seconds * 1e9))
+    private struct RequestKey: Hashable, Sendable {
+        var family: String
+        var route: String
+        var status: Int
     }
 
-    func refusedAuth(_ why: String) {
-        Counter(label: "herald_api_auth_refused_total", dimensions: [("reason", why)]).increment()
+    private struct RouteKey: Hashable, Sendable {
+        var family: String
+        var route: String
     }
 
-    func rateLimited() {
-        Counter(label: "herald_api_rate_limited_total").increment()
+    private let requests = MetricHandles<RequestKey, Counter> { key in
+        Counter(label: "herald_api_requests_total", dimensions: [("family", key.family), ("route", key.route), ("status", String(key.status))])
+    }
+    private let durations = MetricHandles<RouteKey, Metrics.Timer> { key in
+        Metrics.Timer(label: "herald_api_request_duration_seconds", dimensions: [("family", key.family), ("route", key.route)])
+    }
+    private let authRefusals = MetricHandles<String, Counter> { reason in
+        Counter(label: "herald_api_auth_refused_total", dimensions: [("reason", reason)])
+    }
+    private let enqueueFailures = MetricHandles<String, Counter> { reason in
+        Counter(label: "herald_api_enqueue_failures_total", dimensions: [("reason", reason)])
+    }
+    private let rateLimits = Counter(label: "herald_api_rate_limited_total")
+
+    func request(family: String, route: String, status: Int, duration: Duration) {
+        requests.handle(RequestKey(family: family, route: route, status: status)).increment()
+        durations.handle(RouteKey(family: family, route: route)).recordNanoseconds(duration.nanoseconds)
     }
 
-    func enqueueFailed(_ why: String) {
-        Counter(label: "herald_api_enqueue_failures_total", dimensions: [("reason", why)]).increment()
-    }
+    func refusedAuth(_ why: String) { authRefusals.handle(why).increment() }
+
+    func rateLimited() { rateLimits.increment() }
+
+    func enqueueFailed(_ why: String) { enqueueFailures.handle(why).increment() }
 }
 
 /// Counts and times every request of a family (the route is the matched pattern, never the path).
@@ -34,9 +52,7 @@ struct RequestMetrics: RouterMiddleware {
     func handle(_ request: Request, context: APIContext, next: (Request, APIContext) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         func record(_ status: Int) {
-            let elapsed = ContinuousClock.now - start
-            metrics.request(family: family, route: context.endpointPath ?? "unmatched", status: status,
-                            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            metrics.request(family: family, route: context.endpointPath ?? "unmatched", status: status, duration: ContinuousClock.now - start)
         }
         do {
             let response = try await next(request, context)

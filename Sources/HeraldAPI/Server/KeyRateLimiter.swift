@@ -1,4 +1,5 @@
 import Foundation
+import HeraldRuntime
 import Synchronization
 
 /// A token bucket per API key, in this replica: `perSecond` requests a second, `burst` at once.
@@ -21,9 +22,7 @@ final class KeyRateLimiter: Sendable {
         let now = clock.now
         return state.withLock { buckets in
             var bucket = buckets[key] ?? Bucket(tokens: burst, at: now)
-            let elapsed = now - bucket.at
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            bucket.tokens = min(burst, bucket.tokens + seconds * perSecond)
+            bucket.tokens = min(burst, bucket.tokens + (now - bucket.at).seconds * perSecond)
             bucket.at = now
             defer { buckets[key] = bucket }
             guard bucket.tokens >= 1 else { return max(1, Int(((1 - bucket.tokens) / perSecond).rounded(.up))) }

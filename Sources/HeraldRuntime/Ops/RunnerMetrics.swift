@@ -7,8 +7,9 @@ public struct RunnerMetrics: Sendable {
     public let queue: String
     /// Counters made once per label set, looked up by their label values: every job counts
     /// at least one, and making a handle goes through the metrics factory's registry each time.
-    private let jobs: CounterHandles<JobKey>
-    private let deadLetters: CounterHandles<String>
+    private let jobs: MetricHandles<JobKey, Counter>
+    private let deadLetters: MetricHandles<String, Counter>
+    private let durations: MetricHandles<String, Metrics.Timer>
 
     private struct JobKey: Hashable, Sendable {
         var type: String
@@ -18,24 +19,26 @@ public struct RunnerMetrics: Sendable {
     public init(queue: String) {
         self.queue = queue
         inFlight = Meter(label: "herald_jobs_in_flight", dimensions: [("queue", queue)])
-        jobs = CounterHandles { key in
+        jobs = MetricHandles { key in
             Counter(label: "herald_jobs_total", dimensions: [("queue", queue), ("type", key.type), ("outcome", key.outcome)])
         }
-        deadLetters = CounterHandles { category in
+        deadLetters = MetricHandles { category in
             Counter(label: "herald_dead_letters_total", dimensions: [("queue", queue), ("category", category)])
+        }
+        durations = MetricHandles { type in
+            Metrics.Timer(label: "herald_job_duration_seconds", dimensions: [("queue", queue), ("type", type)])
         }
     }
 
     /// `herald_jobs_total{queue,type,outcome}`: completed, rejected, invalid, retried,
     /// dead_lettered, duplicate, deferred, requeued.
     public func job(_ type: String, outcome: String) {
-        jobs.counter(JobKey(type: type, outcome: outcome)).increment()
+        jobs.handle(JobKey(type: type, outcome: outcome)).increment()
     }
 
     /// `herald_job_duration_seconds{queue,type}`: delivery received to outcome committed and acked.
     public func duration(_ type: String, _ duration: Duration) {
-        Metrics.Timer(label: "herald_job_duration_seconds", dimensions: [("queue", queue), ("type", type)])
-            .recordNanoseconds(duration.nanoseconds)
+        durations.handle(type).recordNanoseconds(duration.nanoseconds)
     }
 
     /// `herald_jobs_in_flight{queue}`
@@ -43,7 +46,7 @@ public struct RunnerMetrics: Sendable {
 
     /// `herald_dead_letters_total{queue,category}`: invalid, exhausted.
     public func deadLetter(category: String) {
-        deadLetters.counter(category).increment()
+        deadLetters.handle(category).increment()
     }
 
     /// `herald_job_retries_total{queue,tier}`
@@ -82,19 +85,21 @@ extension Duration {
     }
 }
 
-/// Counter handles of one metric by the label values that vary, made on first use by `make`.
-final class CounterHandles<Key: Hashable & Sendable>: Sendable {
-    private let handles = Mutex<[Key: Counter]>([:])
-    private let make: @Sendable (Key) -> Counter
+/// Handles of one metric (counters, timers) by the label values that vary, made on first use
+/// by `make`: making a handle goes through the metrics factory's registry each time, and a hot
+/// path (every job, every API request) would otherwise do that per event.
+public final class MetricHandles<Key: Hashable & Sendable, Handle: Sendable>: Sendable {
+    private let handles = Mutex<[Key: Handle]>([:])
+    private let make: @Sendable (Key) -> Handle
 
-    init(make: @escaping @Sendable (Key) -> Counter) { self.make = make }
+    public init(make: @escaping @Sendable (Key) -> Handle) { self.make = make }
 
-    func counter(_ key: Key) -> Counter {
+    public func handle(_ key: Key) -> Handle {
         handles.withLock { handles in
-            if let counter = handles[key] { return counter }
-            let counter = make(key)
-            handles[key] = counter
-            return counter
+            if let handle = handles[key] { return handle }
+            let handle = make(key)
+            handles[key] = handle
+            return handle
         }
     }
 }
