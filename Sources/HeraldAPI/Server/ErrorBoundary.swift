@@ -26,8 +26,6 @@ struct ErrorBoundary: RouterMiddleware {
             throw render(failure, request.uri.path)
         } catch is NIOTooManyBytesError {
             throw render(.bodyTooLarge(limit: maxBodyBytes), request.uri.path)
-        } catch let error as HTTPError where error.status == .notFound || error.status == .methodNotAllowed {
-            throw render(.notFound("route"), request.uri.path)
         } catch let error as any HTTPResponseError {
             throw error
         } catch is PSQLError {

@@ -59,10 +59,12 @@ struct JSONFields: Sendable {
     }
 
     func required(_ key: String, maxLength: Int = 256) throws -> String {
-        guard let text = try string(key, maxLength: maxLength), !text.isEmpty else {
-            throw APIFailure.invalid(field: name(key), reason: "missing required field '\(name(key))'")
-        }
+        guard let text = try string(key, maxLength: maxLength), !text.isEmpty else { throw missing(key) }
         return text
+    }
+
+    private func missing(_ key: String) -> APIFailure {
+        APIFailure.invalid(field: name(key), reason: "missing required field '\(name(key))'")
     }
 
     func bool(_ key: String) throws -> Bool? {
@@ -84,6 +86,16 @@ struct JSONFields: Sendable {
         guard let value = T(rawValue: text) else {
             throw APIFailure.invalid(field: name(key), reason: "\(name(key)) must be one of \(T.allCases.map(\.rawValue).joined(separator: ", "))")
         }
+        return value
+    }
+
+    func requiredChoice<T: RawRepresentable & CaseIterable>(_ key: String, _ type: T.Type) throws -> T where T.RawValue == String {
+        guard let value = try choice(key, type) else { throw missing(key) }
+        return value
+    }
+
+    func requiredObject(_ key: String, allowed: Set<String>) throws -> JSONFields {
+        guard let value = try object(key, allowed: allowed) else { throw missing(key) }
         return value
     }
 

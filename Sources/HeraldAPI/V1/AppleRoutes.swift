@@ -36,11 +36,10 @@ struct AppleRoutes {
 
     func store(_ request: Request, context: APIContext) async throws -> Response {
         let body = try await JSONFields.read(request, limit: dependencies.api.maxBodyBytes, allowed: ["account_id", "client_id", "authorization_code"])
-        let key = try context.requireKey()
         let job = try JSONFields.validated(AppleTokenJob(
             accountID: try body.required("account_id", maxLength: 128), clientID: try body.required("client_id", maxLength: 256),
             authorizationCode: try body.required("authorization_code", maxLength: 1024)))
-        let id = try IdempotencyKey.derive(request.headers[.idempotencyKey], key: key.id, route: "apple") ?? RandomID.uuid()
+        let id = try IdempotencyKey.id(nil, request, context, route: "apple")
         try await dependencies.publisher.enqueue(job, messageID: id, correlationID: request.headers[.correlationID], logger: context.logger)
         return JSONResponse.make(.accepted, ["message_id": id, "status": "queued"])
     }

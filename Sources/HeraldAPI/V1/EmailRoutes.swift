@@ -21,20 +21,13 @@ struct EmailRoutes {
     func send(_ request: Request, context: APIContext) async throws -> Response {
         let body = try await JSONFields.read(request, limit: dependencies.api.maxBodyBytes,
                                              allowed: ["request_id", "email", "mode", "old_email", "locale", "action_code_settings"])
-        let key = try context.requireKey()
-        let id = try body.string("request_id", maxLength: 128)
-            ?? IdempotencyKey.derive(request.headers[.idempotencyKey], key: key.id, route: "email")
-            ?? RandomID.uuid()
-        guard let mode = try body.choice("mode", EmailActionJob.Mode.self) else {
-            throw APIFailure.invalid(field: "mode", reason: "missing required field 'mode'")
-        }
+        let id = try IdempotencyKey.id(body.string("request_id", maxLength: 128), request, context, route: "email")
+        let mode = try body.requiredChoice("mode", EmailActionJob.Mode.self)
         // herald-email sends the recover_email notice itself, when a change link is used.
         guard mode != .recoverEmail else {
             throw APIFailure.invalid(field: "mode", reason: "mode recover_email is sent by Herald when a verify_and_change_email link is used, never requested")
         }
-        guard let settings = try body.object("action_code_settings", allowed: Self.settingsFields) else {
-            throw APIFailure.invalid(field: "action_code_settings", reason: "missing required field 'action_code_settings'")
-        }
+        let settings = try body.requiredObject("action_code_settings", allowed: Self.settingsFields)
         let job = try JSONFields.validated(EmailActionJob(
             requestID: id, email: try body.required("email", maxLength: 254), mode: mode,
             oldEmail: try body.string("old_email", maxLength: 254), locale: try body.string("locale", maxLength: 35),

@@ -19,13 +19,8 @@ struct PushRoutes {
     func start(_ request: Request, context: APIContext) async throws -> Response {
         let body = try await JSONFields.read(request, limit: dependencies.api.maxBodyBytes,
                                              allowed: ["receipt", "device_token", "platform", "environment", "app_id", "timeout_seconds"])
-        let key = try context.requireKey()
-        let receipt = try body.string("receipt", maxLength: 128)
-            ?? IdempotencyKey.derive(request.headers[.idempotencyKey], key: key.id, route: "push")
-            ?? RandomID.uuid()
-        guard let platform = try body.choice("platform", PushVerificationJob.Platform.self) else {
-            throw APIFailure.invalid(field: "platform", reason: "missing required field 'platform'")
-        }
+        let receipt = try IdempotencyKey.id(body.string("receipt", maxLength: 128), request, context, route: "push")
+        let platform = try body.requiredChoice("platform", PushVerificationJob.Platform.self)
         let job = try JSONFields.validated(PushVerificationJob(
             receipt: receipt, deviceToken: try body.required("device_token", maxLength: 4096), platform: platform,
             environment: try body.choice("environment", PushVerificationJob.Environment.self) ?? .production,
@@ -51,9 +46,7 @@ struct PushRoutes {
 
     func registered(_ request: Request, context: APIContext) async throws -> Response {
         let body = try await JSONFields.read(request, limit: dependencies.api.maxBodyBytes, allowed: ["platform", "token", "registered_at"])
-        guard let platform = try body.choice("platform", PushVerificationJob.Platform.self) else {
-            throw APIFailure.invalid(field: "platform", reason: "missing required field 'platform'")
-        }
+        let platform = try body.requiredChoice("platform", PushVerificationJob.Platform.self)
         let token = try body.required("token", maxLength: 4096)
         var at = Date()
         if let text = try body.string("registered_at", maxLength: 40) {

@@ -21,10 +21,7 @@ struct SMSRoutes {
 
     func start(_ request: Request, context: APIContext) async throws -> Response {
         let body = try await JSONFields.read(request, limit: dependencies.api.maxBodyBytes, allowed: Self.startFields)
-        let key = try context.requireKey()
-        let id = try body.string("verification_id", maxLength: 128)
-            ?? IdempotencyKey.derive(request.headers[.idempotencyKey], key: key.id, route: "sms")
-            ?? RandomID.uuid()
+        let id = try IdempotencyKey.id(body.string("verification_id", maxLength: 128), request, context, route: "sms")
         var appVerification: SMSVerificationJob.AppVerification?
         if let proof = try body.object("app_verification", allowed: ["receipt", "app_id", "captcha"]) {
             appVerification = try Self.appVerification(proof)
@@ -43,17 +40,12 @@ struct SMSRoutes {
 
     /// `app_verification`: a push receipt and app id, or a captcha token (the job's rule refuses both or neither).
     static func appVerification(_ proof: JSONFields) throws -> SMSVerificationJob.AppVerification {
-        var evidence = SMSVerificationJob.AppVerification(captcha: .init(provider: .recaptcha, token: ""))
-        evidence.captcha = nil
-        evidence.receipt = try proof.string("receipt", maxLength: 128)
-        evidence.appID = try proof.string("app_id", maxLength: 256)
-        if let captcha = try proof.object("captcha", allowed: ["provider", "token"]) {
-            guard let provider = try captcha.choice("provider", SMSVerificationJob.AppVerification.Provider.self) else {
-                throw APIFailure.invalid(field: "app_verification.captcha.provider", reason: "missing required field 'app_verification.captcha.provider'")
-            }
-            evidence.captcha = .init(provider: provider, token: try captcha.required("token", maxLength: SMSVerificationJob.AppVerification.maxTokenLength))
+        var captcha: SMSVerificationJob.AppVerification.Captcha?
+        if let fields = try proof.object("captcha", allowed: ["provider", "token"]) {
+            captcha = .init(provider: try fields.requiredChoice("provider", SMSVerificationJob.AppVerification.Provider.self),
+                            token: try fields.required("token", maxLength: SMSVerificationJob.AppVerification.maxTokenLength))
         }
-        return evidence
+        return .init(receipt: try proof.string("receipt", maxLength: 128), appID: try proof.string("app_id", maxLength: 256), captcha: captcha)
     }
 
     func check(_ request: Request, context: APIContext) async throws -> Response {
@@ -98,6 +90,13 @@ struct SMSRoutes {
 /// An `Idempotency-Key` header as the request's id: the same key of the same API key names the
 /// same job (its message id), so a retried request is handled once.
 enum IdempotencyKey {
+    /// The request's id: the one its body gives, else the one its `Idempotency-Key` derives,
+    /// else a new one.
+    static func id(_ given: String?, _ request: Request, _ context: APIContext, route: String) throws -> String {
+        if let given { return given }
+        return try derive(request.headers[.idempotencyKey], key: context.requireKey().id, route: route) ?? RandomID.uuid()
+    }
+
     static func derive(_ header: String?, key: String, route: String) throws -> String? {
         guard let header else { return nil }
         guard (1...255).contains(header.utf8.count), header.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }) else {

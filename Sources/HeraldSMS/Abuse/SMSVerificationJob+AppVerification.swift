@@ -19,6 +19,8 @@ extension SMSVerificationJob {
 
         public init(receipt: String, appID: String) { self.receipt = receipt; self.appID = appID }
         public init(captcha: Captcha) { self.captcha = captcha }
+        /// As a request gave it: ``validate()`` refuses both or neither.
+        public init(receipt: String?, appID: String?, captcha: Captcha?) { self.receipt = receipt; self.appID = appID; self.captcha = captcha }
 
         enum CodingKeys: String, CodingKey { case receipt, captcha, appID = "app_id" }
 
