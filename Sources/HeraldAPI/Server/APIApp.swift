@@ -25,11 +25,8 @@ public enum APIApp {
     public static func main(configPath: String?) async -> ExitCode {
         let configuration: HeraldConfiguration
         do {
-            let (loaded, source) = try HeraldConfiguration.load(path: configPath, sections: sections)
-            configuration = loaded
-            _ = try loaded.secrets.keyRing()
-            let unknown = HeraldConfiguration.unknownKeys(source, loaded: sections)
-            if !unknown.isEmpty { throw ConfigError(key: unknown.joined(separator: ", "), reason: "unknown key (a typo?)") }
+            configuration = try HeraldConfiguration.loadChecked(path: configPath, sections: sections)
+            _ = try configuration.secrets.keyRing()
             if configuration.api.tlsEnabled { _ = try TLSFiles(configuration.api).load() }
         } catch {
             FileHandle.standardError.write(Data("herald-api: \(error)\n".utf8))

@@ -15,13 +15,8 @@ public enum WorkerApp {
         let configuration: HeraldConfiguration
         let handler: Channel.Handler
         do {
-            let (loaded, source) = try HeraldConfiguration.load(path: configPath, sections: [Channel.section])
-            configuration = loaded
-            handler = try Channel.handler(configuration: loaded)
-            let unknown = HeraldConfiguration.unknownKeys(source, loaded: [Channel.section])
-            if !unknown.isEmpty {
-                throw ConfigError(key: unknown.joined(separator: ", "), reason: "unknown key (a typo?)")
-            }
+            configuration = try HeraldConfiguration.loadChecked(path: configPath, sections: [Channel.section])
+            handler = try Channel.handler(configuration: configuration)
         } catch {
             FileHandle.standardError.write(Data("herald-\(kind.rawValue): \(error)\n".utf8))
             return .configuration

@@ -68,6 +68,15 @@ public struct HeraldConfiguration: Sendable {
         return (configuration, source)
     }
 
+    /// An executable's configuration: ``load(path:sections:environment:)``, then a key of the
+    /// file that none of `sections` (nor the platform) read is an error, as a typo would be.
+    public static func loadChecked(path: String?, sections: [any ConfigurationSection.Type]) throws -> HeraldConfiguration {
+        let (configuration, source) = try load(path: path, sections: sections)
+        let unknown = unknownKeys(source, loaded: sections)
+        if !unknown.isEmpty { throw ConfigError(key: unknown.joined(separator: ", "), reason: "unknown key (a typo?)") }
+        return configuration
+    }
+
     /// Keys of the file that nothing read: a typo, unless the key belongs to another
     /// executable's section (one file configures every worker and herald-api; each reads its own).
     public static func unknownKeys(_ source: ConfigSource, loaded sections: [any ConfigurationSection.Type]) -> [String] {
