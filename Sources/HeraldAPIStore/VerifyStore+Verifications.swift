@@ -99,7 +99,7 @@ extension VerifyStore {
     }
 
     public enum CheckClaim: Sendable, Equatable {
-        /// The check is counted (`checks` includes it): judge the code of ``VerifyVerification/currentAttempt``.
+        /// The check is counted (`checks` includes it): judge its code (through the last send that carries it).
         case claimed(VerifyVerification)
         /// It has had its `max_check_attempts` checks: now `max_attempts_reached` (Twilio 60202).
         case exhausted(VerifyVerification)

@@ -35,6 +35,12 @@ public struct HeraldVerification: Sendable {
         try await phone.void(verificationID: verificationID, logger: logger)
     }
 
+    /// Which of these SMS verifications carry a code (were not refused): a Twilio Verify
+    /// verification is judged through the last of its sends that does.
+    public func phoneCodeCarriers(_ verificationIDs: [String], logger: Logger) async throws -> Set<String> {
+        try await phone.codeCarriers(verificationIDs, logger: logger)
+    }
+
     /// Checks the secret the app received by silent push for `receipt` (see ``PushVerifier``):
     /// verified (app id, platform) once; mismatch; expired; already used; not found.
     public func confirmAppVerification(receipt: String, secret: String, logger: Logger) async throws -> PushVerifier.Result {

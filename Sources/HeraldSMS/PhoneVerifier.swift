@@ -100,4 +100,15 @@ public struct PhoneVerifier: Sendable {
              WHERE v.verification_id = \(verificationID) AND c.id = v.code_id AND c.status = \(SMSCodeStatus.pending)
             """, logger: logger)
     }
+
+    /// Which of `verificationIDs` carry a code (their SMS was not refused): every send of one
+    /// number and purpose shares its one pending code, so any of them judges it.
+    public func codeCarriers(_ verificationIDs: [String], logger: Logger) async throws -> Set<String> {
+        let rows = try await client.query("""
+            SELECT verification_id FROM herald.sms_verifications WHERE verification_id = ANY(\(verificationIDs)) AND code_id IS NOT NULL
+            """, logger: logger)
+        var carriers = Set<String>()
+        for try await id in rows.decode(String.self) { carriers.insert(id) }
+        return carriers
+    }
 }

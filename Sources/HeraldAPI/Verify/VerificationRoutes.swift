@@ -80,7 +80,7 @@ struct VerificationRoutes {
             throw TwilioError.notFound(request.uri.path)
         }
         // The code dies with the verification: a canceled one cannot be approved by its code later.
-        if let attempt = verification.currentAttempt {
+        if let attempt = try await codeAttempt(verification, context) {
             try await dependencies.verification.voidPhoneCode(verificationID: attempt.sid, logger: context.logger)
         }
         return JSONResponse.make(.ok, try dependencies.resources(request, context).verification(verification))
@@ -103,7 +103,7 @@ struct VerificationRoutes {
         case .notFound: throw TwilioError.notFound(request.uri.path)
         case .exhausted: throw TwilioError.maxCheckAttempts()
         case .claimed(let verification):
-            guard let attempt = verification.currentAttempt else { throw TwilioError.notFound(request.uri.path) }
+            guard let attempt = try await codeAttempt(verification, context) else { throw TwilioError.notFound(request.uri.path) }
             let result = try await dependencies.verification.verifyPhone(verificationID: attempt.sid, code: code, logger: context.logger)
             let settle = { (status: VerifyVerification.Status) in
                 try await store.settleCheck(service: service.sid, sid: verification.sid, status: status, logger: context.logger) ?? verification
@@ -129,6 +129,13 @@ struct VerificationRoutes {
                 throw TwilioError.notFound(request.uri.path)
             }
         }
+    }
+
+    /// The send whose code is judged: the last one herald-sms did not refuse (a resend refused
+    /// by `sms.limits.resend` leaves the code before it live), else the last one (not handled yet).
+    private func codeAttempt(_ verification: VerifyVerification, _ context: APIContext) async throws -> VerifyVerification.SendAttempt? {
+        let carriers = try await dependencies.verification.phoneCodeCarriers(verification.sendAttempts.map(\.sid), logger: context.logger)
+        return verification.sendAttempts.last { carriers.contains($0.sid) } ?? verification.currentAttempt
     }
 
     /// `To` as E.164 that herald-sms would send to: a syntax or number libphonenumber does not
