@@ -1,5 +1,3 @@
-import HTTPTypes
-
 /// Why herald-api refused or could not answer a request, before it is written in the dialect of
 /// its route family (``V1Error`` for `/v1`, ``TwilioError`` for `/v2`). Reasons name the
 /// field, never its value.
@@ -23,18 +21,6 @@ public enum APIFailure: Error, Sendable, Equatable {
     /// A remote party the answer needs did not answer (Apple's key set) (503).
     case upstreamUnavailable(String)
 
-    var status: HTTPResponse.Status {
-        switch self {
-        case .invalid: .badRequest
-        case .bodyTooLarge: .contentTooLarge
-        case .unauthenticated: .unauthorized
-        case .forbidden: .forbidden
-        case .rateLimited: .tooManyRequests
-        case .notFound: .notFound
-        case .brokerUnavailable, .databaseUnavailable, .upstreamUnavailable: .serviceUnavailable
-        }
-    }
-
     var retryAfter: Int? {
         switch self {
         case .rateLimited(let seconds), .brokerUnavailable(let seconds): seconds
@@ -42,6 +28,12 @@ public enum APIFailure: Error, Sendable, Equatable {
         case .upstreamUnavailable: 5
         default: nil
         }
+    }
+
+    /// A field name as a refusal may carry it: at most 64 printable ASCII characters of it
+    /// (a name comes from the client and goes into an answer and a log line).
+    static func printableName(_ name: some StringProtocol) -> String {
+        String(name.prefix(64).unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 && $0.value != 0x7F }.map(Character.init))
     }
 
     var message: String {
@@ -57,10 +49,4 @@ public enum APIFailure: Error, Sendable, Equatable {
         case .upstreamUnavailable(let what): "\(what) did not answer; retry"
         }
     }
-}
-
-extension HTTPField.Name {
-    static let retryAfter = HTTPField.Name("Retry-After")!
-    static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
-    static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
 }
