@@ -4,10 +4,12 @@
 #      where kubectl is missing), validates each object against the Kubernetes JSON schemas
 #      (kubernetes-validate, offline) or, for KEDA and Prometheus Operator objects, against the
 #      CRD schemas vendored in deploy/schemas/; then Herald's own rules (probes, ports, grace
-#      period, queue names, commands, non-root, secrets as files) and least privilege (the HMAC
-#      key ring only in sms/email/push, KEDA only on the broker Secret, the migrate Job on its
-#      own database login, the ops port kept in the cluster by a NetworkPolicy), each rule
-#      self-tested against a mutated copy.
+#      period, queue names, commands, non-root, secrets as files; herald-api's Service,
+#      HorizontalPodAutoscaler, PodDisruptionBudget and ServiceMonitor) and least privilege (the
+#      HMAC key ring only in sms/email/push/apple and herald-api, KEDA only on the broker Secret,
+#      the migrate Job on its own database login, the ops port kept in the cluster and
+#      herald-api's port and egress narrowed by NetworkPolicies), each rule self-tested against
+#      a mutated copy.
 #   2. systemd: `systemd-analyze verify` and `systemd-analyze security --offline` on every unit,
 #      with ExecStart pointed at stub executables in a temporary directory; then Herald's rules
 #      (stop timeout above the drain, instance = ops port, credentials, hardening, commands).
@@ -65,7 +67,7 @@ fi
 # ---------- 2. systemd ----------
 if command -v systemd-analyze >/dev/null 2>&1; then
   mkdir -p "$TMP/bin" "$TMP/units"
-  for binary in herald-sms herald-email herald-push herald-cleanup herald-apple heraldctl; do
+  for binary in herald-sms herald-email herald-push herald-cleanup herald-apple herald-api heraldctl; do
     printf '#!/bin/sh\nexit 0\n' >"$TMP/bin/$binary"; chmod +x "$TMP/bin/$binary"
   done
   for unit in deploy/systemd/*; do

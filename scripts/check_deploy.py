@@ -18,6 +18,10 @@ import yaml
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 KINDS = {"sms": 9101, "email": 9102, "push": 9103, "cleanup": 9104, "apple": 9105}  # JobKind.defaultOpsPort
 HASHING_KINDS = {"sms", "email", "push", "apple"}  # they hash codes, links, push secrets, relay addresses (secrets.hmac_keys)
+API = "herald-api"  # Sources/herald-api: HTTP, no queue; reads the key ring too (API keys, the checks)
+API_OPS_PORT = 9106  # APIConfiguration.defaultOpsPort
+API_PORT = 8090  # APIConfiguration.port (api.port)
+LOOPBACK = ("127.", "::1", "localhost")  # ClearTextPolicy: clear text only there unless api.allow_insecure_transport
 KUBERNETES_VERSIONS = ["1.29.0", "1.37.0"]  # oldest and newest we claim to support
 CRD_SCHEMAS = {  # apiVersion/kind -> vendored subset of the CRD's openAPIV3Schema (deploy/schemas/README.md)
     ("keda.sh/v1alpha1", "ScaledObject"): "keda.sh_v1alpha1_ScaledObject.json",
@@ -155,6 +159,18 @@ def check_rules(where: str, objects: list[dict]) -> None:
                 if auth and auth not in by_kind.get("TriggerAuthentication", {}):
                     fail(where, f"ScaledObject {name} names TriggerAuthentication {auth}, which is not there")
 
+    # Prometheus Operator: each Service with an ops port is picked by a ServiceMonitor that scrapes `ops`.
+    monitors = list(by_kind.get("ServiceMonitor", {}).values())
+    for name in [f"herald-{kind}" for kind in KINDS] + [API]:
+        service = by_kind.get("Service", {}).get(name)
+        if service is None:
+            continue
+        if not any(selects(m["spec"].get("selector", {}), service["metadata"].get("labels", {}))
+                   and any(e.get("port") == "ops" for e in m["spec"].get("endpoints", [])) for m in monitors):
+            fail(where, f"Service {name}: no ServiceMonitor selects it and scrapes its port ops")
+
+    check_api(where, objects)
+
     commands = {
         ("CronJob", "herald-cleanup-schedule"): [["heraldctl", "cleanup", "schedule"]],
         ("Job", "herald-migrate"): [["heraldctl", "migrate"], ["heraldctl", "topology", "declare"]],
@@ -190,6 +206,178 @@ def check_rules(where: str, objects: list[dict]) -> None:
             for variable, path in env.items():
                 if variable.endswith("_FILE") and not any((path or "").startswith(m.rstrip("/") + "/") for m in mounted):
                     fail(where, f"{label}/{container['name']}: {variable} must name a file in a mounted volume")
+
+
+def policy_admits(ports: list[dict] | None, port: int, protocol: str, named: dict[str, int]) -> bool:
+    """Whether a NetworkPolicy rule's `ports` (None: every port) admit `port`/`protocol`."""
+    if ports is None:
+        return True
+    for entry in ports:
+        if entry.get("protocol", "TCP") != protocol:
+            continue
+        value = entry.get("port")
+        if value is None:
+            return True
+        if isinstance(value, str) and named.get(value) == port:
+            return True
+        if isinstance(value, int) and value <= port <= entry.get("endPort", value):
+            return True
+    return False
+
+
+def check_api(where: str, objects: list[dict]) -> None:
+    """herald-api (docs/api.md, deploy/README.md): its Deployment, Service, autoscaler and budget."""
+    drain = herald_config()["runner"]["drain_timeout_seconds"]
+    deployment = by_name(objects, "Deployment").get(API)
+    if deployment is None:
+        fail(where, f"no Deployment {API}")
+        return
+    spec = deployment["spec"]
+    if "replicas" in spec:
+        fail(where, f"Deployment {API} sets replicas; its HorizontalPodAutoscaler owns them")
+    pod = spec["template"]["spec"]
+    pod_labels = spec["template"].get("metadata", {}).get("labels", {})
+    grace = pod.get("terminationGracePeriodSeconds", 30)
+    if grace <= drain + 15:
+        fail(where, f"Deployment {API}: terminationGracePeriodSeconds {grace} must exceed "
+                    f"runner.drain_timeout_seconds ({drain}) + 15 s of shutdown")
+    container = next((c for c in pod["containers"] if c["name"] == API), None)
+    if container is None:
+        fail(where, f"Deployment {API} has no container {API}")
+        return
+    if container.get("command") != [API]:
+        fail(where, f"Deployment {API} must run {API}, runs {container.get('command')}")
+    env = {e["name"]: e.get("value") for e in container.get("env", [])}
+    if env.get("HERALD_HTTP_PORT") != str(API_OPS_PORT):
+        fail(where, f"Deployment {API}: HERALD_HTTP_PORT must be {API_OPS_PORT}")
+    if env.get("HERALD_HTTP_HOST") != "0.0.0.0":
+        fail(where, f"Deployment {API}: HERALD_HTTP_HOST must be 0.0.0.0 for the probes")
+    host = env.get("HERALD_API_HOST", "127.0.0.1")
+    if host.startswith(LOOPBACK):
+        fail(where, f"Deployment {API}: HERALD_API_HOST is {host} (api.host); the Service cannot reach a loopback address")
+    tls = [v for v in ("HERALD_API_TLS_CERTIFICATE_FILE", "HERALD_API_TLS_KEY_FILE") if env.get(v)]
+    if len(tls) == 1:
+        fail(where, f"Deployment {API}: {tls[0]} without the other; api.tls.certificate_file and api.tls.key_file go together")
+    if not tls and str(env.get("HERALD_API_ALLOW_INSECURE_TRANSPORT", "false")).lower() not in ("true", "yes", "on", "1") \
+            and not host.startswith(LOOPBACK):
+        fail(where, f"Deployment {API}: clear text on {host} needs HERALD_API_ALLOW_INSECURE_TRANSPORT=true or "
+                    f"HERALD_API_TLS_*_FILE (else herald-api exits 78)")
+    try:
+        api_port = int(env.get("HERALD_API_PORT", API_PORT))
+    except ValueError:
+        fail(where, f"Deployment {API}: HERALD_API_PORT is not a port")
+        return
+    ports = {p["name"]: p["containerPort"] for p in container.get("ports", [])}
+    if ports.get("ops") != API_OPS_PORT:
+        fail(where, f"Deployment {API}: container port 'ops' must be {API_OPS_PORT}")
+    if ports.get("http") != api_port:
+        fail(where, f"Deployment {API}: container port 'http' must be api.port ({api_port})")
+    for probe, path in (("readinessProbe", "/readyz"), ("livenessProbe", "/healthz")):
+        get = container.get(probe, {}).get("httpGet", {})
+        if get.get("path") != path or get.get("port") not in ("ops", API_OPS_PORT):
+            fail(where, f"Deployment {API}: {probe} must GET {path} on the ops port")
+    if "HERALD_SECRETS_HMAC_KEYS_FILE" not in env:
+        fail(where, f"Deployment {API}: HERALD_SECRETS_HMAC_KEYS_FILE must name the HMAC key ring file (secrets.hmac_keys is required)")
+    resources = container.get("resources", {})
+    if not resources.get("requests", {}).get("cpu"):
+        fail(where, f"Deployment {API}: resources.requests.cpu is what the HorizontalPodAutoscaler's utilisation is measured against")
+    if not resources.get("limits", {}).get("memory"):
+        fail(where, f"Deployment {API}: resources.limits.memory")
+
+    service = by_name(objects, "Service").get(API)
+    service_ports = {p.get("name"): p for p in (service or {}).get("spec", {}).get("ports", [])}
+    if service is None or not selects({"matchLabels": service["spec"].get("selector", {})}, pod_labels):
+        fail(where, f"no Service {API} selecting its pods")
+    elif service_ports.get("http", {}).get("targetPort") not in ("http", api_port) or "ops" not in service_ports:
+        fail(where, f"Service {API} must have port http (targetPort http) and port ops")
+
+    autoscalers = [h for h in objects if h["kind"] == "HorizontalPodAutoscaler"
+                   and h["spec"].get("scaleTargetRef", {}).get("kind") == "Deployment"
+                   and h["spec"]["scaleTargetRef"].get("name") == API]
+    minimum = 1
+    if len(autoscalers) != 1:
+        fail(where, f"one HorizontalPodAutoscaler must scale Deployment {API}, found {len(autoscalers)}")
+    else:
+        hpa = autoscalers[0]
+        minimum = hpa["spec"].get("minReplicas", 1)
+        if hpa["apiVersion"] != "autoscaling/v2":
+            fail(where, f"HorizontalPodAutoscaler {hpa['metadata']['name']}: autoscaling/v2")
+        if minimum < 2:
+            fail(where, f"HorizontalPodAutoscaler {hpa['metadata']['name']}: minReplicas {minimum}; at least 2, so one pod can drain or move")
+        if hpa["spec"].get("maxReplicas", 0) < minimum:
+            fail(where, f"HorizontalPodAutoscaler {hpa['metadata']['name']}: maxReplicas below minReplicas")
+        if not any(m.get("type") == "Resource" and m.get("resource", {}).get("name") == "cpu" for m in hpa["spec"].get("metrics", [])):
+            fail(where, f"HorizontalPodAutoscaler {hpa['metadata']['name']}: scale on the cpu resource")
+
+    budgets = [b for b in objects if b["kind"] == "PodDisruptionBudget" and selects(b["spec"].get("selector", {}), pod_labels)]
+    if len(budgets) != 1:
+        fail(where, f"one PodDisruptionBudget must select {API}'s pods, found {len(budgets)}")
+    else:
+        budget = budgets[0]["spec"]
+        available = budget.get("minAvailable")
+        if not isinstance(available, int) or not 1 <= available < minimum:
+            fail(where, f"PodDisruptionBudget {budgets[0]['metadata']['name']}: minAvailable must be a number from 1 to "
+                        f"below minReplicas ({minimum}), so a drain can evict one pod; has {available!r}")
+
+    # Egress, where a policy restricts it, must still reach what herald-api talks to.
+    named = {}
+    egress = [p for p in objects if p["kind"] == "NetworkPolicy" and selects(p["spec"].get("podSelector", {}), pod_labels)
+              and "Egress" in p["spec"].get("policyTypes", [])]
+    if egress:
+        rules = [r for p in egress for r in p["spec"].get("egress", [])]
+        for what, needed in (("DNS (53/UDP)", [(53, "UDP")]), ("PostgreSQL (5432)", [(5432, "TCP")]),
+                             ("RabbitMQ (5671 or 5672)", [(5671, "TCP"), (5672, "TCP")]), ("Apple's JWKS (443)", [(443, "TCP")])):
+            if not any(policy_admits(r.get("ports"), port, protocol, named) for r in rules for port, protocol in needed):
+                fail(where, f"{API}: its egress policies admit no {what}")
+
+
+def api_self_test(where: str, objects: list[dict]) -> None:
+    """check_api must notice each of its rules broken: mutate a copy, expect a failure."""
+    import copy
+
+    def api_pod(objs):
+        return pod_spec(next(o for o in objs if o["kind"] == "Deployment" and o["metadata"]["name"] == API))
+
+    def api_container(objs):
+        return next(c for c in api_pod(objs)["containers"] if c["name"] == API)
+
+    def set_env(objs, name, value):
+        container = api_container(objs)
+        container["env"] = [e for e in container["env"] if e["name"] != name] + ([{"name": name, "value": value}] if value is not None else [])
+
+    def of_kind(objs, kind):
+        return next(o for o in objs if o["kind"] == kind and o["metadata"]["name"] == API)
+
+    def drop_egress_443(objs):
+        for rule in of_kind(objs, "NetworkPolicy")["spec"]["egress"]:
+            rule["ports"] = [p for p in rule["ports"] if p.get("port") != 443]
+
+    mutations = [
+        ("replicas set", lambda o: of_kind(o, "Deployment")["spec"].__setitem__("replicas", 2)),
+        ("a loopback api.host", lambda o: set_env(o, "HERALD_API_HOST", "127.0.0.1")),
+        ("clear text without api.allow_insecure_transport", lambda o: set_env(o, "HERALD_API_ALLOW_INSECURE_TRANSPORT", None)),
+        ("api.port unlike the http port", lambda o: set_env(o, "HERALD_API_PORT", "8091")),
+        ("no key ring", lambda o: set_env(o, "HERALD_SECRETS_HMAC_KEYS_FILE", None)),
+        ("no CPU request", lambda o: api_container(o)["resources"]["requests"].pop("cpu")),
+        ("a grace period within the drain", lambda o: api_pod(o).__setitem__("terminationGracePeriodSeconds", 30)),
+        ("one replica at least", lambda o: of_kind(o, "HorizontalPodAutoscaler")["spec"].__setitem__("minReplicas", 1)),
+        ("no PodDisruptionBudget", lambda o: o.remove(of_kind(o, "PodDisruptionBudget"))),
+        ("a budget that blocks drains", lambda o: of_kind(o, "PodDisruptionBudget")["spec"].__setitem__("minAvailable", 2)),
+        ("no ServiceMonitor for herald-api", lambda o: o.remove(of_kind(o, "ServiceMonitor"))),
+        ("egress without Apple's JWKS", drop_egress_443),
+    ]
+    for name, mutate in mutations:
+        mutated = copy.deepcopy(objects)
+        try:
+            mutate(mutated)
+        except (StopIteration, KeyError, ValueError) as error:
+            fail(where, f"herald-api self-test could not apply '{name}': {error!r}")
+            continue
+        before = len(errors)
+        check_rules(where, mutated)
+        if len(errors) == before:
+            fail(where, f"herald-api self-test: {name} was not detected")
+        del errors[before:]
 
 
 # ---------------------------------------------------------------- kubernetes: least privilege
@@ -254,18 +442,18 @@ def check_least_privilege(where: str, objects: list[dict]) -> None:
     """docs/operations.md, "Secrets" and "Network policy": each credential only where it is used."""
     all_pods = pods(objects)
     containers = [(label, pod, c) for label, pod, _ in all_pods for c in pod.get("initContainers", []) + pod["containers"]]
-    workers = {f"Deployment herald-{kind}" for kind in KINDS}
+    workers = {f"Deployment herald-{kind}" for kind in KINDS} | {f"Deployment {API}"}  # the pods with an ops port
 
-    # The HMAC key ring: a Secret of its own, in the hashing workers' pods and nowhere else.
-    hashing = {f"Deployment herald-{kind}" for kind in HASHING_KINDS}
+    # The HMAC key ring: a Secret of its own, in the hashing workers' and herald-api's pods and nowhere else.
+    hashing = {f"Deployment herald-{kind}" for kind in HASHING_KINDS} | {f"Deployment {API}"}
     hmac = {secret_of_file(pod, c, "HERALD_SECRETS_HMAC_KEYS_FILE") for label, pod, c in containers if label in hashing}
     if len(hmac) != 1 or None in hmac:
-        fail(where, f"the sms, email, push and apple workers must read HERALD_SECRETS_HMAC_KEYS_FILE from one Secret volume, read {sorted(map(str, hmac))}")
+        fail(where, f"the sms, email, push and apple workers and herald-api must read HERALD_SECRETS_HMAC_KEYS_FILE from one Secret volume, read {sorted(map(str, hmac))}")
     else:
         (hmac_secret,) = hmac
         for label, pod, _ in all_pods:
             if label not in hashing and hmac_secret in secrets_used(pod):
-                fail(where, f"{label} can read the HMAC key ring (Secret {hmac_secret}); only the sms, email, push and apple workers may")
+                fail(where, f"{label} can read the HMAC key ring (Secret {hmac_secret}); only the sms, email, push and apple workers and herald-api may")
 
     # The broker URL: a Secret that holds nothing else, the only one KEDA reads.
     broker = {secret_of_file(pod, c, "HERALD_AMQP_URL_FILE") for _, pod, c in containers}
@@ -324,6 +512,27 @@ def check_least_privilege(where: str, objects: list[dict]) -> None:
                     fail(where, f"NetworkPolicy {policy['metadata']['name']} admits {label}'s ops port from outside the cluster "
                                 f"(an ingress rule without `from`, or with an ipBlock)")
 
+    # herald-api's own port: admitted only from chosen peers, never from every source; its
+    # egress restricted to what it talks to (check_api checks what must stay open).
+    for label, pod, labels in all_pods:
+        if label != f"Deployment {API}":
+            continue
+        named = {p["name"]: p["containerPort"] for c in pod["containers"] for p in c.get("ports", []) if "name" in p}
+        governing = [p for p in policies if selects(p["spec"].get("podSelector", {}), labels)]
+        for policy in governing:
+            if "Ingress" not in policy["spec"].get("policyTypes", ["Ingress"]):
+                continue
+            for rule in policy["spec"].get("ingress", []):
+                sources = rule.get("from")
+                # No `from`, an empty peer, every namespace's every pod, or the whole address space.
+                open_peer = not sources or any(peer in ({}, {"namespaceSelector": {}}) or
+                                               peer.get("ipBlock", {}).get("cidr") in ("0.0.0.0/0", "::/0") for peer in sources)
+                if open_peer and "http" in named and policy_admits(rule.get("ports"), named["http"], "TCP", named):
+                    fail(where, f"NetworkPolicy {policy['metadata']['name']} admits {label}'s API port from every source; "
+                                f"name the ingress's or front API's namespaces")
+        if not any("Egress" in p["spec"].get("policyTypes", []) for p in governing):
+            fail(where, f"{label}: no NetworkPolicy restricts its egress (DNS, PostgreSQL, RabbitMQ, HTTPS only)")
+
 
 def by_name(objects: list[dict], kind: str) -> dict[str, dict]:
     return {o["metadata"]["name"]: o for o in objects if o["kind"] == kind}
@@ -360,6 +569,20 @@ def least_privilege_self_test(where: str, objects: list[dict]) -> None:
     def no_network_policy(objs):
         objs[:] = [o for o in objs if o["kind"] != "NetworkPolicy"]
 
+    def api_port_open_to_all(objs):
+        policy = next(o for o in objs if o["kind"] == "NetworkPolicy" and o["metadata"]["name"] == API)
+        for rule in policy["spec"]["ingress"]:
+            rule.pop("from", None)
+
+    def api_egress_open(objs):
+        policy = next(o for o in objs if o["kind"] == "NetworkPolicy" and o["metadata"]["name"] == API)
+        policy["spec"]["policyTypes"] = ["Ingress"]
+        policy["spec"].pop("egress")
+
+    def mount_hmac_in_schedule(objs):
+        sms, cron = pod_of(objs, "Deployment", "herald-sms"), pod_of(objs, "CronJob", "herald-cleanup-schedule")
+        cron["volumes"] += [v for v in sms["volumes"] if "hmac" in v["name"]]
+
     def ops_open_to_all(objs):
         for o in objs:
             if o["kind"] == "NetworkPolicy":
@@ -371,7 +594,10 @@ def least_privilege_self_test(where: str, objects: list[dict]) -> None:
                          ("KEDA reading the database Secret", keda_reads_the_database),
                          ("the migrate Job on the workers' database login", migrate_as_worker),
                          ("no NetworkPolicy", no_network_policy),
-                         ("the ops port open to every source", ops_open_to_all)]:
+                         ("the ops port open to every source", ops_open_to_all),
+                         ("herald-api's port open to every source", api_port_open_to_all),
+                         ("herald-api's egress unrestricted", api_egress_open),
+                         ("the HMAC key ring mounted in the cleanup-schedule CronJob", mount_hmac_in_schedule)]:
         mutated = copy.deepcopy(objects)
         try:
             mutate(mutated)
@@ -396,7 +622,10 @@ def kubernetes(paths: list[str]) -> None:
             name = f"{where}: {obj.get('kind')} {obj.get('metadata', {}).get('name')}"
             validate_schema(name, obj)
         try:
+            before_rules = len(errors)
             check_rules(where, objects)
+            if len(errors) == before_rules:
+                api_self_test(where, objects)
             before = len(errors)
             check_least_privilege(where, objects)
             if len(errors) == before:
@@ -443,6 +672,29 @@ def systemd() -> None:
         wanted = {"amqp-url", "database-url"} | ({"hmac-keys"} if kind in HASHING_KINDS else set())
         if not wanted <= credentials:
             fail(where, f"LoadCredential= must provide {sorted(wanted)}")
+    # herald-api: a template like the workers', with the key ring, and SIGHUP on reload (TLS files read again).
+    path = directory / f"{API}@.service"
+    if not path.exists():
+        fail("deploy/systemd", f"no {API}@.service")
+    else:
+        unit = unit_settings(path)
+        if not unit.get("ExecStart", [""])[0].split()[0].endswith(f"/{API}"):
+            fail(path.name, f"ExecStart must run {API}")
+        if "HERALD_HTTP_PORT=%i" not in unit.get("Environment", []):
+            fail(path.name, "Environment=HERALD_HTTP_PORT=%i (the instance name is the ops port)")
+        stop = unit.get("TimeoutStopSec", ["90"])[-1]
+        if not stop.isdigit() or int(stop) <= drain + 15:
+            fail(path.name, f"TimeoutStopSec={stop} must be whole seconds above runner.drain_timeout_seconds ({drain}) + 15")
+        if unit.get("Restart") != ["on-failure"]:
+            fail(path.name, "Restart=on-failure")
+        if not {"amqp-url", "database-url", "hmac-keys"} <= {c.split(":")[0] for c in unit.get("LoadCredential", [])} \
+                or "HERALD_SECRETS_HMAC_KEYS_FILE=%d/hmac-keys" not in unit.get("Environment", []):
+            fail(path.name, "LoadCredential= must provide amqp-url, database-url and hmac-keys, and HERALD_SECRETS_HMAC_KEYS_FILE=%d/hmac-keys")
+        if not any(re.fullmatch(r"\S*kill -(HUP|SIGHUP|s HUP) \$MAINPID", c) for c in unit.get("ExecReload", [])):
+            fail(path.name, "ExecReload=/bin/kill -HUP $MAINPID (herald-api reads its TLS files again on SIGHUP)")
+    for unit_path in sorted(directory.glob("*.service")):
+        if unit_path.name.startswith("herald-") and "@" not in unit_path.name and unit_path.stem.removeprefix("herald-") in set(KINDS) | {"api"}:
+            fail(unit_path.name, "a long-running service is a template (instance = ops port)")
     for path in sorted(directory.glob("*.service")):
         unit = unit_settings(path)
         for key, value in hardening.items():

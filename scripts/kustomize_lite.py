@@ -52,14 +52,17 @@ def strategic_merge(base, patch):
             out[key] = strategic_merge(base[key], value) if key in base else value
         return out
     if isinstance(base, list) and isinstance(patch, list) and all(isinstance(x, dict) and "name" in x for x in base + patch):
+        # As kustomize does: items the patch adds come first (in the patch's order), then the
+        # base's, merged with the patch's item of the same name.
         out = [dict(x) for x in base]
+        added = []
         for item in patch:
             match = next((i for i, x in enumerate(out) if x["name"] == item["name"]), None)
             if match is None:
-                out.append(item)
+                added.append(item)
             else:
                 out[match] = strategic_merge(out[match], item)
-        return out
+        return added + out
     return patch
 
 
