@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # herald-api against a client nobody here wrote (make test's `api` step, docs/api.md): Twilio's
 # own Python library (`twilio` from PyPI, in a venv under .run/) with its Verify base URL pointed
-# at herald-api, and Herald's /v1 from a plain HTTP client (tests/api/twilio_verify_acceptance.py).
+# at herald-api, and Herald's /v1 from a plain HTTP client (tests/api/twilio_verify_acceptance.py);
+# then the server against its OpenAPI document, by schemathesis (PyPI, same venv;
+# tests/api/schemathesis.toml; HERALD_SCHEMATHESIS_EXAMPLES, HERALD_SCHEMATHESIS_ARGS).
 # Starts herald-sms (dev outbox) and herald-api on a database and broker namespace of their own,
 # and stops them on every exit path. The servers are up (make services); the binaries built.
 set -euo pipefail
@@ -10,6 +12,7 @@ ROOT="$PWD"
 BIN="${HERALD_TEST_BIN_DIR:-$ROOT/.build/debug}"
 VENV="${HERALD_RUN_DIR:-$ROOT/.run}/venv-api"
 TWILIO_VERSION=9.13.0
+SCHEMATHESIS_VERSION=4.32.5
 WORK="$(mktemp -d)"
 pids=()
 cleanup() {
@@ -31,14 +34,22 @@ ADMIN_URL="${HERALD_DATABASE_URL%/*}/postgres"
 psql -X -q -v ON_ERROR_STOP=1 "$ADMIN_URL" -c "DROP DATABASE IF EXISTS herald_api_test WITH (FORCE)" -c "CREATE DATABASE herald_api_test"
 "$BIN/heraldctl" migrate >/dev/null
 "$BIN/heraldctl" topology declare >/dev/null
+# Jobs an earlier run left in this namespace's queues (here nothing consumes email, push, apple).
+scripts/services.sh rabbitmqctl -q list_queues name messages 2>/dev/null \
+    | awk -v ns="$HERALD_AMQP_NAMESPACE." 'index($1, ns) == 1 && $2 > 0 { print $1 }' \
+    | while read -r queue; do scripts/services.sh rabbitmqctl -q purge_queue "$queue" >/dev/null; done || true
 
-if ! "$VENV/bin/python" -c "import twilio, sys; sys.exit(twilio.__version__ != '$TWILIO_VERSION')" 2>/dev/null; then
+if ! "$VENV/bin/python" -c "import twilio, sys; sys.exit(twilio.__version__ != '$TWILIO_VERSION')" 2>/dev/null \
+    || [ "$("$VENV/bin/schemathesis" --version 2>/dev/null)" != "schemathesis, version $SCHEMATHESIS_VERSION" ]; then
     python3 -m venv "$VENV"
-    "$VENV/bin/pip" install --quiet --disable-pip-version-check "twilio==$TWILIO_VERSION"
+    "$VENV/bin/pip" install --quiet --disable-pip-version-check "twilio==$TWILIO_VERSION" "schemathesis==$SCHEMATHESIS_VERSION"
 fi
 
 HERALD_HTTP_PORT=19101 "$BIN/herald-sms" >"$WORK/sms.log" 2>&1 & pids+=($!)
-HERALD_HTTP_PORT=19106 "$BIN/herald-api" >"$WORK/api.log" 2>&1 & pids+=($!)
+# The key's request rate out of the way of schemathesis's two workers (api.key_rate_*), and
+# Apple's key set on a closed local port (a token that gets that far is a 503, never a fetch).
+HERALD_HTTP_PORT=19106 HERALD_API_KEY_RATE_PER_SECOND=100000 HERALD_API_KEY_RATE_BURST=1000000 \
+    HERALD_APPLE_JWKS_URL=http://127.0.0.1:9/auth/keys "$BIN/herald-api" >"$WORK/api.log" 2>&1 & pids+=($!)
 for _ in $(seq 1 100); do
     curl -fsS "http://127.0.0.1:19106/readyz" >/dev/null 2>&1 && curl -fsS "http://127.0.0.1:19101/readyz" >/dev/null 2>&1 && break
     sleep 0.1
@@ -53,6 +64,18 @@ export HERALD_API_KEY="$(key acceptance all)" HERALD_API_SMS_KEY="$(key sms-only
 export HERALD_API_URL="http://127.0.0.1:$HERALD_API_PORT" HERALD_OUTBOX_SMS="$HERALD_OUTBOX_DIRECTORY/sms.jsonl"
 status=0
 "$VENV/bin/python" tests/api/twilio_verify_acceptance.py || status=$?
+# The contract: schemathesis (PyPI; tests/api/schemathesis.toml) reads the document herald-api
+# serves and sends every operation generated requests, valid and invalid (coverage, fuzzing,
+# then chains along the document's links). A 5xx, an answer the document does not allow
+# (status, content type, headers, body), an invalid request answered 2xx or a request without
+# the key answered other than 401 fails the step. Short: at most HERALD_SCHEMATHESIS_EXAMPLES
+# cases per operation and phase. The requests reach only this script's database and namespace.
+export HERALD_API_KEY_ID="${HERALD_API_KEY%%:*}" HERALD_API_KEY_SECRET="${HERALD_API_KEY#*:}"
+HERALD_SCHEMATHESIS_SERVICE="$(curl -fsS -u "$HERALD_API_KEY" -d FriendlyName=schemathesis "$HERALD_API_URL/v2/Services" \
+    | python3 -c "import json, sys; print(json.load(sys.stdin)['sid'])")"
+export HERALD_SCHEMATHESIS_SERVICE
+(cd "$WORK" && "$VENV/bin/schemathesis" --config-file "$ROOT/tests/api/schemathesis.toml" --no-color run "$HERALD_API_URL/openapi.yaml" \
+    --url "$HERALD_API_URL" --max-examples "${HERALD_SCHEMATHESIS_EXAMPLES:-100}" ${HERALD_SCHEMATHESIS_ARGS:-}) || status=$?
 if [ $status -ne 0 ]; then
     echo "--- herald-api log"; tail -30 "$WORK/api.log"
     echo "--- herald-sms log"; tail -30 "$WORK/sms.log"

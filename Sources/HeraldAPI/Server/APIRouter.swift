@@ -5,7 +5,7 @@ import Hummingbird
 
 /// The routes of herald-api: `/v1` (JSON, Basic or Bearer) and `/v2` (Twilio Verify, form
 /// bodies, Basic), each family behind its metrics, its error dialect and, per route group,
-/// the API key's scope.
+/// the API key's scope. A request no route takes answers 404 in its family's dialect.
 enum APIRouter {
     static func make(_ dependencies: APIDependencies) -> Router<APIContext> {
         let router = Router(context: APIContext.self)
@@ -35,6 +35,8 @@ enum APIRouter {
             .add(middleware: authenticator(.verify, bearer: false))
         ServiceRoutes(dependencies: dependencies).add(to: v2)
         VerificationRoutes(dependencies: dependencies).add(to: v2)
+        // Last: a router's middleware wraps the routes added after it, and its not-found responder.
+        router.add(middleware: UnmatchedRoute())
         return router
     }
 }

@@ -5,8 +5,9 @@ import NIOCore
 import PostgresNIO
 
 /// Turns whatever a route family's handlers throw into that family's error answer: an
-/// ``APIFailure`` as it says, a body over the limit as 413, a database that does not answer as
-/// 503, anything else as 500 with the error logged (never echoed: it could hold a value).
+/// ``APIFailure`` as it says, a body over the limit as 413, a value the database cannot store as
+/// 400, a database that does not answer as 503, anything else as 500 with the error logged
+/// (never echoed: it could hold a value).
 struct ErrorBoundary: RouterMiddleware {
     typealias Context = APIContext
     let maxBodyBytes: Int
@@ -28,6 +29,9 @@ struct ErrorBoundary: RouterMiddleware {
             throw render(.bodyTooLarge(limit: maxBodyBytes), request.uri.path)
         } catch let error as any HTTPResponseError {
             throw error
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "22021" {
+            // A value text cannot hold (U+0000) that a route passed on: the request's mistake.
+            throw render(.invalid(field: nil, reason: "a value holds a character that is not allowed (U+0000)"), request.uri.path)
         } catch is PSQLError {
             context.logger.error("database error", metadata: ["path": "\(context.endpointPath ?? "-")"])
             throw render(.databaseUnavailable, request.uri.path)

@@ -52,6 +52,8 @@ struct JSONFields: Sendable {
         guard let value = values[key] else { return nil }
         guard case .string(let text) = value else { throw APIFailure.invalid(field: name(key), reason: "\(name(key)) must be a string") }
         guard text.utf8.count <= maxLength else { throw APIFailure.invalid(field: name(key), reason: "\(name(key)) is longer than \(maxLength) bytes") }
+        // PostgreSQL's text cannot hold U+0000: refused here, for every route, as the client's mistake.
+        guard !text.utf8.contains(0) else { throw APIFailure.invalid(field: name(key), reason: "\(name(key)) must not contain U+0000") }
         return text
     }
 

@@ -24,7 +24,8 @@ info:
       Twilio's `{"code", "message", "more_info", "status"}`. `message` and `field` name a
       field, never its value.
     - 429 and 503 answers carry `Retry-After` (seconds).
-    - A path or method that is not listed here answers 404 with an empty body.
+    - A path or method that is not listed here answers 404 with its family's error body:
+      Twilio's 20404 under `/v2`, `/v1`'s `not_found` anywhere else.
     - Response objects may gain keys: ignore keys you do not know.
 servers:
   - url: https://herald.example.com
@@ -90,6 +91,15 @@ paths:
             application/json:
               schema:
                 $ref: "#/components/schemas/SMSVerificationQueued"
+          links:
+            GetSMSVerification:
+              operationId: getSMSVerification
+              parameters:
+                id: "$response.body#/verification_id"
+            CheckSMSVerification:
+              operationId: checkSMSVerification
+              parameters:
+                id: "$response.body#/verification_id"
         "400":
           $ref: "#/components/responses/V1BadRequest"
         "401":
@@ -303,6 +313,11 @@ paths:
             application/json:
               schema:
                 $ref: "#/components/schemas/PushVerificationQueued"
+          links:
+            ConfirmPushVerification:
+              operationId: confirmPushVerification
+              parameters:
+                receipt: "$response.body#/receipt"
         "400":
           $ref: "#/components/responses/V1BadRequest"
         "401":
@@ -593,6 +608,27 @@ paths:
             application/json:
               schema:
                 $ref: "#/components/schemas/TwilioService"
+          links:
+            FetchService:
+              operationId: fetchService
+              parameters:
+                service: "$response.body#/sid"
+            UpdateService:
+              operationId: updateService
+              parameters:
+                service: "$response.body#/sid"
+            DeleteService:
+              operationId: deleteService
+              parameters:
+                service: "$response.body#/sid"
+            CreateVerification:
+              operationId: createVerification
+              parameters:
+                service: "$response.body#/sid"
+            CheckVerification:
+              operationId: checkVerification
+              parameters:
+                service: "$response.body#/sid"
         "400":
           $ref: "#/components/responses/TwilioBadRequest"
         "401":
@@ -717,6 +753,21 @@ paths:
             application/json:
               schema:
                 $ref: "#/components/schemas/TwilioVerification"
+          links:
+            FetchVerification:
+              operationId: fetchVerification
+              parameters:
+                service: "$response.body#/service_sid"
+                sid: "$response.body#/sid"
+            UpdateVerification:
+              operationId: updateVerification
+              parameters:
+                service: "$response.body#/service_sid"
+                sid: "$response.body#/sid"
+            CheckVerification:
+              operationId: checkVerification
+              parameters:
+                service: "$response.body#/service_sid"
         "400":
           description: |
             60200 (a parameter is missing or invalid: `To` not E.164 or not a number in use,
@@ -1244,6 +1295,7 @@ components:
           type: string
           maxLength: 32
           pattern: '^\+[1-9][0-9]{6,14}$'
+          examples: ["+14155550123"]
         purpose:
           type: [string, "null"]
           enum: [sign_in, mfa_enroll, mfa_sign_in, null]
@@ -1428,17 +1480,13 @@ components:
           type: integer
           minimum: 0
         expires_at:
-          $ref: "#/components/schemas/DatabaseTime"
+          $ref: "#/components/schemas/Timestamp"
         created_at:
-          $ref: "#/components/schemas/DatabaseTime"
+          $ref: "#/components/schemas/Timestamp"
         provider_calls:
           type: array
           items:
             $ref: "#/components/schemas/ProviderCall"
-    DatabaseTime:
-      description: "PostgreSQL's `to_char(…, 'YYYY-MM-DD\"T\"HH24:MI:SSOF')` in the session's time zone: `2026-01-02T03:04:05+00`."
-      type: string
-      pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[+-][0-9]{2}(:[0-9]{2})?$'
     ProviderCall:
       type: object
       required: [provider, result, duration_ms]
@@ -1975,6 +2023,7 @@ components:
           type: string
           maxLength: 32
           pattern: '^\+[1-9][0-9]{6,14}$'
+          examples: ["+14155550123"]
         Channel:
           description: "Only `sms`; `call`, `email`, `whatsapp`, `sna`, `auto`, `rcs` answer 60223, anything else 60200."
           type: string

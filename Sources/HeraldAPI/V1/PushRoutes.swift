@@ -50,7 +50,7 @@ struct PushRoutes {
         let token = try body.required("token", maxLength: 4096)
         var at = Date()
         if let text = try body.string("registered_at", maxLength: 40) {
-            guard let parsed = try? Date(text, strategy: .iso8601) else {
+            guard let parsed = RFC3339Time.parse(text) else {
                 throw APIFailure.invalid(field: "registered_at", reason: "registered_at must be an RFC 3339 time (2026-01-02T03:04:05Z)")
             }
             at = min(parsed, Date())

@@ -45,7 +45,9 @@ struct SMSRoutes {
             captcha = .init(provider: try fields.requiredChoice("provider", SMSVerificationJob.AppVerification.Provider.self),
                             token: try fields.required("token", maxLength: SMSVerificationJob.AppVerification.maxTokenLength))
         }
-        return .init(receipt: try proof.string("receipt", maxLength: 128), appID: try proof.string("app_id", maxLength: 256), captcha: captcha)
+        let appID = try proof.string("app_id", maxLength: 255)
+        if appID?.isEmpty == true { throw APIFailure.invalid(field: "app_verification.app_id", reason: "app_verification.app_id must not be empty") }
+        return .init(receipt: try proof.string("receipt", maxLength: 128), appID: appID, captcha: captcha)
     }
 
     func check(_ request: Request, context: APIContext) async throws -> Response {
@@ -91,10 +93,10 @@ struct SMSRoutes {
 /// same job (its message id), so a retried request is handled once.
 enum IdempotencyKey {
     /// The request's id: the one its body gives, else the one its `Idempotency-Key` derives,
-    /// else a new one.
+    /// else a new one. A malformed `Idempotency-Key` is refused even when the body gives the id.
     static func id(_ given: String?, _ request: Request, _ context: APIContext, route: String) throws -> String {
-        if let given { return given }
-        return try derive(request.headers[.idempotencyKey], key: context.requireKey().id, route: route) ?? RandomID.uuid()
+        let derived = try derive(request.headers[.idempotencyKey], key: context.requireKey().id, route: route)
+        return given ?? derived ?? RandomID.uuid()
     }
 
     static func derive(_ header: String?, key: String, route: String) throws -> String? {

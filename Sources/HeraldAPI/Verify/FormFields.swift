@@ -16,6 +16,8 @@ struct FormFields: Sendable {
                 throw APIFailure.invalid(field: "body", reason: "not form-encoded")
             }
             if ignored.contains(name) { continue }
+            // PostgreSQL's text cannot hold U+0000: refused here, for every route, as the client's mistake.
+            guard !value.utf8.contains(0) else { throw APIFailure.invalid(field: APIFailure.printableName(name), reason: "must not contain U+0000") }
             guard accepted.contains(name) else {
                 throw APIFailure.invalid(field: APIFailure.printableName(name), reason: "not supported")
             }

@@ -8,10 +8,12 @@ import PostgresNIO
 /// every provider call. The number is masked; the code is never there.
 public enum SMSVerificationRecord {
     /// The record as a JSON object (bytes, so that it crosses tasks), or nil when there is none.
+    /// Times are RFC 3339 in UTC, whole seconds (`2026-01-02T03:04:05Z`), whatever the session's time zone.
     public static func json(_ id: String, client: PostgresClient, logger: Logger) async throws -> Data? {
         let rows = try await client.query("""
             SELECT v.state, v.reason, v.phone_number, v.purpose, v.provider, v.provider_message_id, v.uncertain_sends,
-                   c.status, c.attempts, c.max_attempts, to_char(c.expires_at, 'YYYY-MM-DD"T"HH24:MI:SSOF'), to_char(v.created_at, 'YYYY-MM-DD"T"HH24:MI:SSOF')
+                   c.status, c.attempts, c.max_attempts, to_char(c.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
+                   to_char(v.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
               FROM herald.sms_verifications v LEFT JOIN herald.sms_codes c ON c.id = v.code_id
              WHERE v.verification_id = \(id)
             """, logger: logger)
