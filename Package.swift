@@ -216,7 +216,7 @@ let package = Package(
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             swiftSettings: strict
         ),
-        .testTarget(name: "AMQPTests", dependencies: ["AMQP"], swiftSettings: strict),
+        .testTarget(name: "AMQPTests", dependencies: ["AMQP", "HeraldStubs"], swiftSettings: strict),
         .testTarget(
             name: "HeraldUnitTests",
             dependencies: [
@@ -231,7 +231,7 @@ let package = Package(
         .testTarget(
             name: "HeraldIntegrationTests",
             dependencies: [
-                "HeraldRuntime", "HeraldClient", "HeraldStubs", "AMQP",
+                "HeraldRuntime", "HeraldClient", "HeraldStubs", "HeraldAPIStore", "AMQP",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

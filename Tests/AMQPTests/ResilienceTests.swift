@@ -1,5 +1,6 @@
 import AMQP
 import Foundation
+import HeraldStubs
 import Synchronization
 import Testing
 

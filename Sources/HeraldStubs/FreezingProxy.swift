@@ -6,15 +6,17 @@ import Glibc
 
 /// A loopback TCP proxy in front of the broker whose existing connections can be frozen
 /// (bytes stop flowing both ways, sockets stay open): what a dead peer or a black-holed
-/// network looks like to heartbeats. Connections accepted later flow normally.
-final class FreezingProxy: Sendable {
+/// network looks like to heartbeats. Connections accepted later flow normally. ``pause()``
+/// holds every connection's bytes until ``resume()``: a broker that answers late.
+public final class FreezingProxy: Sendable {
     private let listener: Int32
-    let port: Int
+    public let port: Int
     private let targetPort: Int
     private let frozenGeneration = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
+    private let paused = Atomic<Bool>(false)
 
-    init(targetPort: Int) throws {
+    public init(targetPort: Int) throws {
         self.targetPort = targetPort
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.listener = listener
@@ -35,11 +37,16 @@ final class FreezingProxy: Sendable {
     }
 
     /// Freezes every connection accepted so far.
-    func freezeExistingConnections() {
+    public func freezeExistingConnections() {
         frozenGeneration.add(1, ordering: .sequentiallyConsistent)
     }
 
-    func stop() {
+    /// Holds the bytes of every connection, both ways, until ``resume()``; nothing is lost.
+    public func pause() { paused.store(true, ordering: .sequentiallyConsistent) }
+
+    public func resume() { paused.store(false, ordering: .sequentiallyConsistent) }
+
+    public func stop() {
         stopped.store(true, ordering: .sequentiallyConsistent)
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
@@ -81,7 +88,7 @@ final class FreezingProxy: Sendable {
         var buffer = [UInt8](repeating: 0, count: 65536)
         var fds = [pollfd(fd: a, events: Int16(POLLIN), revents: 0), pollfd(fd: b, events: Int16(POLLIN), revents: 0)]
         while !stopped.load(ordering: .sequentiallyConsistent) {
-            if frozenGeneration.load(ordering: .sequentiallyConsistent) != generation {
+            if frozenGeneration.load(ordering: .sequentiallyConsistent) != generation || paused.load(ordering: .sequentiallyConsistent) {
                 usleep(50_000)  // frozen: hold the sockets open, move nothing
                 continue
             }

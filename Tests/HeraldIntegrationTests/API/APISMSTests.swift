@@ -1,0 +1,173 @@
+import Foundation
+import HeraldAPIStore
+import HeraldStubs
+import NIOHTTP1
+import Testing
+@testable import HeraldRuntime
+@testable import HeraldSMS
+
+/// `/v1/sms` on the real `herald-api` executable, with `herald-sms` in-process delivering to its
+/// dev outbox: every answer of start, check and read, and each refusal.
+@Suite(.needsServers) struct APISMSTests {
+    @Test func startCheckAndReadAVerification() async throws {
+        try await withHarness { harness in
+            let sms = try await SMSFixture(harness)
+            _ = try await sms.start()
+            let api = try await APIProcess(harness)
+            let phone = harness.phone(1), id = "\(harness.namespace)-api-1"
+
+            let started = try await api.call(.POST, "/v1/sms/verifications", json: ["verification_id": id, "phone_number": phone, "locale": "en"])
+            #expect(started.status == 202, "\(started)")
+            #expect(started.json["verification_id"] as? String == id && started.json["status"] as? String == "queued")
+            try await eventually("the code delivered") { sms.code(to: phone) != nil }
+            let code = try #require(sms.code(to: phone))
+            let wrong = code == "000000" ? "111111" : "000000"
+
+            let first = try await api.call(.POST, "/v1/sms/verifications/\(id)/check", json: ["code": wrong])
+            #expect(first.status == 200 && first.json["result"] as? String == "wrong_code" && first.json["attempts_left"] as? Int == 4, "\(first)")
+            // The read: the record of show-sms, masked, never the code.
+            let shown = try await api.call(.GET, "/v1/sms/verifications/\(id)")
+            #expect(shown.status == 200 && shown.json["state"] as? String == "sent", "\(shown)")
+            #expect(!shown.text.contains(code) && !shown.text.contains(phone), "\(shown)")
+            let right = try await api.call(.POST, "/v1/sms/verifications/\(id)/check", json: ["code": code], auth: .bearer(api.key))
+            #expect(right.status == 200 && right.json["result"] as? String == "verified", "\(right)")
+            #expect(right.json["phone_number"] as? String == phone && right.json["purpose"] as? String == "sign_in")
+            let again = try await api.call(.POST, "/v1/sms/verifications/\(id)/check", json: ["code": code])
+            #expect(again.status == 200 && again.json["result"] as? String == "already_used", "\(again)")
+            let unknown = try await api.call(.POST, "/v1/sms/verifications/\(harness.namespace)-none/check", json: ["code": code])
+            #expect(unknown.status == 404 && unknown.json["result"] as? String == "not_found", "\(unknown)")
+            let unread = try await api.call(.GET, "/v1/sms/verifications/\(harness.namespace)-none")
+            #expect(unread.status == 404 && unread.error["code"] as? String == "not_found", "\(unread)")
+        }
+    }
+
+    /// Five wrong codes spend the verification; the guessing count per number then locks it
+    /// (here after 6 failures: `sms.guessing.max_failures` of the herald-sms that sent the code,
+    /// which the code carries), with Retry-After.
+    @Test func wrongCodesSpendTheVerificationThenLockTheNumber() async throws {
+        try await withHarness { harness in
+            let sms = try await SMSFixture(harness)
+            _ = try await sms.start {
+                $0.sms.guessing.maxFailures = 6
+                $0.sms.guessing.lockoutSeconds = 600
+                $0.sms.guessing.maxLockoutSeconds = 600
+            }
+            let api = try await APIProcess(harness)
+            let phone = harness.phone(2)
+            let ids = ["\(harness.namespace)-g1", "\(harness.namespace)-g2"]
+            _ = try await api.call(.POST, "/v1/sms/verifications", json: ["verification_id": ids[0], "phone_number": phone])
+            try await eventually("the first code delivered") { sms.delivered().contains { $0.verificationID == ids[0] } }
+            let code = try #require(sms.code(to: phone))
+            let wrong = String(code.map { $0 == "9" ? "0" : Character(String(($0.wholeNumberValue ?? 0) + 1)) })
+            var results: [String] = []
+            for _ in 0..<6 {
+                let json = try await api.call(.POST, "/v1/sms/verifications/\(ids[0])/check", json: ["code": wrong]).json
+                results.append("\(json["result"] as? String ?? "?")\((json["attempts_left"] as? Int).map { " \($0)" } ?? "")")
+            }
+            #expect(results == ["wrong_code 4", "wrong_code 3", "wrong_code 2", "wrong_code 1", "wrong_code 0", "too_many_attempts"], "\(results)")
+            // The right code of a spent verification does not verify.
+            let spent = try await api.call(.POST, "/v1/sms/verifications/\(ids[0])/check", json: ["code": code])
+            #expect(spent.json["result"] as? String == "too_many_attempts", "\(spent)")
+
+            _ = try await api.call(.POST, "/v1/sms/verifications", json: ["verification_id": ids[1], "phone_number": phone, "force_resend": true])
+            try await eventually("the second code delivered") { sms.delivered().contains { $0.verificationID == ids[1] } }
+            let second = try #require(sms.code(to: phone))
+            let sixth = try await api.call(.POST, "/v1/sms/verifications/\(ids[1])/check", json: ["code": second == "000000" ? "111111" : "000000"])
+            #expect(sixth.json["result"] as? String == "locked_out", "\(sixth)")
+            let locked = try await api.call(.POST, "/v1/sms/verifications/\(ids[1])/check", json: ["code": second])
+            #expect(locked.status == 200 && locked.json["result"] as? String == "locked_out", "\(locked)")
+            let seconds = try #require(locked.json["retry_after_seconds"] as? Int)
+            #expect((1...600).contains(seconds))
+            #expect(locked.headers.first(name: "Retry-After") == String(seconds))
+        }
+    }
+
+    @Test func aRetriedStartIsOneJob() async throws {
+        try await withHarness { harness in
+            let api = try await APIProcess(harness)
+            let body: [String: Any] = ["phone_number": harness.phone(3)]
+            let first = try await api.call(.POST, "/v1/sms/verifications", json: body, headers: [("Idempotency-Key", "order-17")])
+            let second = try await api.call(.POST, "/v1/sms/verifications", json: body, headers: [("Idempotency-Key", "order-17")])
+            let other = try await api.call(.POST, "/v1/sms/verifications", json: body, headers: [("Idempotency-Key", "order-18")])
+            let id = try #require(first.json["verification_id"] as? String)
+            #expect(first.status == 202 && second.json["verification_id"] as? String == id, "\(first) \(second)")
+            #expect(other.json["verification_id"] as? String != id)
+            // Another API key's same Idempotency-Key is another request.
+            let otherKey = try await api.makeKey("sms", scopes: [.sms])
+            let theirs = try await api.call(.POST, "/v1/sms/verifications", json: body, auth: .basic(otherKey), headers: [("Idempotency-Key", "order-17")])
+            #expect(theirs.status == 202 && theirs.json["verification_id"] as? String != id, "\(theirs)")
+            // The two requests of one key are two messages with one id: the ledger runs it once.
+            try await eventually("four messages queued") { try await harness.depth(harness.topology.workQueue(.sms)) == 4 }
+            let bad = try await api.call(.POST, "/v1/sms/verifications", json: body, headers: [("Idempotency-Key", String(repeating: "k", count: 256))])
+            #expect(bad.status == 400 && bad.error["field"] as? String == "Idempotency-Key", "\(bad)")
+        }
+    }
+
+    /// Each refusal names its field and enqueues nothing.
+    @Test func badBodiesAreRefusedNamingTheField() async throws {
+        try await withHarness { harness in
+            let api = try await APIProcess(harness, environment: ["HERALD_API_MAX_BODY_BYTES": "2048"])
+            let phone = harness.phone(4)
+            let cases: [(String, [String: Any]?, String?, Int, String?)] = [
+                ("unknown field", ["phone_number": phone, "debug": true], nil, 400, "debug"),
+                ("wrong type", ["phone_number": 4915112345678], nil, 400, "phone_number"),
+                ("not E.164", ["phone_number": "0151 1234"], nil, 400, "phone_number"),
+                ("missing", ["locale": "en"], nil, 400, "phone_number"),
+                ("bad purpose", ["phone_number": phone, "purpose": "login"], nil, 400, "purpose"),
+                ("code length", ["phone_number": phone, "code_length": 3], nil, 400, "code_length"),
+                ("code validity", ["phone_number": phone, "code_ttl_seconds": 59], nil, 400, "code_ttl_seconds"),
+                ("nested unknown", ["phone_number": phone, "client": ["ip": "1.2.3.4"]], nil, 400, "client.ip"),
+                ("long id", ["phone_number": phone, "verification_id": String(repeating: "v", count: 129)], nil, 400, "verification_id"),
+                ("not JSON", nil, "{phone_number:", 400, nil),
+                ("not an object", nil, "[1,2]", 400, nil),
+                ("too large", ["phone_number": phone, "locale": String(repeating: "x", count: 4000)], nil, 413, nil),
+            ]
+            for (name, json, raw, status, field) in cases {
+                let answer = try await api.call(.POST, "/v1/sms/verifications", json: json, body: raw)
+                #expect(answer.status == status, "\(name): \(answer)")
+                #expect(answer.error["field"] as? String == field, "\(name): \(answer)")
+                #expect(!(answer.error["message"] as? String ?? "").isEmpty, "\(name): \(answer)")
+                #expect(!answer.text.contains(phone), "\(name): the number echoed")
+            }
+            let check = try await api.call(.POST, "/v1/sms/verifications/x/check", json: ["code": 123456])
+            #expect(check.status == 400 && check.error["field"] as? String == "code", "\(check)")
+            #expect(try await harness.depth(harness.topology.workQueue(.sms)) == 0)
+        }
+    }
+
+    /// No key, a wrong secret, a revoked key (on its next request), a key without the scope, and
+    /// a spent rate: 401, 401, 401, 403, 429 with Retry-After.
+    @Test func keysAreCheckedOnEveryRequest() async throws {
+        try await withHarness { harness in
+            let api = try await APIProcess(harness, environment: ["HERALD_API_KEY_RATE_PER_SECOND": "1", "HERALD_API_KEY_RATE_BURST": "3"])
+            let path = "/v1/sms/verifications/\(harness.namespace)-none"
+            let none = try await api.call(.GET, path, auth: APIProcess.Auth.none)
+            #expect(none.status == 401 && (none.headers.first(name: "WWW-Authenticate") ?? "").contains("Basic"), "\(none)")
+            let id = api.key.prefix { $0 != ":" }
+            let wrong = try await api.call(.GET, path, auth: .basic("\(id):not-the-secret"))
+            #expect(wrong.status == 401, "\(wrong)")
+            #expect(!wrong.text.contains("not-the-secret"))
+
+            let doomed = try await api.makeKey("doomed", scopes: [.sms])
+            #expect(try await api.call(.GET, path, auth: .basic(doomed)).status == 404)
+            try await api.revoke(doomed)
+            let revoked = try await api.call(.GET, path, auth: .basic(doomed))
+            #expect(revoked.status == 401, "\(revoked)")
+
+            let emailOnly = try await api.makeKey("email", scopes: [.email])
+            let forbidden = try await api.call(.GET, path, auth: .basic(emailOnly))
+            #expect(forbidden.status == 403 && forbidden.error["code"] as? String == "forbidden", "\(forbidden)")
+            let twilio = try await api.call(.GET, "/v2/Services", auth: .basic(emailOnly))
+            #expect(twilio.status == 403 && twilio.json["code"] as? Int == 20403, "\(twilio)")
+
+            let limited = try await api.makeKey("limited", scopes: [.sms])
+            var statuses: [Int] = []
+            for _ in 0..<6 { statuses.append(try await api.call(.GET, path, auth: .basic(limited)).status) }
+            #expect(statuses.prefix(3).allSatisfy { $0 == 404 } && statuses.last == 429, "\(statuses)")
+            let spent = try await api.call(.GET, path, auth: .basic(limited))
+            #expect(spent.status == 429 && Int(spent.headers.first(name: "Retry-After") ?? "") ?? 0 >= 1, "\(spent)")
+            // Another key's bucket is its own.
+            #expect(try await api.call(.GET, path).status == 404)
+        }
+    }
+}
