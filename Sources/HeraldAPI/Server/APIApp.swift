@@ -74,6 +74,7 @@ public enum APIApp {
             services.append(reloader)
         } else {
             server = .http1()
+            services.append(HangupWithoutTLS(logger: logger))
         }
         if configuration.http.enabled {
             let port = configuration.http.port == 0 ? APIConfiguration.defaultOpsPort : configuration.http.port

@@ -37,11 +37,14 @@ struct TLSFiles: Sendable {
         return Loaded(chain: chain, key: privateKey, stamp: stamp())
     }
 
-    /// What changes when either file is replaced: sizes and modification times.
+    /// What changes when either file is replaced: the file a path leads to through its symbolic
+    /// links (a Kubernetes Secret volume swaps a link: the files themselves stay untouched), its
+    /// size and modification time.
     func stamp() -> String {
         [certificate, key].map { path in
-            let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-            return "\(attributes?[.size] ?? 0)@\((attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
+            let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+            let attributes = try? FileManager.default.attributesOfItem(atPath: target)
+            return "\(target):\(attributes?[.size] ?? 0)@\((attributes?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0)"
         }.joined(separator: ",")
     }
 }
@@ -98,6 +101,23 @@ final class CertificateReloader: Service, Sendable {
             logger.info("TLS certificate reloaded", metadata: ["reason": "\(reason)"])
         } catch {
             logger.error("TLS certificate not reloaded; the one in use stays", metadata: ["reason": "\(reason)", "error": "\(error)"])
+        }
+    }
+}
+
+/// SIGHUP with no certificate to reload (`api.tls.*` unset): logged, not the default action,
+/// which would end the process (systemd's `ExecReload` and a terminal's hangup send it).
+struct HangupWithoutTLS: Service {
+    let logger: Logger
+
+    func run() async throws {
+        let signals = await UnixSignalsSequence(trapping: .sighup)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in signals { logger.notice("SIGHUP: nothing to reload (api.tls.certificate_file is not set)") }
+            }
+            try await gracefulShutdown()
+            group.cancelAll()
         }
     }
 }

@@ -79,4 +79,16 @@ import Testing
             try await eventually("three jobs queued") { try await harness.depth(harness.topology.workQueue(.sms)) == 3 }
         }
     }
+
+    /// systemd's `ExecReload` sends SIGHUP; with no certificate to reload it is logged, and the
+    /// process serves on (the default action would end it).
+    @Test func aSighupWithoutTLSIsLoggedAndServingGoesOn() async throws {
+        try await withHarness { harness in
+            let api = try await APIProcess(harness)
+            api.process.signal(SIGHUP)
+            try await eventually("the SIGHUP logged") { api.process.log.contains("nothing to reload") }
+            #expect(api.process.child.exitStatus == nil)
+            #expect(try await api.call(.GET, "/v1/sms/verifications/\(harness.namespace)-none").status == 404)
+        }
+    }
 }
