@@ -68,7 +68,8 @@ extension VerifyStore {
         }
     }
 
-    /// Moves a pending verification to `status` (Twilio's update: `canceled` or `approved`).
+    /// Moves a pending verification to `status` (Twilio's update: `canceled` or `approved`; `failed`
+    /// when none of its sends was sent).
     /// Nil when there is no pending verification `sid` in `service`.
     public func finish(service: String, sid: String, as status: VerifyVerification.Status, logger: Logger) async throws -> VerifyVerification? {
         try await client.withConnection { connection in

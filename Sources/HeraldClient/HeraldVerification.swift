@@ -41,6 +41,11 @@ public struct HeraldVerification: Sendable {
         try await phone.codeCarriers(verificationIDs, logger: logger)
     }
 
+    /// Of `verificationIDs`, the SMS verifications herald-sms ended without sending (see ``PhoneVerifier/undelivered(_:logger:)``).
+    public func phoneSendsUndelivered(_ verificationIDs: [String], logger: Logger) async throws -> Set<String> {
+        try await phone.undelivered(verificationIDs, logger: logger)
+    }
+
     /// Checks the secret the app received by silent push for `receipt` (see ``PushVerifier``):
     /// verified (app id, platform) once; mismatch; expired; already used; not found.
     public func confirmAppVerification(receipt: String, secret: String, logger: Logger) async throws -> PushVerifier.Result {

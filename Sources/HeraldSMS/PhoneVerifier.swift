@@ -111,4 +111,15 @@ public struct PhoneVerifier: Sendable {
         for try await id in rows.decode(String.self) { carriers.insert(id) }
         return carriers
     }
+
+    /// Of `verificationIDs`, those herald-sms ended without sending: every provider failed, or
+    /// it refused them (a limit, the number's policy, a pause). Not yet handled is not among them.
+    public func undelivered(_ verificationIDs: [String], logger: Logger) async throws -> Set<String> {
+        let rows = try await client.query("""
+            SELECT verification_id FROM herald.sms_verifications WHERE verification_id = ANY(\(verificationIDs)) AND state IN ('failed', 'refused')
+            """, logger: logger)
+        var ended = Set<String>()
+        for try await id in rows.decode(String.self) { ended.insert(id) }
+        return ended
+    }
 }

@@ -57,8 +57,11 @@ struct VerificationRoutes {
     func fetch(_ request: Request, context: APIContext) async throws -> Response {
         let service = try await service(request, context)
         let sid = try context.parameters.require("sid")
-        guard let verification = try await dependencies.verify.verification(service: service.sid, sid: sid, logger: context.logger),
-              verification.status == .pending || verification.status == .canceled || verification.status == .failed
+        guard let read = try await dependencies.verify.verification(service: service.sid, sid: sid, logger: context.logger) else {
+            throw TwilioError.notFound(request.uri.path)
+        }
+        let verification = try await failedIfUndelivered(read, service: service.sid, context)
+        guard verification.status == .pending || verification.status == .canceled || verification.status == .failed
         else {
             // Twilio: an approved, expired or exhausted verification is deleted (20404).
             throw TwilioError.notFound(request.uri.path)
@@ -103,7 +106,9 @@ struct VerificationRoutes {
         case .notFound: throw TwilioError.notFound(request.uri.path)
         case .exhausted: throw TwilioError.maxCheckAttempts()
         case .claimed(let verification):
-            guard let attempt = try await codeAttempt(verification, context) else { throw TwilioError.notFound(request.uri.path) }
+            // No SMS of it was sent: failed, and not pending any more (20404, as Twilio answers).
+            guard try await failedIfUndelivered(verification, service: service.sid, context).status == .pending,
+                  let attempt = try await codeAttempt(verification, context) else { throw TwilioError.notFound(request.uri.path) }
             let result = try await dependencies.verification.verifyPhone(verificationID: attempt.sid, code: code, logger: context.logger)
             let settle = { (status: VerifyVerification.Status) in
                 try await store.settleCheck(service: service.sid, sid: verification.sid, status: status, logger: context.logger) ?? verification
@@ -129,6 +134,15 @@ struct VerificationRoutes {
                 throw TwilioError.notFound(request.uri.path)
             }
         }
+    }
+
+    /// A pending verification none of whose sends herald-sms sent (each provider failed, or it
+    /// refused them) becomes `failed`, recorded, as Twilio shows a verification it could not deliver.
+    private func failedIfUndelivered(_ verification: VerifyVerification, service: String, _ context: APIContext) async throws -> VerifyVerification {
+        guard verification.status == .pending, !verification.sendAttempts.isEmpty else { return verification }
+        let undelivered = try await dependencies.verification.phoneSendsUndelivered(verification.sendAttempts.map(\.sid), logger: context.logger)
+        guard verification.sendAttempts.allSatisfy({ undelivered.contains($0.sid) }) else { return verification }
+        return try await dependencies.verify.finish(service: service, sid: verification.sid, as: .failed, logger: context.logger) ?? verification
     }
 
     /// The send whose code is judged: the last one herald-sms did not refuse (a resend refused
