@@ -37,6 +37,9 @@ extension CleanupConfiguration {
         /// changed (`updated_at`) for this long. A purged "forwarding off" marking lets mail
         /// to the address go out again (Apple drops it).
         public var appleRelayAddressesDays: Int = 365
+        /// herald-api's Twilio Verify verifications and their sends (`herald.verify_verifications`,
+        /// `herald.verify_send_attempts`: numbers in clear), by their last change, once ended.
+        public var verifyDays: Int = 30
 
         public init() {}
 
@@ -51,6 +54,7 @@ extension CleanupConfiguration {
                 "cleanup.purge.push_days": pushDays, "cleanup.purge.email_days": emailDays,
                 "cleanup.purge.apple_notifications_days": appleNotificationsDays,
                 "cleanup.purge.apple_relay_addresses_days": appleRelayAddressesDays,
+                "cleanup.purge.verify_days": verifyDays,
             ]
         }
 
@@ -82,6 +86,7 @@ extension CleanupConfiguration {
                     """)
             }
             appleRelayAddressesDays = try days("apple_relay_addresses_days", appleRelayAddressesDays)
+            verifyDays = try days("verify_days", verifyDays)
         }
     }
 }

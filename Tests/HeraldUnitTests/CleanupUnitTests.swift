@@ -43,7 +43,8 @@ import HeraldClient
         _ = try HeraldConfiguration(every: source)
         #expect(source.unknownKeys().isEmpty)
         for key in ["cleanup.batch_size", "cleanup.max_accounts_per_run", "cleanup.rate_limit_per_second", "cleanup.purge.job_runs_days",
-                    "cleanup.purge.sms_app_verifications_days", "cleanup.purge.apple_notifications_days", "cleanup.purge.apple_relay_addresses_days"] {
+                    "cleanup.purge.sms_app_verifications_days", "cleanup.purge.apple_notifications_days", "cleanup.purge.apple_relay_addresses_days",
+                    "cleanup.purge.verify_days"] {
             #expect(source.map("cleanup").keys.contains(String(key.dropFirst("cleanup.".count))), "\(key)")
         }
     }
@@ -53,6 +54,7 @@ import HeraldClient
     @Test func theNewPurgeRetentionsParseAndABadValueNamesItsKey() throws {
         let defaults = try HeraldConfiguration(every: ConfigSource(values: [:])).cleanup.purge
         #expect(defaults.smsAppVerificationsDays == 2 && defaults.appleNotificationsDays == 60 && defaults.appleRelayAddressesDays == 365)
+        #expect(defaults.verifyDays == 30)
         let source = ConfigSource(values: ["cleanup.purge.sms_app_verifications_days": 5, "cleanup.purge.apple_notifications_days": 0],
                                   environment: ["HERALD_CLEANUP_PURGE_APPLE_RELAY_ADDRESSES_DAYS": "90"])
         let targets = PurgeTarget.registry(try HeraldConfiguration(every: source).cleanup)

@@ -182,7 +182,7 @@ import Testing
     /// The tables nothing purged before issue 31 (the SMS app evidence went 1 in 100 on the
     /// send path; Apple's notifications and relay markings never): each run purges their rows
     /// older than the defaults (2, 60 and 365 days) and keeps the recent ones.
-    @Test func oldAppEvidenceFraudBucketsAppleNotificationsAndRelayMarkingsArePurged() async throws {
+    @Test func oldAppEvidenceFraudBucketsAppleNotificationsRelayMarkingsAndVerifyVerificationsArePurged() async throws {
         let db = try await CleanupDatabase()
         defer { db.close() }
         try await db.reset()
@@ -211,8 +211,24 @@ import Testing
             INSERT INTO herald.sms_fraud_marks (verification_id, phone_number, region, prefix, created_at)
             SELECT \(tag) || '-' || d, '+15550100', 'US', \(tag), now() - make_interval(days => d) FROM unnest(ARRAY[0, 1, 3, 10]) d
             """, logger: db.logger)
+        // herald-api's Verify verifications (30 days, once ended): a pending one within its validity stays however old its last change.
+        try await db.client.query("""
+            INSERT INTO herald.verify_services (sid, friendly_name, code_length, ttl_seconds, max_send_attempts, max_check_attempts)
+            VALUES ('VA' || md5(\(tag)), \(tag), 6, 600, 5, 5)
+            """, logger: db.logger)
+        try await db.client.query("""
+            INSERT INTO herald.verify_verifications (sid, service_sid, to_number, channel, status, updated_at, expires_at)
+            SELECT 'VE' || md5(\(tag) || s || d), 'VA' || md5(\(tag)), '+1555010' || d, 'sms', s, now() - make_interval(days => d),
+                   CASE WHEN s = 'pending' THEN now() + interval '1 hour' ELSE now() - make_interval(days => d) END
+              FROM unnest(ARRAY[0, 29, 31, 90]) d, unnest(ARRAY['approved', 'pending']) s
+            """, logger: db.logger)
         let runID = "purge31-\(UUID().uuidString.prefix(6))"
         _ = try await db.handle(CleanupRunJob(runID: runID), configuration: .init(), exchange: "tpurge31.events")
+        let verifications = "SELECT count(*)::bigint FROM herald.verify_verifications WHERE service_sid = 'VA' || md5('\(tag)') AND status ="
+        #expect(try await db.count(verifications + " 'approved' AND updated_at > now() - interval '30 days'") == 2)
+        #expect(try await db.count(verifications + " 'approved'") == 2)
+        #expect(try await db.count(verifications + " 'pending'") == 4)
+        try await db.client.query("DELETE FROM herald.verify_services WHERE friendly_name = \(tag)", logger: db.logger)
         #expect(try await db.count("SELECT count(*)::bigint FROM herald.sms_fraud_counts WHERE key = '\(tag)'") == 2)
         #expect(try await db.count("SELECT count(*)::bigint FROM herald.sms_fraud_marks WHERE prefix = '\(tag)' AND created_at > now() - interval '2 days'") == 2)
         #expect(try await db.count("SELECT count(*)::bigint FROM herald.sms_fraud_marks WHERE prefix = '\(tag)'") == 2)
@@ -222,7 +238,7 @@ import Testing
         #expect(try await db.count("SELECT count(*)::bigint FROM herald.sms_app_verifications WHERE verification_id IN ('\(tag)-0', '\(tag)-1')") == 2)
         #expect(try await db.count("SELECT count(*)::bigint FROM herald.apple_notifications WHERE jti IN ('\(tag)-0', '\(tag)-45')") == 2)
         let run = try #require(try await db.runs.get(runID))
-        for target in ["sms_app_verifications", "apple_notifications", "apple_relay_addresses", "sms_fraud_counts", "sms_fraud_marks"] {
+        for target in ["sms_app_verifications", "apple_notifications", "apple_relay_addresses", "sms_fraud_counts", "sms_fraud_marks", "verify_verifications"] {
             #expect((run.purged[target] ?? 0) >= 2, "\(target): \(run.purged)")
         }
     }
