@@ -63,17 +63,17 @@ public struct PhoneVerifier: Sendable {
             // Read after the code's lock is held: checks of one code run one after another.
             let locks = try await connection.query("""
                 SELECT ceil(extract(epoch FROM locked_until - now()))::int FROM herald.sms_guess_failures
-                 WHERE phone_number = \(phone) AND purpose = \(purposeText) AND locked_until > now()
+                 WHERE phone_number = \(phone) AND locked_until > now()
                 """, logger: logger)
             for try await seconds in locks.decode(Int.self) { return .lockedOut(retryAfterSeconds: max(1, seconds)) }
             let stored = StoredSecretHash(keyID: keyID, digest: Array(buffer: digest))
             if hasher.verify(secret, context: Self.hashContext(phone: phone, purpose: purposeText), against: stored) {
-                // A success forgets the number's wrong tries.
+                // A success forgets the number's wrong tries (of every purpose: they count together).
                 try await connection.query("""
                     WITH used AS (
                         UPDATE herald.sms_codes SET status = \(SMSCodeStatus.verified), finished_at = now() WHERE id = \(id)
                         RETURNING phone_number, purpose)
-                    DELETE FROM herald.sms_guess_failures g USING used WHERE g.phone_number = used.phone_number AND g.purpose = used.purpose
+                    DELETE FROM herald.sms_guess_failures g USING used WHERE g.phone_number = used.phone_number
                     """, logger: logger)
                 return .verified(phoneNumber: phone, purpose: SMSVerificationJob.Purpose(rawValue: purposeText) ?? .signIn)
             }

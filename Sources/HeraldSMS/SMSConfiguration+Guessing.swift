@@ -1,8 +1,8 @@
 import HeraldRuntime
 
 extension SMSConfiguration {
-    /// `sms.guessing.*`: wrong codes counted per number and purpose across codes (NIST SP
-    /// 800-63B limits consecutive failed attempts). At `maxFailures` the pair is locked: no code
+    /// `sms.guessing.*`: wrong codes counted per number across codes and purposes (NIST SP
+    /// 800-63B limits consecutive failed attempts per subscriber). At `maxFailures` the number is locked: no code
     /// is sent (`locked_out`) and none is checked (``PhoneVerifier/Result/lockedOut(retryAfterSeconds:)``)
     /// for `lockoutSeconds`, doubled at each further lock up to `maxLockoutSeconds`. A success
     /// forgets them; so does a quiet `windowSeconds` after the last failure and the last lock.

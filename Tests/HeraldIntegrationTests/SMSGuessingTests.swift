@@ -5,8 +5,8 @@ import Testing
 @testable import HeraldRuntime
 @testable import HeraldSMS
 
-/// The guessing lockout (`sms.guessing.*`): wrong codes counted per number and purpose across
-/// codes, against the real broker and database. The lock's end is moved through the database
+/// The guessing lockout (`sms.guessing.*`): wrong codes counted per number across codes and
+/// purposes, against the real broker and database. The lock's end is moved through the database
 /// (`locked_until`), never waited for.
 @Suite(.needsServers) struct SMSGuessingTests {
     /// Sends `job` and returns the code the stand-in phone received (nil for a test number).
@@ -140,6 +140,66 @@ import Testing
             #expect(try await sms.verify(third, "424242") != .verified(phoneNumber: phone, purpose: .signIn))
             let refused = try await request(3)
             #expect(try await sms.verification(refused)?.reason == "locked_out")
+            try await worker.stop()
+        }
+    }
+
+    /// One count per number, whatever the purpose (issue 34): wrong codes of sign_in and of
+    /// mfa_sign_in add up; the lock refuses a check of either and a send of any purpose, and a
+    /// test number's fixed code gets no more tries in another purpose.
+    @Test func wrongCodesOfEveryPurposeCountTogetherAndTheLockHoldsForEach() async throws {
+        try await withHarness() { harness in
+            let sms = try await SMSFixture(harness)
+            let phone = harness.phone(24), test = harness.phone(25)
+            let worker = try await sms.start {
+                $0.sms.resendIntervalSeconds = 0
+                $0.sms.guessing.maxFailures = 3
+                $0.sms.guessing.lockoutSeconds = 600
+                $0.sms.testNumbers = [test: "424242"]
+            }
+            func job(_ n: Int, _ purpose: SMSVerificationJob.Purpose, to number: String? = nil) -> SMSVerificationJob {
+                SMSVerificationJob(verificationID: "\(harness.namespace)-p\(n)", phoneNumber: number ?? phone, locale: "en", purpose: purpose)
+            }
+            let signIn = try await send(job(1, .signIn), harness, sms)
+            let mfa = try await send(job(2, .mfaSignIn), harness, sms)
+            #expect(try await sms.verify(job(1, .signIn).verificationID, wrong(signIn)) == .wrongCode(attemptsLeft: 4))
+            #expect(try await sms.verify(job(2, .mfaSignIn).verificationID, wrong(mfa)) == .wrongCode(attemptsLeft: 4))
+            // The third failure, in either purpose, locks the number for all of them.
+            guard case .lockedOut = try await sms.verify(job(1, .signIn).verificationID, wrong(signIn)) else {
+                Issue.record("three failures over two purposes did not lock")
+                return
+            }
+            guard case .lockedOut = try await sms.verify(job(2, .mfaSignIn).verificationID, mfa) else {
+                Issue.record("the mfa_sign_in code was checked while the number was locked by sign_in's failures")
+                return
+            }
+            let enroll = job(3, .mfaEnroll)
+            let id = try await harness.enqueue(enroll)
+            try await eventually("decided") { ["completed", "rejected"].contains(try await harness.ledger(id)?.0 ?? "") }
+            #expect(try await sms.verification(enroll.verificationID)?.reason == "locked_out")
+
+            // A test number: two wrong tries of its fixed code as sign_in, one as mfa_enroll: locked.
+            let testSignIn = job(4, .signIn, to: test), testEnroll = job(5, .mfaEnroll, to: test)
+            for request in [testSignIn, testEnroll] {
+                let message = try await harness.enqueue(request)
+                try await eventually("decided \(request.verificationID)") { ["completed", "rejected"].contains(try await harness.ledger(message)?.0 ?? "") }
+            }
+            #expect(try await sms.verify(testSignIn.verificationID, "000000") == .wrongCode(attemptsLeft: 4))
+            #expect(try await sms.verify(testSignIn.verificationID, "000000") == .wrongCode(attemptsLeft: 3))
+            guard case .lockedOut = try await sms.verify(testEnroll.verificationID, "000000") else {
+                Issue.record("the test number's mfa_enroll code had tries of its own")
+                return
+            }
+            guard case .lockedOut = try await sms.verify(testEnroll.verificationID, "424242") else {
+                Issue.record("the fixed code was checked while the test number was locked")
+                return
+            }
+            // A success forgets the count of every purpose.
+            try await endLock(phone, harness)
+            let fresh = try await send(SMSVerificationJob(verificationID: "\(harness.namespace)-p6", phoneNumber: phone, locale: "en", purpose: .signIn, forceResend: true), harness, sms)
+            #expect(try await sms.verify("\(harness.namespace)-p6", fresh) == .verified(phoneNumber: phone, purpose: .signIn))
+            #expect(try await harness.database.query("SELECT count(*)::bigint FROM herald.sms_guess_failures WHERE phone_number = \(phone)", logger: harness.logger)
+                .decode(Int.self).first { _ in true } == 0)
             try await worker.stop()
         }
     }

@@ -1415,7 +1415,7 @@ components:
               minimum: 0
         - type: object
           description: |
-            Too many wrong codes for this number and purpose, across codes (`sms.guessing.*`):
+            Too many wrong codes for this number, across codes and purposes (`sms.guessing.*`):
             no code is checked (nor sent) for `retry_after_seconds`, also in `Retry-After`.
           required: [verification_id, result, retry_after_seconds]
           properties:

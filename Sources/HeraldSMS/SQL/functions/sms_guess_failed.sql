@@ -1,6 +1,6 @@
 -- A wrong code for code p_code_id (its row locked by the caller): one more try used (the
--- code dies at max_attempts), one more failure for its number and purpose; at guess_limit
--- failures the pair is locked for lockout_seconds x 2^(earlier locks), at most
+-- code dies at max_attempts), one more failure for its number (every purpose counts: migration 11); at guess_limit
+-- failures the number is locked for lockout_seconds x 2^(earlier locks), at most
 -- lockout_max_seconds, and its failures start again. Returns the code's tries left and,
 -- when this failure started a lock, its end.
 CREATE OR REPLACE FUNCTION herald.sms_guess_failed(p_code_id bigint)
@@ -24,11 +24,11 @@ BEGIN
         RAISE EXCEPTION 'sms code % not found', p_code_id;
     END IF;
     v_window := make_interval(secs => coalesce(c.guess_window_seconds, 86400));
-    INSERT INTO herald.sms_guess_failures (phone_number, purpose, expires_at)
-    VALUES (c.phone_number, c.purpose, now() + v_window)
-    ON CONFLICT (phone_number, purpose) DO NOTHING;
+    INSERT INTO herald.sms_guess_failures (phone_number, expires_at)
+    VALUES (c.phone_number, now() + v_window)
+    ON CONFLICT (phone_number) DO NOTHING;
     SELECT * INTO g FROM herald.sms_guess_failures
-     WHERE phone_number = c.phone_number AND purpose = c.purpose FOR UPDATE;
+     WHERE phone_number = c.phone_number FOR UPDATE;
     IF greatest(g.last_failure_at, g.locked_until) <= now() - v_window THEN
         -- A quiet window since the last failure and the last lock: start again.
         g.failures := 0;
@@ -46,7 +46,7 @@ BEGIN
     UPDATE herald.sms_guess_failures
        SET failures = g.failures, lockouts = g.lockouts, last_failure_at = now(), locked_until = g.locked_until,
            expires_at = greatest(now(), g.locked_until) + v_window
-     WHERE phone_number = c.phone_number AND purpose = c.purpose;
+     WHERE phone_number = c.phone_number;
     RETURN QUERY SELECT greatest(c.max_attempts - c.attempts, 0), v_lock;
 END;
 $function$;

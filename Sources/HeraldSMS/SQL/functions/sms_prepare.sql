@@ -17,7 +17,7 @@
 --
 -- Legacy migration 14:
 -- As in migration 8, with the guessing policy stored on the code, and two changes:
---   refused  also 'locked_out': the number and purpose are locked for guessing
+--   refused  also 'locked_out': the number is locked for guessing (any purpose's wrong codes)
 --   limits   counted by herald.sms_rate_take (sliding windows, one statement for all)
 -- A test number's pending code keeps its wrong tries when it is requested again.
 CREATE OR REPLACE FUNCTION herald.sms_prepare(p_verification_id text, p_message_id text, p_phone text, p_purpose text, p_force boolean, p_test boolean, p_key_id text, p_code_hash bytea, p_ttl_seconds integer, p_max_attempts integer, p_resend_interval_seconds integer, p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[], p_owner_key bigint, p_guess_limit integer, p_guess_window_seconds integer, p_lockout_seconds integer, p_lockout_max_seconds integer)
@@ -81,10 +81,10 @@ BEGIN
         RETURN;
     END IF;
 
-    -- Guessing: too many wrong codes for this number and purpose (herald.sms_guess_failed)
-    -- lock it; no code is sent (test numbers included) until the lock ends.
+    -- Guessing: too many wrong codes for this number, whatever their purposes
+    -- (herald.sms_guess_failed), lock it; no code is sent (test numbers included) until the lock ends.
     IF EXISTS (SELECT 1 FROM herald.sms_guess_failures
-                WHERE phone_number = p_phone AND purpose = p_purpose AND locked_until > now()) THEN
+                WHERE phone_number = p_phone AND locked_until > now()) THEN
         INSERT INTO herald.sms_verifications (verification_id, code_id, phone_number, purpose, message_id, state, reason)
         VALUES (p_verification_id, NULL, p_phone, p_purpose, p_message_id, 'refused', 'locked_out');
         RETURN QUERY SELECT 'refused'::text, 'locked_out'::text, false;

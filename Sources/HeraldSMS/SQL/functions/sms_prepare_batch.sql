@@ -78,7 +78,7 @@ DECLARE
     d record;
 BEGIN
     -- The fast requests: a first request (no row yet) for a real number and purpose with
-    -- no pending code and no guessing lock, its number and purpose and its id once in the group.
+    -- no pending code and no guessing lock of its number, its number and purpose and its id once in the group.
     SELECT coalesce(array_agg(r.i::integer ORDER BY r.i), '{}') INTO fast
       FROM unnest(p_ids, p_phones, p_purposes, p_tests) WITH ORDINALITY AS r(id, phone, purpose, test, i)
      WHERE NOT r.test
@@ -86,7 +86,7 @@ BEGIN
        AND NOT EXISTS (SELECT 1 FROM herald.sms_codes c
                         WHERE c.phone_number = r.phone AND c.purpose = r.purpose AND c.status = 'pending' OFFSET 0)
        AND NOT EXISTS (SELECT 1 FROM herald.sms_guess_failures g
-                        WHERE g.phone_number = r.phone AND g.purpose = r.purpose AND g.locked_until > v_now OFFSET 0)
+                        WHERE g.phone_number = r.phone AND g.locked_until > v_now OFFSET 0)
        AND (SELECT count(*) FROM unnest(p_ids, p_phones, p_purposes) AS o(id, phone, purpose)
              WHERE o.id = r.id OR (o.phone = r.phone AND o.purpose = r.purpose)) = 1;
 
