@@ -10,7 +10,7 @@ public struct EmailMetrics: Sendable {
         Counter(label: "herald_email_decisions_total", dimensions: [("decision", decision)]).increment()
     }
 
-    /// `herald_email_refusals_total{reason}`: rate_limited:email_address|ip|global.
+    /// `herald_email_refusals_total{reason}`: rate_limited:email_address|email_domain|ip|global.
     public func refusal(_ reason: String) {
         Counter(label: "herald_email_refusals_total", dimensions: [("reason", reason)]).increment()
     }

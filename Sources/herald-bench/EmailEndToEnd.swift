@@ -79,6 +79,7 @@ struct EmailEndToEnd {
         let unlimited = RateLimit(max: 100_000_000, windowSeconds: 3600)
         email.limits.address = unlimited
         email.limits.ip = unlimited
+        email.limits.domain = unlimited
         email.limits.global = unlimited
         configuration.email = email
 

@@ -65,6 +65,8 @@ for (key, value) in [
     // herald-email refuses continue URLs outside its authorized domains (default: localhost);
     // the load's email jobs continue to app.example.com.
     "HERALD_EMAIL_AUTHORIZED_DOMAINS": "app.example.com",
+    // Every load address is at example.com (MailGateway): the per-domain limit would cut the load.
+    "HERALD_EMAIL_LIMITS_DOMAIN_MAX": "100000000",
 ] { workerEnvironment[key] = value }
 configuration.sms.codeLength = codeLength
 

@@ -14,7 +14,7 @@ import Testing
         return try await harness.ledger(id)?.0 ?? ""
     }
 
-    @Test(arguments: ["email_address", "ip", "global"])
+    @Test(arguments: ["email_address", "email_domain", "ip", "global"])
     func eachLimitRefusesPastItsMaximumAndOnlyThen(scope: String) async throws {
         try await withHarness() { harness in
             let email = try await EmailFixture(harness)
@@ -28,13 +28,17 @@ import Testing
                 switch scope {
                 case "email_address": $0.email.limits.address = RateLimit(max: 2, windowSeconds: 3600)
                 case "ip": $0.email.limits.ip = RateLimit(max: 2, windowSeconds: 3600)
+                case "email_domain": $0.email.limits.domain = RateLimit(max: 2, windowSeconds: 3600)
                 default: $0.email.limits.global = RateLimit(max: 2, windowSeconds: window)
                 }
             }
-            // One address for the address limit; other addresses from one /64 for the IP limit.
+            // One address for the address limit; other addresses from one /64 for the IP limit;
+            // addresses of a domain of this test's own (from other networks) for the domain limit.
+            let domain = "\(harness.namespace).example.net"
             func job(_ n: Int, network: Int = 0) -> EmailActionJob {
-                var job = email.job(n, to: scope == "email_address" ? email.address(0) : nil)
-                job.client = .init(ip: harness.clientIP(network: network, host: n + 1))
+                let to = scope == "email_address" ? email.address(0) : scope == "email_domain" ? email.address(n, domain: domain) : nil
+                var job = email.job(n, to: to)
+                job.client = .init(ip: scope == "email_domain" ? harness.clientIP(network: n + 2) : harness.clientIP(network: network, host: n + 1))
                 return job
             }
             #expect(try await decide(job(1), harness) == "completed")
@@ -46,11 +50,13 @@ import Testing
             let events = try await email.events.take(atLeast: 3)
             #expect(events.contains { $0.0 == "email.failed" && $0.1["request_id"] as? String == job(3).requestID
                                       && $0.1["reason"] as? String == "rate_limited:\(scope)" })
-            let sent = scope == "email_address" ? email.received(to: email.address(0)).count : (1...3).map { email.received(to: email.address($0)).count }.reduce(0, +)
+            let sent = scope == "email_address" ? email.received(to: email.address(0)).count
+                : (1...3).map { email.received(to: scope == "email_domain" ? email.address($0, domain: domain) : email.address($0)).count }.reduce(0, +)
             #expect(sent == 2)
-            // Another address (address limit) or another /64 (IP limit) is not held back by it.
+            // Another address (address limit), another /64 (IP limit) or another domain (domain
+            // limit) is not held back by it.
             if scope != "global" {
-                var other = email.job(4, to: email.address(9))
+                var other = email.job(4, to: email.address(9, domain: scope == "email_domain" ? "other.\(domain)" : "example.net"))
                 other.client = .init(ip: harness.clientIP(network: 1))
                 #expect(try await decide(other, harness) == "completed")
             }

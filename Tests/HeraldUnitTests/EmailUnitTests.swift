@@ -16,6 +16,28 @@ import Testing
             .appendingPathComponent("Config/templates/email").path
     }
 
+    /// `email.limits.domain`: a count per recipient domain, but for the large mailbox providers
+    /// of `email.limits.domain.exempt`; a bad entry names its key.
+    @Test func theDomainLimitCountsPerRecipientDomainButTheLargeProviders() throws {
+        let limits = try HeraldConfiguration(every: ConfigSource(values: [:])).email.limits
+        #expect(limits.domain == RateLimit(max: 200, windowSeconds: 3600))
+        #expect(limits.domainExempt.contains("gmail.com") && limits.domainExempt.contains("outlook.com"))
+        let company = limits.rateLimits(email: "ana@acme.io", ip: nil)
+        #expect(company.scopes == ["email_address", "email_domain", "global"] && company.keys[1] == "acme.io")
+        #expect(!limits.rateLimits(email: "ana@gmail.com", ip: nil).scopes.contains("email_domain"))
+        let source = ConfigSource(values: [:], environment: ["HERALD_EMAIL_LIMITS_DOMAIN_MAX": "50", "HERALD_EMAIL_LIMITS_DOMAIN_EXEMPT": "partner.example,acme.io"])
+        let configured = try HeraldConfiguration(every: source).email.limits
+        #expect(configured.domain.max == 50 && configured.domainExempt == ["partner.example", "acme.io"])
+        #expect(!configured.rateLimits(email: "ana@acme.io", ip: nil).scopes.contains("email_domain"))
+        #expect(configured.rateLimits(email: "ana@gmail.com", ip: nil).scopes.contains("email_domain"))
+        for bad in ["Gmail.com", "a@b.com", "two words"] {
+            let error = #expect(throws: ConfigError.self) {
+                try HeraldConfiguration(every: ConfigSource(path: nil, environment: ["HERALD_EMAIL_LIMITS_DOMAIN_EXEMPT": bad]))
+            }
+            #expect(error?.key == "email.limits.domain.exempt", "\(bad)")
+        }
+    }
+
     @Test func addressesAreNormalisedOnTheDomainOnly() {
         #expect(EmailAddress.normalize("  Alice@Example.COM ") == "Alice@example.com")
         #expect(EmailAddress.normalize("alice@example.com") != EmailAddress.normalize("ALICE@example.com"))
