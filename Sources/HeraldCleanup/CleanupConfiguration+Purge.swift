@@ -24,6 +24,9 @@ extension CleanupConfiguration {
         /// scopes it marked on each verification (`herald.sms_fraud_marks`, by `created_at`). A
         /// window is at most a day and a code lives at most a day: so 0 or at least 2.
         public var smsFraudDays: Int = 2
+        /// Numbers that verified a code (`herald.sms_known_numbers`, HMACs), by their last
+        /// verification: the fraud guard never refuses them.
+        public var smsKnownNumbersDays: Int = 365
         /// Push verifications (by expiry) and device tokens not seen for this long.
         public var pushDays: Int = 30
         /// Email requests and link codes (`herald.email_requests`, `herald.email_codes`: codes past their expiry).
@@ -50,7 +53,7 @@ extension CleanupConfiguration {
                 "cleanup.purge.event_outbox_days": eventOutboxDays, "cleanup.purge.cleanup_runs_days": cleanupRunsDays,
                 "cleanup.purge.sms_days": smsDays, "cleanup.purge.sms_rate_counters_days": smsRateCountersDays,
                 "cleanup.purge.sms_app_verifications_days": smsAppVerificationsDays,
-                "cleanup.purge.sms_fraud_days": smsFraudDays,
+                "cleanup.purge.sms_fraud_days": smsFraudDays, "cleanup.purge.sms_known_numbers_days": smsKnownNumbersDays,
                 "cleanup.purge.push_days": pushDays, "cleanup.purge.email_days": emailDays,
                 "cleanup.purge.apple_notifications_days": appleNotificationsDays,
                 "cleanup.purge.apple_relay_addresses_days": appleRelayAddressesDays,
@@ -76,6 +79,7 @@ extension CleanupConfiguration {
                     buckets, and a verification's mark must outlive its code (up to a day) to count it verified
                     """)
             }
+            smsKnownNumbersDays = try days("sms_known_numbers_days", smsKnownNumbersDays)
             pushDays = try days("push_days", pushDays)
             emailDays = try days("email_days", emailDays)
             appleNotificationsDays = try days("apple_notifications_days", appleNotificationsDays)

@@ -75,6 +75,8 @@ public struct PhoneVerifier: Sendable {
                         RETURNING phone_number, purpose)
                     DELETE FROM herald.sms_guess_failures g USING used WHERE g.phone_number = used.phone_number
                     """, logger: logger)
+                // A number that verified is known: the fraud guard never refuses it (KnownNumbers).
+                try await KnownNumbers.verified(phone, hasher: hasher, on: connection, logger: logger)
                 return .verified(phoneNumber: phone, purpose: SMSVerificationJob.Purpose(rawValue: purposeText) ?? .signIn)
             }
             let failed = try await connection.query("""

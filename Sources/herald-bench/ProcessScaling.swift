@@ -48,6 +48,8 @@ func smsProcesses(count: Int, processes: Int, controls: Bool = false, pacedRate:
     environment["HERALD_SMS_WEBHOOK_URL"] = provider.baseURL + "/sms"
     environment["HERALD_SMS_WEBHOOK_SECRET"] = "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
     for scope in ["phone", "prefix", "global"] { environment["HERALD_SMS_LIMITS_\(scope.uppercased())_MAX"] = "100000000" }
+    // The fraud guard is on in the shipped configuration: the "controls off" rows turn it off.
+    environment["HERALD_SMS_FRAUD_GUARD_ENABLED"] = "false"
     if controls { environment.merge(SMSControls.environment) { $1 } }
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("herald-sms").path
     var workers: [ChildProcess] = []

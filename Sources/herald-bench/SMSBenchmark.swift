@@ -25,7 +25,8 @@ func smsEndToEnd(count: Int, workers: Int, controls: Bool = false, statements: B
     configuration.sms.phoneLimit = unlimited
     configuration.sms.prefixLimit = unlimited
     configuration.sms.globalLimit = unlimited
-    if controls { SMSControls.on(&configuration.sms) }
+    // The fraud guard is on in the shipped configuration: the "controls off" rows turn it off.
+    if controls { SMSControls.on(&configuration.sms) } else { configuration.sms.fraudGuard.enabled = false }
 
     // n ↦ n × 2654435761 mod 10⁹ is a bijection (the factor is prime to 10): distinct numbers, spread over every prefix.
     let offset = Int.random(in: 0..<1_000_000_000)

@@ -106,7 +106,7 @@ import Testing
                 """, logger: harness.logger)
             for n in 0..<500 {
                 try await harness.database.query("""
-                    SELECT * FROM herald.fraud_guard_check(\(harness.namespace + "-v\(n)"), '+15550100', 'ZZ', \(prefix), 60, 0, 0, 0.1, 60)
+                    SELECT * FROM herald.fraud_guard_check(\(harness.namespace + "-v\(n)"), '+15550100', 'ZZ', \(prefix), 60, 0, 0, 0.1, 60, 3600, 3600, NULL)
                     """, logger: harness.logger)
             }
             let rows = try await harness.database.query("""
@@ -138,7 +138,7 @@ import Testing
             var pauses: [FraudGuard.Pause] = []
             for n in 0..<2 {
                 if let pause = try await guardian.check(verificationID: "\(harness.namespace)-x\(n)", phone: range + String(format: "%03d", n),
-                                                        region: "FR", client: harness.database, logger: harness.logger) {
+                                                        region: "FR", knownHash: "", client: harness.database, logger: harness.logger) {
                     pauses.append(pause)
                 }
             }
@@ -214,6 +214,108 @@ import Testing
                 #expect(sent == 10)
                 #expect(verified == 10)
             }
+            try await worker.stop()
+        }
+    }
+
+    /// The length and state of a scope's pause, from the database.
+    static func pauseRow(_ key: String, _ harness: Harness) async throws -> (state: String, seconds: Int?, pauses: Int)? {
+        let rows = try await harness.database.query("""
+            SELECT state, extract(epoch FROM expires_at - paused_at)::int, pauses FROM herald.sms_fraud_pauses WHERE scope = 'prefix' AND key = \(key)
+            """, logger: harness.logger)
+        for try await row in rows.decode((String, Int?, Int).self) { return (row.0, row.1, row.2) }
+        return nil
+    }
+
+    /// Issue 34: the shipped Config/herald.yaml has the guard on, and a pumping burst to random
+    /// numbers of one prefix is cut at its floor (30), its pause ending by itself (an hour), while
+    /// a number of the prefix that verified a code before still gets its codes.
+    @Test func theShippedConfigurationCutsABurstAtTheFloorAndLetsKnownNumbersThrough() async throws {
+        try await withHarness { harness in
+            let shipped = try FraudGuardConfiguration(source: ConfigSource(path: TestEnvironment.root.appendingPathComponent("Config/herald.yaml").path,
+                                                                           environment: [:]))
+            #expect(shipped.enabled && shipped.prefixFloor == 30 && shipped.pauseSeconds == 3600)
+            let sms = try await SMSFixture(harness)
+            let worker = try await sms.start {
+                $0.sms.fraudGuard = shipped
+                $0.sms.resendIntervalSeconds = 0
+            }
+            let range = Self.frenchRange()
+            let prefix = String(range.prefix(1 + shipped.prefixDigits))
+            // A user of the prefix who verified a code before the burst.
+            let user = range + "999"
+            #expect(try await Self.run(SMSVerificationJob(verificationID: "\(harness.namespace)-u0", phoneNumber: user, locale: "en"), harness, sms).0 == "sent")
+            let code = try #require(sms.code(to: user))
+            #expect(try await sms.verify("\(harness.namespace)-u0", code) == .verified(phoneNumber: user, purpose: .signIn))
+
+            var states: [String] = []
+            for n in 0..<36 {
+                let job = SMSVerificationJob(verificationID: "\(harness.namespace)-b\(n)", phoneNumber: range + String(format: "%03d", n), locale: "en")
+                states.append(try await Self.run(job, harness, sms).0)
+            }
+            // The user's own send counted too: 29 of the burst made the floor of 30.
+            #expect(states.prefix(29).allSatisfy { $0 == "sent" } && states.dropFirst(29).allSatisfy { $0 == "refused" }, "\(states)")
+            let row = try #require(try await Self.pauseRow(prefix, harness))
+            #expect(row.state == "paused" && row.seconds == 3600, "\(row)")
+            let paused = try await sms.events.take(atLeast: 1).filter { $0.0 == "sms.fraud_guard.paused" }
+            #expect(paused.first?.1["pause_seconds"] as? Int == 3600 && paused.first?.1["until"] as? String != nil, "\(paused)")
+
+            // The known number gets its code during the pause; a new number of the prefix does not.
+            #expect(try await Self.run(SMSVerificationJob(verificationID: "\(harness.namespace)-u1", phoneNumber: user, locale: "en", forceResend: true), harness, sms).0 == "sent")
+            #expect(try await Self.run(SMSVerificationJob(verificationID: "\(harness.namespace)-n1", phoneNumber: range + "500", locale: "en"), harness, sms)
+                    == ("refused", "fraud_guard:prefix:\(prefix)"))
+            try await harness.database.query("DELETE FROM herald.sms_fraud_pauses WHERE scope = 'prefix' AND key = \(prefix)", logger: harness.logger)
+            try await Self.clear(region: "FR", harness)
+            try await worker.stop()
+        }
+    }
+
+    /// Issue 34: a pause ends by itself; for lift_grace_seconds after it ends (run out, or
+    /// lifted) the requests let through are a budget of the floor, so a second burst is paused
+    /// again, each time for twice as long (within a day), up to the cap.
+    @Test func aPauseEndsByItselfAndARepeatBurstIsHeldAgainForTwiceAsLong() async throws {
+        try await withHarness { harness in
+            let sms = try await SMSFixture(harness)
+            let worker = try await sms.start {
+                $0.sms.fraudGuard.enabled = true
+                $0.sms.fraudGuard.prefixFloor = 5
+                $0.sms.fraudGuard.regionFloor = 1000
+                $0.sms.fraudGuard.prefixDigits = 8
+                $0.sms.fraudGuard.minConversion = 0.5
+                $0.sms.fraudGuard.pauseSeconds = 100
+                $0.sms.fraudGuard.maxPauseSeconds = 300
+            }
+            let range = Self.frenchRange()
+            var n = 0
+            func burst(_ count: Int) async throws -> [String] {
+                var states: [String] = []
+                for _ in 0..<count {
+                    let job = SMSVerificationJob(verificationID: "\(harness.namespace)-r\(n)", phoneNumber: range + String(format: "%03d", n), locale: "en")
+                    n += 1
+                    states.append(try await Self.run(job, harness, sms).0)
+                }
+                return states
+            }
+            /// Moves the pause's end into the past, as if its time had passed.
+            func runOut() async throws {
+                try await harness.database.query("""
+                    UPDATE herald.sms_fraud_pauses SET expires_at = now() - interval '1 second' WHERE scope = 'prefix' AND key = \(range)
+                    """, logger: harness.logger)
+            }
+            let sent5 = ["sent", "sent", "sent", "sent", "sent", "refused"]
+            #expect(try await burst(6) == sent5)
+            #expect(try await Self.pauseRow(range, harness)?.seconds == 100)
+            // It runs out: the window still holds the burst, but only the requests since are judged.
+            try await runOut()
+            #expect(try await burst(6) == sent5)
+            #expect(try await Self.pauseRow(range, harness).map { "\($0.state) \($0.seconds ?? 0) \($0.pauses)" } == "paused 200 2")
+            // Lifted by an operator: the same budget, then a pause of 400 s capped at 300.
+            let lift = try await Self.json(["fraud", "lift", "prefix:\(range)", "--by", "test-operator"], harness)
+            #expect(lift["lifted"] as? Bool == true)
+            #expect(try await burst(6) == sent5)
+            #expect(try await Self.pauseRow(range, harness).map { "\($0.state) \($0.seconds ?? 0) \($0.pauses)" } == "paused 300 3")
+            try await harness.database.query("DELETE FROM herald.sms_fraud_pauses WHERE scope = 'prefix' AND key = \(range)", logger: harness.logger)
+            try await harness.database.query("DELETE FROM herald.sms_fraud_counts WHERE scope = 'prefix' AND key = \(range)", logger: harness.logger)
             try await worker.stop()
         }
     }

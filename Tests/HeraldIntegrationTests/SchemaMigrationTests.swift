@@ -59,18 +59,25 @@ import Testing
             let since = HeraldChannels.schema.flatMap { group in group.migrations.filter { $0.legacyVersion == nil }.map { "\(group.name)/\($0.file.path)" } }
             #expect(pending == since)
             #expect(since.contains("runtime/migrations/0006_apple_relay_addresses_updated_idx.sql"))
-            // Tables of migrations written after the old ledger (herald-api's) are new and empty.
+            // Tables of migrations written after the old ledger (herald-api's, sms 0012's) are new and empty.
             let after = try await rows(old)
-            // sms 0011 keys the guessing count by number alone: that table's rows are reshaped (below).
-            let reshaped: Set<String> = ["sms_guess_failures"]
+            // sms 0011 keys the guessing count by number alone, sms 0012 gives the fraud guard's
+            // pauses their grace budget: those tables' rows are reshaped (checked below).
+            let reshaped: Set<String> = ["sms_guess_failures", "sms_fraud_pauses"]
             #expect(after.filter { before[$0.key] != nil && !reshaped.contains($0.key) } == before.filter { !reshaped.contains($0.key) },
                     "every row is still there, unchanged")
             let counts = try await old.query("SELECT phone_number, failures FROM herald.sms_guess_failures ORDER BY phone_number", logger: logger)
             var merged: [String] = []
             for try await (phone, failures) in counts.decode((String, Int).self) { merged.append("\(phone) \(failures)") }
             #expect(merged == ["+12025550147 1", "+447700900456 5"], "the fixture's two numbers' counts, one row each")
+            let pauses = try await old.query("""
+                SELECT scope || ':' || key || ' ' || state || ' ' || grace_sent || ' ' || grace_verified FROM herald.sms_fraud_pauses ORDER BY scope, key
+                """, logger: logger)
+            var kept: [String] = []
+            for try await pause in pauses.decode(String.self) { kept.append(pause) }
+            #expect(kept.count == 2 && kept.allSatisfy { $0.hasSuffix(" 0 0") }, "the fixture's pauses, with an empty budget: \(kept)")
             let added = after.filter { before[$0.key] == nil }
-            #expect(Set(added.keys) == ["api_keys", "verify_services", "verify_verifications", "verify_send_attempts"])
+            #expect(Set(added.keys) == ["api_keys", "verify_services", "verify_verifications", "verify_send_attempts", "sms_known_numbers"])
             #expect(added.values.allSatisfy { $0.hasPrefix("0 ") }, "the tables the upgrade added are empty")
             let ledger = try await old.query("""
                 SELECT to_regclass('public.herald_schema_migrations') IS NULL,

@@ -82,6 +82,9 @@ public struct PurgeTarget: Sendable, Equatable {
             // Relay-address markings not changed for that long (by the index of runtime migration 0006).
             PurgeTarget("apple_relay_addresses", table: "herald.apple_relay_addresses", timeColumn: "updated_at",
                         retentionDays: configuration.purge.appleRelayAddressesDays),
+            // Numbers that verified a code (HMACs), which the fraud guard lets through a pause: not verified for that long.
+            PurgeTarget("sms_known_numbers", table: "herald.sms_known_numbers", timeColumn: "verified_at",
+                        retentionDays: configuration.purge.smsKnownNumbersDays),
             // herald-api's Twilio Verify verifications (their numbers in clear), with their send attempts
             // (ON DELETE CASCADE), once they ended (a pending one past its validity has).
             PurgeTarget("verify_verifications", table: "herald.verify_verifications", timeColumn: "updated_at",

@@ -3,9 +3,11 @@ import HeraldRuntime
 /// `sms.fraud_guard.*`: pause sending to a region or number prefix whose conversion
 /// (codes verified / codes sent) collapses, the mark of SMS pumping (docs/abuse.md).
 public struct FraudGuardConfiguration: Sendable, Equatable {
-    /// Off by default: conversion needs the check API (``PhoneVerifier``); a deployment that
-    /// checks codes elsewhere would see 0 % conversion everywhere and pause every region.
-    public var enabled = false
+    /// On by default (issue 34: off, 500 requests to random valid numbers from rotating IPs all
+    /// went out in 5 s). Conversion needs the check API (``PhoneVerifier``, which herald-api and
+    /// `HeraldVerification` use); a deployment that checks codes elsewhere sees 0 % conversion
+    /// everywhere and must turn it off.
+    public var enabled = true
     /// Sliding window, counted in one-minute buckets.
     public var windowMinutes = 60
     /// Codes a region must have sent in the window before its conversion is judged (0: regions not guarded).
@@ -16,9 +18,13 @@ public struct FraudGuardConfiguration: Sendable, Equatable {
     public var prefixDigits = 7
     /// Paused when verified / sent falls under this.
     public var minConversion = 0.1
-    /// A pause ends by itself after this many seconds; 0: only `heraldctl fraud lift` ends it.
-    public var pauseSeconds = 0
-    /// After a lift the scope is not paused again for this long (its window still holds the burst).
+    /// A pause ends by itself after this many seconds, doubled for each pause of the scope in
+    /// the day before, up to `maxPauseSeconds`; 0: only `heraldctl fraud lift` ends it.
+    public var pauseSeconds = 3600
+    public var maxPauseSeconds = 86_400
+    /// After a pause ends (lifted, or run out) its scope's window, which still holds the burst, is
+    /// not judged for this long: the requests let through since are, against the same floor and
+    /// conversion (a budget), so a second burst right after the end is held again.
     public var liftGraceSeconds = 3600
 
     public init() {}
@@ -35,6 +41,10 @@ public struct FraudGuardConfiguration: Sendable, Equatable {
         }
         minConversion = value
         pauseSeconds = try source.int("sms.fraud_guard.pause_seconds", default: pauseSeconds, range: 0...2_592_000)
+        maxPauseSeconds = try source.int("sms.fraud_guard.max_pause_seconds", default: maxPauseSeconds, range: 1...2_592_000)
+        if pauseSeconds > maxPauseSeconds {
+            throw ConfigError(key: "sms.fraud_guard.max_pause_seconds", reason: "must be at least sms.fraud_guard.pause_seconds (\(pauseSeconds))")
+        }
         liftGraceSeconds = try source.int("sms.fraud_guard.lift_grace_seconds", default: liftGraceSeconds, range: 0...2_592_000)
     }
 
@@ -44,6 +54,7 @@ public struct FraudGuardConfiguration: Sendable, Equatable {
          "sms.fraud_guard.region_floor": regionFloor, "sms.fraud_guard.prefix_floor": prefixFloor,
          "sms.fraud_guard.prefix_digits": prefixDigits, "sms.fraud_guard.min_conversion": minConversion,
          "sms.fraud_guard.pause_seconds": pauseSeconds == 0 ? "0 (until heraldctl fraud lift)" : "\(pauseSeconds)",
+         "sms.fraud_guard.max_pause_seconds": maxPauseSeconds,
          "sms.fraud_guard.lift_grace_seconds": liftGraceSeconds]
     }
 }

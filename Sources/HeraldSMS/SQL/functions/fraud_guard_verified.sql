@@ -8,13 +8,19 @@ AS $function$
 DECLARE
     m_region text;
     m_prefix text;
+    m_created timestamptz;
 BEGIN
-    SELECT m.region, m.prefix INTO m_region, m_prefix
+    SELECT m.region, m.prefix, m.created_at INTO m_region, m_prefix, m_created
       FROM herald.sms_verifications v JOIN herald.sms_fraud_marks m USING (verification_id)
      WHERE v.code_id = NEW.id AND v.state = 'sent'
      ORDER BY m.created_at DESC LIMIT 1;
     IF FOUND THEN
         PERFORM herald.fraud_guard_count(m_region, m_prefix, 0, 1);
+        -- A code let through during a lift's grace and verified counts toward the grace's budget
+        -- (herald.fraud_guard_check; migration 12).
+        UPDATE herald.sms_fraud_pauses SET grace_verified = grace_verified + 1
+         WHERE ((scope = 'region' AND key = m_region) OR (scope = 'prefix' AND key = m_prefix))
+           AND state = 'lifted' AND grace_until > now() AND lifted_at <= m_created;
     END IF;
     RETURN NULL;
 END;
