@@ -114,32 +114,10 @@ def check_rules(where: str, objects: list[dict]) -> None:
         if deployment is None:
             fail(where, f"no Deployment {name}")
             continue
-        spec = deployment["spec"]
-        if "replicas" in spec:
-            fail(where, f"Deployment {name} sets replicas; KEDA owns them")
-        pod = spec["template"]["spec"]
-        grace = pod.get("terminationGracePeriodSeconds", 30)
-        if grace <= drain + 15:
-            fail(where, f"Deployment {name}: terminationGracePeriodSeconds {grace} must exceed "
-                        f"runner.drain_timeout_seconds ({drain}) + 15 s of shutdown")
-        container = next((c for c in pod["containers"] if c["name"] == name), None)
-        if container is None:
-            fail(where, f"Deployment {name} has no container {name}")
+        checked = check_process(where, deployment, name, port, drain, owner="KEDA")
+        if checked is None:
             continue
-        if container.get("command") != [name]:
-            fail(where, f"Deployment {name} must run {name}, runs {container.get('command')}")
-        env = {e["name"]: e.get("value") for e in container.get("env", [])}
-        if env.get("HERALD_HTTP_PORT") != str(port):
-            fail(where, f"Deployment {name}: HERALD_HTTP_PORT must be {port}")
-        if env.get("HERALD_HTTP_HOST") != "0.0.0.0":
-            fail(where, f"Deployment {name}: HERALD_HTTP_HOST must be 0.0.0.0 for the probes")
-        ports = {p["name"]: p["containerPort"] for p in container.get("ports", [])}
-        if ports.get("ops") != port:
-            fail(where, f"Deployment {name}: container port 'ops' must be {port}")
-        for probe, path in (("readinessProbe", "/readyz"), ("livenessProbe", "/healthz")):
-            get = container.get(probe, {}).get("httpGet", {})
-            if get.get("path") != path or get.get("port") not in ("ops", port):
-                fail(where, f"Deployment {name}: {probe} must GET {path} on the ops port")
+        container, env = checked
         if kind in HASHING_KINDS and "HERALD_SECRETS_HMAC_KEYS_FILE" not in env:
             fail(where, f"Deployment {name}: HERALD_SECRETS_HMAC_KEYS_FILE must name the HMAC key ring file")
         service = by_kind.get("Service", {}).get(name)
@@ -225,6 +203,39 @@ def policy_admits(ports: list[dict] | None, port: int, protocol: str, named: dic
     return False
 
 
+def check_process(where: str, deployment: dict, name: str, port: int, drain: int, owner: str):
+    """What every Herald process's Deployment needs (a worker's, herald-api's): no replicas (`owner`
+    sets them), a grace past the drain, its container running it, the ops endpoint on `port` for
+    the probes. Its container and env, or None when there is no container to check further."""
+    spec = deployment["spec"]
+    if "replicas" in spec:
+        fail(where, f"Deployment {name} sets replicas; {owner} owns them")
+    pod = spec["template"]["spec"]
+    grace = pod.get("terminationGracePeriodSeconds", 30)
+    if grace <= drain + 15:
+        fail(where, f"Deployment {name}: terminationGracePeriodSeconds {grace} must exceed "
+                    f"runner.drain_timeout_seconds ({drain}) + 15 s of shutdown")
+    container = next((c for c in pod["containers"] if c["name"] == name), None)
+    if container is None:
+        fail(where, f"Deployment {name} has no container {name}")
+        return None
+    if container.get("command") != [name]:
+        fail(where, f"Deployment {name} must run {name}, runs {container.get('command')}")
+    env = {e["name"]: e.get("value") for e in container.get("env", [])}
+    if env.get("HERALD_HTTP_PORT") != str(port):
+        fail(where, f"Deployment {name}: HERALD_HTTP_PORT must be {port}")
+    if env.get("HERALD_HTTP_HOST") != "0.0.0.0":
+        fail(where, f"Deployment {name}: HERALD_HTTP_HOST must be 0.0.0.0 for the probes")
+    ports = {p["name"]: p["containerPort"] for p in container.get("ports", [])}
+    if ports.get("ops") != port:
+        fail(where, f"Deployment {name}: container port 'ops' must be {port}")
+    for probe, path in (("readinessProbe", "/readyz"), ("livenessProbe", "/healthz")):
+        get = container.get(probe, {}).get("httpGet", {})
+        if get.get("path") != path or get.get("port") not in ("ops", port):
+            fail(where, f"Deployment {name}: {probe} must GET {path} on the ops port")
+    return container, env
+
+
 def check_api(where: str, objects: list[dict]) -> None:
     """herald-api (docs/api.md, deploy/README.md): its Deployment, Service, autoscaler and budget."""
     drain = herald_config()["runner"]["drain_timeout_seconds"]
@@ -232,26 +243,11 @@ def check_api(where: str, objects: list[dict]) -> None:
     if deployment is None:
         fail(where, f"no Deployment {API}")
         return
-    spec = deployment["spec"]
-    if "replicas" in spec:
-        fail(where, f"Deployment {API} sets replicas; its HorizontalPodAutoscaler owns them")
-    pod = spec["template"]["spec"]
-    pod_labels = spec["template"].get("metadata", {}).get("labels", {})
-    grace = pod.get("terminationGracePeriodSeconds", 30)
-    if grace <= drain + 15:
-        fail(where, f"Deployment {API}: terminationGracePeriodSeconds {grace} must exceed "
-                    f"runner.drain_timeout_seconds ({drain}) + 15 s of shutdown")
-    container = next((c for c in pod["containers"] if c["name"] == API), None)
-    if container is None:
-        fail(where, f"Deployment {API} has no container {API}")
+    pod_labels = deployment["spec"]["template"].get("metadata", {}).get("labels", {})
+    checked = check_process(where, deployment, API, API_OPS_PORT, drain, owner="its HorizontalPodAutoscaler")
+    if checked is None:
         return
-    if container.get("command") != [API]:
-        fail(where, f"Deployment {API} must run {API}, runs {container.get('command')}")
-    env = {e["name"]: e.get("value") for e in container.get("env", [])}
-    if env.get("HERALD_HTTP_PORT") != str(API_OPS_PORT):
-        fail(where, f"Deployment {API}: HERALD_HTTP_PORT must be {API_OPS_PORT}")
-    if env.get("HERALD_HTTP_HOST") != "0.0.0.0":
-        fail(where, f"Deployment {API}: HERALD_HTTP_HOST must be 0.0.0.0 for the probes")
+    container, env = checked
     host = env.get("HERALD_API_HOST", "127.0.0.1")
     if host.startswith(LOOPBACK):
         fail(where, f"Deployment {API}: HERALD_API_HOST is {host} (api.host); the Service cannot reach a loopback address")
@@ -268,14 +264,8 @@ def check_api(where: str, objects: list[dict]) -> None:
         fail(where, f"Deployment {API}: HERALD_API_PORT is not a port")
         return
     ports = {p["name"]: p["containerPort"] for p in container.get("ports", [])}
-    if ports.get("ops") != API_OPS_PORT:
-        fail(where, f"Deployment {API}: container port 'ops' must be {API_OPS_PORT}")
     if ports.get("http") != api_port:
         fail(where, f"Deployment {API}: container port 'http' must be api.port ({api_port})")
-    for probe, path in (("readinessProbe", "/readyz"), ("livenessProbe", "/healthz")):
-        get = container.get(probe, {}).get("httpGet", {})
-        if get.get("path") != path or get.get("port") not in ("ops", API_OPS_PORT):
-            fail(where, f"Deployment {API}: {probe} must GET {path} on the ops port")
     if "HERALD_SECRETS_HMAC_KEYS_FILE" not in env:
         fail(where, f"Deployment {API}: HERALD_SECRETS_HMAC_KEYS_FILE must name the HMAC key ring file (secrets.hmac_keys is required)")
     resources = container.get("resources", {})
