@@ -196,8 +196,10 @@ let package = Package(
         .executableTarget(
             name: "herald-bench",
             dependencies: [
-                "HeraldRuntime", "HeraldClient", "HeraldStubs", "AMQP",
+                "HeraldRuntime", "HeraldClient", "HeraldStubs", "AMQP", "HeraldAPIStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // BENCH_ONLY=api's baseline: a bare Hummingbird route served by herald-bench itself.
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ] + channels,

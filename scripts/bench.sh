@@ -2,6 +2,7 @@
 # `make bench`: release build, then herald-bench against the local servers. Every figure
 # comes with a baseline measured in the same invocation; read the ratios.
 # BENCH_STATEMENTS=1 adds the top pg_stat_statements of each SMS run (docs/benchmarks.md).
+# BENCH_ONLY=api measures herald-api (a release process) under wrk next to a bare Hummingbird route (docs/benchmarks.md).
 # BENCH_ONLY=email measures herald-email's SMTP client, then email jobs end to end through herald-email workers, against the local SMTP server (HERALD_DEV_SMTP_* of services.sh env).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,9 +20,22 @@ if [ "${BENCH_STATEMENTS:-0}" = 1 ]; then
     exit 1
   fi
 fi
-swift build -c release --product herald-bench
-swift build -c release --product heraldctl
-swift build -c release --product herald-sms
-.build/release/heraldctl migrate
+# BENCH_SCRATCH_PATH: another build folder than .build (e.g. .build-bench, beside a debug build
+# that must not wait for this one); its release/ holds the executables herald-bench starts.
+scratch=()
+bin=.build/release
+if [ -n "${BENCH_SCRATCH_PATH:-}" ]; then
+  scratch=(--scratch-path "$BENCH_SCRATCH_PATH")
+  bin="$BENCH_SCRATCH_PATH/release"
+fi
+swift build -c release "${scratch[@]}" --product herald-bench
+swift build -c release "${scratch[@]}" --product heraldctl
+swift build -c release "${scratch[@]}" --product herald-sms
+# BENCH_ONLY=api (and the whole bench) starts herald-api as a release process, loaded by wrk.
+if [ -z "${BENCH_ONLY:-}" ] || [ "${BENCH_ONLY}" = api ]; then
+  swift build -c release "${scratch[@]}" --product herald-api
+  command -v wrk >/dev/null || { echo "bench: wrk is missing (scripts/services.sh install installs it)" >&2; exit 1; }
+fi
+"$bin/heraldctl" migrate
 mkdir -p bench-results
-.build/release/herald-bench "${BENCH_COUNT:-20000}" | tee "bench-results/bench-$(date -u +%Y%m%dT%H%M%SZ).txt"
+"$bin/herald-bench" "${BENCH_COUNT:-20000}" | tee "bench-results/bench-$(date -u +%Y%m%dT%H%M%SZ).txt"

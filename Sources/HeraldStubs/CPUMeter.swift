@@ -12,6 +12,9 @@ public struct CPUUsage: Sendable {
     /// Wall-clock seconds between start() and stop(): (sum of the components) / wall is the
     /// number of cores they kept busy, at most the machine's.
     public var wall: Double = 0
+    /// CPU seconds every process of the machine spent (/proc/stat's busy time, all CPUs): minus
+    /// the components, what else ran on a shared machine during the run.
+    public var machine: Double = 0
 
     public var total: Double { broker + postgres + workers + bench }
 
@@ -29,7 +32,8 @@ public struct CPUUsage: Sendable {
 
     public func perJobMilliseconds(_ jobs: Int) -> CPUUsage {
         let scale = 1000 / Double(max(jobs, 1))
-        return CPUUsage(broker: broker * scale, postgres: postgres * scale, workers: workers * scale, bench: bench * scale, wall: wall)
+        return CPUUsage(broker: broker * scale, postgres: postgres * scale, workers: workers * scale, bench: bench * scale, wall: wall,
+                        machine: machine * scale)
     }
 }
 
@@ -74,7 +78,7 @@ public final class CPUMeter: Sendable {
         let end = try Self.values(ProcTable.read(), workerPIDs: workerPIDs, brokerRoots: brokerRoots, postmaster: postmaster)
         return CPUUsage(broker: end.broker - startValues.broker, postgres: end.postgres - startValues.postgres,
                         workers: end.workers - startValues.workers, bench: end.bench - startValues.bench,
-                        wall: (ContinuousClock.now - started).seconds)
+                        wall: (ContinuousClock.now - started).seconds, machine: end.machine - startValues.machine)
     }
 
     private static func values(_ table: ProcTable, workerPIDs: [Int32], brokerRoots: [Int32], postmaster: Int32) throws -> CPUUsage {
@@ -87,7 +91,16 @@ public final class CPUMeter: Sendable {
         let bench = table.processes[getpid()]?.own ?? 0
         let tick = Double(sysconf(Int32(_SC_CLK_TCK)))
         return CPUUsage(broker: Double(table.treeTotal(brokerRoots)) / tick, postgres: Double(table.treeTotal([postmaster])) / tick,
-                        workers: Double(workers) / tick, bench: Double(bench) / tick)
+                        workers: Double(workers) / tick, bench: Double(bench) / tick, machine: Double(machineBusyTicks()) / tick)
+    }
+
+    /// /proc/stat's first line, "cpu  user nice system idle iowait irq softirq steal …" (clock
+    /// ticks, all CPUs): every field but idle and iowait.
+    static func machineBusyTicks() -> UInt64 {
+        guard let line = procText("/proc/stat")?.split(separator: "\n").first, line.hasPrefix("cpu ") else { return 0 }
+        let fields = line.split(separator: " ").dropFirst().compactMap { UInt64($0) }
+        guard fields.count >= 8 else { return 0 }
+        return fields[0] + fields[1] + fields[2] + fields[5] + fields[6] + fields[7]
     }
 }
 

@@ -7,18 +7,22 @@ struct ProcessMemory: Sendable {
     var pid: Int32
     var peakMB: Double
     var residentMB: Double
+    /// The resident set now split (RssAnon, RssFile): the process's own memory, and the pages of
+    /// its executable and shared libraries it touched (shared with other processes mapping them).
+    var anonymousMB: Double = 0
+    var fileMB: Double = 0
 
     static func read(_ pid: Int32) -> ProcessMemory? {
         guard let text = procText("/proc/\(pid)/status") else { return nil }
         var fields: [String: Double] = [:]
-        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") || line.hasPrefix("VmRSS:") {
+        for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") || line.hasPrefix("VmRSS:") || line.hasPrefix("RssAnon:") || line.hasPrefix("RssFile:") {
             // "VmRSS:	   43512 kB"
             let parts = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard parts.count >= 3, parts[2] == "kB", let kB = Double(parts[1]) else { continue }
             fields[String(parts[0].dropLast())] = kB * 1024 / 1_000_000
         }
         guard let peak = fields["VmHWM"], let resident = fields["VmRSS"] else { return nil }
-        return ProcessMemory(pid: pid, peakMB: peak, residentMB: resident)
+        return ProcessMemory(pid: pid, peakMB: peak, residentMB: resident, anonymousMB: fields["RssAnon"] ?? 0, fileMB: fields["RssFile"] ?? 0)
     }
 
     /// "peak 45.1 MB, at the end 44.0 MB" for each process, joined.

@@ -37,8 +37,15 @@ import Logging
 //   email      herald's SMTP client (connections reused) to the local SMTP server, next to a
 //              plain socket sender (a connection per message); BENCH_EMAIL_COUNT (default 2,000);
 //              then as many email.action jobs end to end through 1 and 2 herald-email workers
-// BENCH_ONLY=runner|sms|cold|processes|paced|cleanup|push|email runs one part; the broker baseline runs
-// with each of the first five.
+//   api        herald-api (a release process) under wrk (issue 32, APIBenchmark.swift): start (publish + confirm)
+//              and check (a wrong code), as fast as BENCH_API_CONNECTIONS connections (default 32, over
+//              BENCH_API_THREADS wrk threads, default 2) get answers for BENCH_API_SECONDS (default 15), then paced
+//              at BENCH_API_RATE req/s (default 500) for BENCH_API_PACED_SECONDS (default 30), each next to a bare
+//              Hummingbird route under the same wrk settings and the AMQP baselines; herald-api's memory.
+//              BENCH_API_SEED verifications for the checks (default 50,000), BENCH_API_OTHER_FAILURES other
+//              numbers' wrong tries beside them (default 50,000; 0: an empty table, cold plans)
+// BENCH_ONLY=runner|sms|cold|processes|paced|cleanup|push|email|api runs one part; the broker baseline runs
+// with each of the first five, and with api.
 let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 20_000
 let environment = ProcessInfo.processInfo.environment
 let only = environment["BENCH_ONLY"]
@@ -156,4 +163,13 @@ if runs("push") {
     }
     // The same count of push.verification jobs end to end through herald-push workers (PushEndToEnd.swift).
     try await PushEndToEnd(count: pushes, configuration: configuration, logger: logger).run(clientBaseline: results.last?.bench)
+}
+
+if runs("api") {
+    var benchmark = APIBenchmark(configuration: configuration, logger: logger, brokerCount: count, environment: environment)
+    // BENCH_STATEMENTS=1: the top pg_stat_statements of each herald-api run too (per request: calls/job).
+    benchmark.statements = environment["BENCH_STATEMENTS"] == "1" ? try await BenchStatements(configuration: configuration.database, logger: logger) : nil
+    let report = try await benchmark.run()
+    await benchmark.statements?.close()
+    benchmark.printReport(report)
 }
