@@ -1,3 +1,4 @@
+import Foundation
 import HeraldAPIStore
 import HeraldApple
 import HeraldCleanup
@@ -28,5 +29,20 @@ extension HeraldConfiguration {
     /// Loads every section (the platform's and every channel's).
     public static func loadAll(path: String?) throws -> (HeraldConfiguration, ConfigSource) {
         try load(path: path, sections: HeraldChannels.sections)
+    }
+
+    /// ``loadAll(path:)`` for a tool's top level (herald-bench, herald-chaos, herald-dev-apple): an
+    /// invalid configuration is one line on stderr naming the key, and exit 78 (``ExitCode/configuration``),
+    /// as the workers do, never a Swift fatal error with a backtrace. `requireKeyRing`: the tool
+    /// hashes (codes, API keys): `secrets.hmac_keys` is checked now, not at its first hash.
+    public static func loadAllOrExit(path: String?, tool: String, requireKeyRing: Bool) -> HeraldConfiguration {
+        do {
+            let configuration = try loadAll(path: path).0
+            if requireKeyRing { _ = try configuration.secrets.keyRing() }
+            return configuration
+        } catch {
+            FileHandle.standardError.write(Data("\(tool): \(error)\n".utf8))
+            exit(ExitCode.configuration.rawValue)
+        }
     }
 }

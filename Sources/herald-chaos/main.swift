@@ -33,7 +33,7 @@ let servicesScript = environment["HERALD_SERVICES_SCRIPT"] ?? "scripts/services.
 // The fleet's configuration: the shipped one with the servers' addresses from the environment,
 // a namespace of its own, short heartbeats, retry tiers that outlast the provider outage, an
 // SMS gateway that takes everything, and ten-digit codes (searchable in a dump).
-var (configuration, _) = try HeraldConfiguration.loadAll(path: nil)
+var configuration = HeraldConfiguration.loadAllOrExit(path: nil, tool: "herald-chaos", requireKeyRing: true)
 let namespace = "chaos\(UUID().uuidString.prefix(6).lowercased())"
 configuration.amqp.namespace = namespace
 configuration.amqp.heartbeatSeconds = options.heartbeatSeconds

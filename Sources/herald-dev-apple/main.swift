@@ -38,7 +38,7 @@ func query(_ pairs: [(String, String)]) -> String {
 
 /// Runs `body` with Herald's configuration, a running database client and a logger.
 func withHerald<T: Sendable>(_ body: @Sendable (HeraldConfiguration, PostgresClient, Logger) async throws -> T) async throws -> T {
-    let (configuration, _) = try HeraldConfiguration.loadAll(path: nil)
+    let configuration = HeraldConfiguration.loadAllOrExit(path: nil, tool: "herald-dev-apple", requireKeyRing: false)
     var logger = Logger(label: "herald-dev-apple")
     logger.logLevel = .error
     let database = try Database.makeClient(configuration.database, logger: logger)

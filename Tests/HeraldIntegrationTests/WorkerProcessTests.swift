@@ -115,6 +115,21 @@ import Testing
         }
     }
 
+    /// The tools stop as the workers do (issue 34): herald-bench without the HMAC keys died with a
+    /// Swift fatal error and a backtrace ("Error raised at top level"); now one line naming the
+    /// key, and exit 78. herald-chaos loads its configuration the same way (and herald-dev-apple,
+    /// which hashes only in one command, without requiring the keys at start).
+    @Test(arguments: ["herald-bench", "herald-chaos"])
+    func aToolWithoutTheHMACKeysStopsWithOneLineAndTheConfigurationCode(tool: String) async throws {
+        try await withHarness() { harness in
+            let process = try WorkerProcess(tool, namespace: harness.namespace, unset: ["HERALD_SECRETS_HMAC_KEYS_FILE", "HERALD_SECRETS_HMAC_KEYS"])
+            #expect(await process.waitForExit(timeout: .seconds(20)) == 78, "\(process.tail)")
+            let lines = process.log.split(separator: "\n")
+            #expect(lines.count == 1 && lines.first?.hasPrefix("\(tool): configuration key 'secrets.hmac_keys'") == true, "\(process.log)")
+            #expect(!process.log.contains("Fatal error") && !process.log.contains("Backtrac"))
+        }
+    }
+
     /// A provider reached over http:// on a host other than loopback stops the worker at start
     /// (exit 78), naming the URL's key and the switch that would allow it; the secret stays out.
     @Test func aWorkerWithAClearTextProviderToARemoteHostDoesNotStart() async throws {
