@@ -38,6 +38,38 @@ import Testing
         }
     }
 
+    /// RabbitMQ stopped under herald-api (issue 32): a start answers 503 with Retry-After at once
+    /// (no connection, nothing enqueued), /readyz says so; once the broker is back herald-api
+    /// reconnects, the client's retry with the same id is 202, and one SMS goes out.
+    @Test func theBrokerStoppedUnderHeraldAPIIsA503ThenTheRetryIsSentOnce() async throws {
+        try await withHarness() { harness in
+            let sms = try await SMSFixture(harness)
+            let api = try await APIProcess(harness)
+            let id = "\(harness.namespace)-down", body: [String: Any] = ["verification_id": id, "phone_number": harness.phone(1)]
+            try await TestEnvironment.services("stop-rabbitmq")
+            do {
+                var refused = try await api.call(.POST, "/v1/sms/verifications", json: body)
+                // The connection's loss may take a heartbeat to be seen: until then the publish waits for its confirm (503 as well).
+                for _ in 0..<10 where refused.status != 503 { refused = try await api.call(.POST, "/v1/sms/verifications", json: body) }
+                #expect(refused.status == 503 && refused.error["code"] as? String == "broker_unavailable", "\(refused)")
+                #expect(Int(refused.headers.first(name: "Retry-After") ?? "") ?? 0 >= 1)
+                try await eventually(timeout: .seconds(30), "not ready") { !(await api.process.ready()) }
+            } catch {
+                try await TestEnvironment.services("start-rabbitmq")
+                throw error
+            }
+            try await TestEnvironment.services("start-rabbitmq")
+            try await eventually(timeout: .seconds(60), "herald-api ready again") { await api.process.ready() }
+            let retried = try await api.call(.POST, "/v1/sms/verifications", json: body)
+            #expect(retried.status == 202, "\(retried)")
+            try await harness.connection.waitUntilConnected(timeout: .seconds(60))
+            _ = try await sms.start()
+            try await eventually(timeout: .seconds(30), "the SMS sent") { try await harness.ledger(id)?.0 == "completed" }
+            try await Task.sleep(for: .seconds(1))
+            #expect(sms.delivered().filter { $0.verificationID == id }.count == 1)
+        }
+    }
+
     @Test func aDatabaseOutageHoldsJobsThenTheBacklogDrains() async throws {
         try await withHarness() { harness in
             let handler = CountingHandler()
