@@ -6,8 +6,8 @@ import PostgresNIO
 /// The check API of phone verification: is `code` the code sent for `verificationID`?
 /// Atomic (the code's row is locked while it is judged: of 100 concurrent checks of the
 /// right code exactly one succeeds), constant time in the code, single use, and a code
-/// dies after `max_attempts` wrong tries. Wrong tries also count per number and purpose across
-/// codes (`herald.sms_guess_failed`): past `sms.guessing.max_failures` the pair is locked out.
+/// dies after `max_attempts` wrong tries. Wrong tries also count per number, across codes and
+/// purposes (`herald.sms_guess_failed`): past `sms.guessing.max_failures` the number is locked out.
 public struct PhoneVerifier: Sendable {
     public enum Result: Sendable, Equatable {
         case verified(phoneNumber: String, purpose: SMSVerificationJob.Purpose)
@@ -19,7 +19,7 @@ public struct PhoneVerifier: Sendable {
         case alreadyUsed
         /// No such verification, or it was refused or never delivered.
         case notFound
-        /// Too many wrong codes for this number and purpose, across codes (`sms.guessing.*`):
+        /// Too many wrong codes for this number, across codes and purposes (`sms.guessing.*`):
         /// no code is checked (nor sent) for `retryAfterSeconds`. The wrong code that reaches the
         /// threshold answers this too. The code itself is untouched.
         case lockedOut(retryAfterSeconds: Int)

@@ -106,7 +106,7 @@ import Testing
                 """, logger: harness.logger)
             for n in 0..<500 {
                 try await harness.database.query("""
-                    SELECT * FROM herald.fraud_guard_check(\(harness.namespace + "-v\(n)"), '+15550100', 'ZZ', \(prefix), 60, 0, 0, 0.1, 60, 3600, 3600, NULL)
+                    SELECT * FROM herald.fraud_guard_check(\(harness.namespace + "-v\(n)"), '+15550100', 'ZZ', \(prefix), 60, 0, 0, 0.1, 60, 3600, 3600, '')
                     """, logger: harness.logger)
             }
             let rows = try await harness.database.query("""
@@ -138,7 +138,7 @@ import Testing
             var pauses: [FraudGuard.Pause] = []
             for n in 0..<2 {
                 if let pause = try await guardian.check(verificationID: "\(harness.namespace)-x\(n)", phone: range + String(format: "%03d", n),
-                                                        region: "FR", knownHash: "", client: harness.database, logger: harness.logger) {
+                                                        region: "FR", knownHashes: "", client: harness.database, logger: harness.logger) {
                     pauses.append(pause)
                 }
             }
@@ -240,6 +240,7 @@ import Testing
                 $0.sms.fraudGuard = shipped
                 $0.sms.resendIntervalSeconds = 0
             }
+            try await Self.clear(region: "FR", harness)
             let range = Self.frenchRange()
             let prefix = String(range.prefix(1 + shipped.prefixDigits))
             // A user of the prefix who verified a code before the burst.
@@ -265,6 +266,7 @@ import Testing
             #expect(try await Self.run(SMSVerificationJob(verificationID: "\(harness.namespace)-n1", phoneNumber: range + "500", locale: "en"), harness, sms)
                     == ("refused", "fraud_guard:prefix:\(prefix)"))
             try await harness.database.query("DELETE FROM herald.sms_fraud_pauses WHERE scope = 'prefix' AND key = \(prefix)", logger: harness.logger)
+            try await harness.database.query("DELETE FROM herald.sms_fraud_counts WHERE scope = 'prefix' AND key = \(prefix)", logger: harness.logger)
             try await Self.clear(region: "FR", harness)
             try await worker.stop()
         }

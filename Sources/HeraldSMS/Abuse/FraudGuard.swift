@@ -17,8 +17,9 @@ struct FraudGuard: Sendable {
         var new: Bool
         var sent: Int64
         var verified: Int64
-        /// When it ends by itself (nil: when an operator lifts it).
+        /// When it ends by itself, and its length (nil: when an operator lifts it).
         var until: Date?
+        var seconds: Int?
         /// `fraud_guard:prefix:+1876555`
         var reason: String { "fraud_guard:\(scope):\(key)" }
     }
@@ -45,8 +46,8 @@ struct FraudGuard: Sendable {
         var phone: String
         var region: String
         var prefix: String
-        /// ``KnownNumbers/hash(_:hasher:)`` of the number: a number that verified before is never refused.
-        var knownHash: String
+        /// ``KnownNumbers/hashes(_:hasher:)`` of the number: a number that verified before is never refused.
+        var knownHashes: String
         var exchange: String
         var client: PostgresClient
         var logger: Logger
@@ -58,10 +59,12 @@ struct FraudGuard: Sendable {
     }
 
     /// nil: go ahead (and the send and verification of this request are counted).
-    func check(verificationID: String, phone: String, region: String, knownHash: String, client: PostgresClient, logger: Logger) async throws -> Pause? {
+    /// `knownHashes`: made only when the guard is on (``KnownNumbers/hashes(_:hasher:)``).
+    func check(verificationID: String, phone: String, region: String, knownHashes: @autoclosure () -> String,
+               client: PostgresClient, logger: Logger) async throws -> Pause? {
         guard configuration.enabled else { return nil }
         return try await batcher.submit(Request(verificationID: verificationID, phone: phone, region: region, prefix: prefix(of: phone),
-                                                knownHash: knownHash, exchange: eventsExchange, client: client, logger: logger))
+                                                knownHashes: knownHashes(), exchange: eventsExchange, client: client, logger: logger))
     }
 
     /// `herald.fraud_guard_check` for each request, in order, in one transaction with the events
@@ -73,12 +76,12 @@ struct FraudGuard: Sendable {
                 let rows = try await Prepared<CheckSQL>(
                     requests.map(\.verificationID), requests.map(\.phone), requests.map(\.region), requests.map(\.prefix),
                     c.windowMinutes, c.regionFloor, c.prefixFloor, c.minConversion, c.pauseSeconds, c.maxPauseSeconds, c.liftGraceSeconds,
-                    requests.map(\.knownHash)).rows(on: connection, logger: logger)
+                    requests.map(\.knownHashes)).rows(on: connection, logger: logger)
                 var pauses = [Pause?](repeating: nil, count: requests.count)
                 for row in rows {
-                    let (index, scope, key, new, sent, verified, until) = try row.decode((Int, String?, String?, Bool?, Int64?, Int64?, Date?).self)
+                    let (index, scope, key, new, sent, verified, until, seconds) = try row.decode((Int, String?, String?, Bool?, Int64?, Int64?, Date?, Int?).self)
                     guard let scope, let key, (1...requests.count).contains(index) else { continue }
-                    pauses[index - 1] = Pause(scope: scope, key: key, new: new ?? false, sent: sent ?? 0, verified: verified ?? 0, until: until)
+                    pauses[index - 1] = Pause(scope: scope, key: key, new: new ?? false, sent: sent ?? 0, verified: verified ?? 0, until: until, seconds: seconds)
                 }
                 for (request, pause) in zip(requests, pauses) {
                     guard let pause, pause.new else { continue }
@@ -92,7 +95,7 @@ struct FraudGuard: Sendable {
     /// ``judge(_:configuration:)``: $1…$4 and $12 the requests, $5…$11 the configuration.
     enum CheckSQL: StatementText {
         static let sql = """
-            SELECT u.i, f.o_scope, f.o_key, f.o_new, f.o_sent, f.o_verified, f.o_until
+            SELECT u.i, f.o_scope, f.o_key, f.o_new, f.o_sent, f.o_verified, f.o_until, f.o_seconds
               FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $12::text[]) WITH ORDINALITY AS u(id, phone, region, prefix, known, i)
               LEFT JOIN LATERAL herald.fraud_guard_check(
                    u.id, u.phone, u.region, u.prefix, $5::int, $6::int, $7::int, $8::float8, $9::int, $10::int, $11::int, u.known) f ON true
@@ -105,7 +108,7 @@ struct FraudGuard: Sendable {
         OutgoingEvent(name: "sms.fraud_guard.paused", payload: PausedEvent(
             scope: pause.scope, key: pause.key, reason: pause.reason, sent: pause.sent, verified: pause.verified,
             windowMinutes: configuration.windowMinutes, minConversion: configuration.minConversion,
-            pauseSeconds: pause.until.map { max(1, Int($0.timeIntervalSinceNow.rounded())) }, until: pause.until?.iso8601Milliseconds))
+            pauseSeconds: pause.seconds, until: pause.until?.iso8601Milliseconds))
     }
 
     struct PausedEvent: Encodable {
@@ -116,7 +119,7 @@ struct FraudGuard: Sendable {
         var verified: Int64
         var windowMinutes: Int
         var minConversion: Double
-        /// This pause's length (doubled for each pause of the scope in the day before); nil: until an operator lifts it.
+        /// This pause's length (doubled for each consecutive pause less than a day apart); nil: until an operator lifts it.
         var pauseSeconds: Int?
         /// When it ends by itself (RFC 3339); nil: when an operator lifts it.
         var until: String?

@@ -18,9 +18,11 @@ public struct FraudGuardConfiguration: Sendable, Equatable {
     public var prefixDigits = 7
     /// Paused when verified / sent falls under this.
     public var minConversion = 0.1
-    /// A pause ends by itself after this many seconds, doubled for each pause of the scope in
-    /// the day before, up to `maxPauseSeconds`; 0: only `heraldctl fraud lift` ends it.
+    /// A pause ends by itself after this many seconds, doubled for each consecutive pause of the
+    /// scope less than a day after the one before, up to `maxPauseSeconds`; 0: only
+    /// `heraldctl fraud lift` ends it.
     public var pauseSeconds = 3600
+    /// The longest a doubled pause lasts.
     public var maxPauseSeconds = 86_400
     /// After a pause ends (lifted, or run out) its scope's window, which still holds the burst, is
     /// not judged for this long: the requests let through since are, against the same floor and

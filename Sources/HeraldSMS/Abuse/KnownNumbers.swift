@@ -4,25 +4,34 @@ import PostgresNIO
 
 /// Numbers that verified a code (`herald.sms_known_numbers`): the fraud guard never refuses
 /// them, so a pumping burst that pauses a prefix or a region cannot lock out existing users.
-/// Kept only as an HMAC of the number under the key ring's active key (hex); numbers verified
-/// under an earlier active key are known again once they verify under the new one.
+/// Kept only as an HMAC of the number (hex) under the key ring's active key when it verified;
+/// the guard looks a number up under every key of the ring, so a rotation forgets no one.
 enum KnownNumbers {
     static let context = "sms-known-number"
 
-    static func hash(_ e164: String, hasher: SecretHasher) -> StoredSecretHash {
-        hasher.hash(Secret(e164), context: context)
+    /// The number's HMACs under every key of the ring, hex, comma-separated (`herald.fraud_guard_check`'s `p_known_hashes`).
+    static func hashes(_ e164: String, hasher: SecretHasher) -> String {
+        hasher.hashesUnderEveryKey(Secret(e164), context: context).map { hex($0.digest) }.joined(separator: ",")
     }
 
-    static func hex(_ hash: StoredSecretHash) -> String {
-        hash.digest.map { String(format: "%02x", $0) }.joined()
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Records that `e164` verified a code (on the caller's connection, in its transaction).
     static func verified(_ e164: String, hasher: SecretHasher, on connection: PostgresConnection, logger: Logger) async throws {
-        let hash = hash(e164, hasher: hasher)
+        let hash = hasher.hash(Secret(e164), context: context)
         try await connection.query("""
-            INSERT INTO herald.sms_known_numbers (number_hash, key_id, verified_at) VALUES (\(hex(hash)), \(hash.keyID), now())
-            ON CONFLICT (number_hash) DO UPDATE SET verified_at = now()
+            INSERT INTO herald.sms_known_numbers (number_hash, key_id, verified_at) VALUES (\(hex(hash.digest)), \(hash.keyID), now())
+            ON CONFLICT (number_hash) DO UPDATE SET key_id = EXCLUDED.key_id, verified_at = now()
             """, logger: logger)
     }
 }

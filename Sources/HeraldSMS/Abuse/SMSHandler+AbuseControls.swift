@@ -20,7 +20,7 @@ extension SMSHandler {
             throw JobFailure.transient(why)
         }
         guard let pause = try await fraudGuard.check(verificationID: job.verificationID, phone: phone.e164, region: info.regionCode,
-                                                    knownHash: KnownNumbers.hex(KnownNumbers.hash(phone.e164, hasher: hasher)),
+                                                    knownHashes: KnownNumbers.hashes(phone.e164, hasher: hasher),
                                                     client: context.database, logger: logger) else { return nil }
         if pause.new {
             metrics.fraudGuardPause(scope: pause.scope)

@@ -1,21 +1,26 @@
 -- Judges a request before its SMS. Nothing returned: go ahead (the verification is marked, so
 -- its send and verification are counted). Else the scope (region, then prefix) that refuses it:
--- - a number that verified a code before (p_known_hash in herald.sms_known_numbers) always goes ahead;
+-- - a number that verified a code before (one of p_known_hashes, its HMACs under every key of the
+--   ring, comma-separated, in herald.sms_known_numbers) always goes ahead;
 -- - a scope paused (until expires_at; NULL: until lifted) refuses it;
 -- - a pause that ran out becomes a lift (lifted_by 'expired') at the first request after it;
 -- - for p_grace_seconds after a lift, the scope's window (which still holds the burst) is not
---   judged: the requests let through since (grace_sent) and their codes verified
---   (grace_verified, herald.fraud_guard_verified) are, against the same floor and conversion;
+--   judged: the requests let through since (grace_sent, counted here once the request goes
+--   ahead, known numbers' too) and their codes verified (grace_verified,
+--   herald.fraud_guard_verified) are, against the same floor and conversion;
 -- - else a scope that has sent at least its floor in the window with verified < min_conversion
---   * sent is paused now (o_new true for exactly one caller), for p_pause_seconds doubled per
---   pause of the last day, at most p_max_pause_seconds (0: until lifted).
+--   * sent is paused now (o_new true for exactly one caller), for p_pause_seconds doubled for
+--   each consecutive pause less than a day after the one before, at most p_max_pause_seconds
+--   (0: until lifted); o_until and o_seconds say when it ends and its length.
+-- Two workers judging one scope: the one that finds an expired pause already lifted, or a
+-- lifted one paused again, reads the row again and judges what it finds.
 -- A verification that already has a row was judged on its first delivery: go ahead.
 --
 -- Issue 31: sequential scans off. Every table here is read by key. On a table analyzed while
 -- (nearly) empty, the generic plans a pooled connection keeps read the whole table per request:
 -- 0.4-0.7 ms per job instead of 0.035 over the first 10,000 jobs of a fresh deployment.
-CREATE OR REPLACE FUNCTION herald.fraud_guard_check(p_verification_id text, p_phone text, p_region text, p_prefix text, p_window_minutes integer, p_region_floor integer, p_prefix_floor integer, p_min_conversion double precision, p_pause_seconds integer, p_max_pause_seconds integer, p_grace_seconds integer, p_known_hash text)
- RETURNS TABLE(o_scope text, o_key text, o_new boolean, o_sent bigint, o_verified bigint, o_until timestamp with time zone)
+CREATE OR REPLACE FUNCTION herald.fraud_guard_check(p_verification_id text, p_phone text, p_region text, p_prefix text, p_window_minutes integer, p_region_floor integer, p_prefix_floor integer, p_min_conversion double precision, p_pause_seconds integer, p_max_pause_seconds integer, p_grace_seconds integer, p_known_hashes text)
+ RETURNS TABLE(o_scope text, o_key text, o_new boolean, o_sent bigint, o_verified bigint, o_until timestamp with time zone, o_seconds integer)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
  SET enable_seqscan TO 'off'
@@ -29,37 +34,37 @@ DECLARE
     n_verified bigint;
     is_new boolean;
     v_until timestamptz;
-    judged boolean;
 BEGIN
     IF EXISTS (SELECT 1 FROM herald.sms_verifications WHERE verification_id = p_verification_id) THEN
         RETURN;
     END IF;
-    IF p_known_hash IS NULL OR NOT EXISTS (SELECT 1 FROM herald.sms_known_numbers WHERE number_hash = p_known_hash) THEN
+    IF p_known_hashes IS NULL OR p_known_hashes = ''
+       OR NOT EXISTS (SELECT 1 FROM herald.sms_known_numbers WHERE number_hash = ANY(string_to_array(p_known_hashes, ','))) THEN
         FOR i IN 1 .. 2 LOOP
             CONTINUE WHEN floors[i] <= 0;
-            judged := false;
             SELECT * INTO pause FROM herald.sms_fraud_pauses WHERE scope = scopes[i] AND key = keys[i];
-            IF FOUND THEN
-                IF pause.state = 'paused' AND (pause.expires_at IS NULL OR pause.expires_at > now()) THEN
-                    RETURN QUERY SELECT scopes[i], keys[i], false, pause.sent::bigint, pause.verified::bigint, pause.expires_at;
-                    RETURN;
-                END IF;
-                IF pause.state = 'paused' THEN
-                    -- It ran out: a lift by the clock, with the same grace.
-                    UPDATE herald.sms_fraud_pauses
-                       SET state = 'lifted', lifted_at = expires_at, lifted_by = 'expired',
-                           grace_until = expires_at + make_interval(secs => p_grace_seconds), grace_sent = 0, grace_verified = 0
-                     WHERE scope = scopes[i] AND key = keys[i] AND state = 'paused'
-                    RETURNING * INTO pause;
-                END IF;
-                IF pause.state = 'lifted' AND pause.grace_until > now() THEN
-                    UPDATE herald.sms_fraud_pauses SET grace_sent = grace_sent + 1
-                     WHERE scope = scopes[i] AND key = keys[i] AND state = 'lifted'
-                    RETURNING (grace_sent - 1)::bigint, grace_verified::bigint INTO n_sent, n_verified;  -- let through before this one
-                    judged := true;
+            IF FOUND AND pause.state = 'paused' AND pause.expires_at IS NOT NULL AND pause.expires_at <= now() THEN
+                -- It ran out: a lift by the clock, with the same grace.
+                UPDATE herald.sms_fraud_pauses
+                   SET state = 'lifted', lifted_at = expires_at, lifted_by = 'expired',
+                       grace_until = expires_at + make_interval(secs => p_grace_seconds), grace_sent = 0, grace_verified = 0
+                 WHERE scope = scopes[i] AND key = keys[i] AND state = 'paused' AND expires_at <= now()
+                RETURNING * INTO pause;
+                IF NOT FOUND THEN
+                    -- Another worker lifted (or paused) it first: judge the row as it is now.
+                    SELECT * INTO pause FROM herald.sms_fraud_pauses WHERE scope = scopes[i] AND key = keys[i];
                 END IF;
             END IF;
-            IF NOT judged THEN
+            IF pause.state = 'paused' AND (pause.expires_at IS NULL OR pause.expires_at > now()) THEN
+                RETURN QUERY SELECT scopes[i], keys[i], false, pause.sent::bigint, pause.verified::bigint, pause.expires_at,
+                                    (extract(epoch FROM pause.expires_at - pause.paused_at))::integer;
+                RETURN;
+            END IF;
+            IF pause.state = 'lifted' AND pause.grace_until > now() THEN
+                -- The budget: what was let through since the end, not the window.
+                n_sent := pause.grace_sent::bigint;
+                n_verified := pause.grace_verified::bigint;
+            ELSE
                 SELECT coalesce(sum(sent), 0), coalesce(sum(verified), 0) INTO n_sent, n_verified
                   FROM herald.sms_fraud_counts
                  WHERE scope = scopes[i] AND key = keys[i]
@@ -74,7 +79,7 @@ BEGIN
                         n_sent, n_verified)
                 ON CONFLICT (scope, key) DO UPDATE
                    SET state = 'paused', paused_at = now(),
-                       -- Each pause of the last day doubles the next one.
+                       -- Doubled for each consecutive pause less than a day after the one before.
                        expires_at = CASE WHEN p_pause_seconds > 0 THEN now() + make_interval(secs => least(
                                         p_pause_seconds * power(2, CASE WHEN f.paused_at > now() - interval '1 day' THEN least(f.pauses, 20) ELSE 0 END),
                                         p_max_pause_seconds)) END,
@@ -83,11 +88,17 @@ BEGIN
                        lifted_at = NULL, lifted_by = NULL, grace_until = NULL, grace_sent = 0, grace_verified = 0
                  WHERE f.state <> 'paused' OR (f.expires_at IS NOT NULL AND f.expires_at <= now())
                 RETURNING true, f.expires_at INTO is_new, v_until;
-                RETURN QUERY SELECT scopes[i], keys[i], coalesce(is_new, false), n_sent, n_verified, v_until;
+                RETURN QUERY SELECT scopes[i], keys[i], coalesce(is_new, false), n_sent, n_verified, v_until,
+                                    (extract(epoch FROM v_until - now()))::integer;
                 RETURN;
             END IF;
         END LOOP;
     END IF;
+    -- It goes ahead (a known number too, whose code is counted verified as everyone's): one
+    -- more let through in each of its scopes in grace.
+    UPDATE herald.sms_fraud_pauses SET grace_sent = grace_sent + 1
+     WHERE state = 'lifted' AND grace_until > now()
+       AND ((scope = 'region' AND key = p_region) OR (scope = 'prefix' AND key = p_prefix));
     INSERT INTO herald.sms_fraud_marks (verification_id, phone_number, region, prefix)
     VALUES (p_verification_id, p_phone, p_region, p_prefix)
     ON CONFLICT (verification_id) DO UPDATE SET region = EXCLUDED.region, prefix = EXCLUDED.prefix;

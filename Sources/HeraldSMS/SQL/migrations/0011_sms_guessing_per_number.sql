@@ -6,16 +6,23 @@
 -- sms_guess_failed.sql, sms_prepare.sql, sms_prepare_batch.sql) and PhoneVerifier key it by the
 -- number alone from this version on.
 --
--- A number's rows of several purposes become one: the failures added up, the most locks, the
--- latest failure, lock and expiry. Nothing is lost that a lock depends on.
+-- A number's rows of several purposes become one: the failures of rows still in their window
+-- added up (a row past expires_at would have started again at its next failure), the most
+-- locks of those, the latest failure, lock and expiry.
+--
+-- `purpose` stays, unused (''), for one release: a checker of the previous version (an old
+-- herald-api, or a front API linking the old HeraldVerification) still filters on it during a
+-- rolling upgrade; it then finds no row (no lock seen) instead of failing on a missing column.
+-- A later migration drops it.
 
--- squawk-ignore-file ban-drop-column, constraint-missing-not-valid, adding-serial-primary-key-field
--- why: ban-drop-column: only Herald's own code reads herald.sms_guess_failures, and this
---   version's code no longer reads purpose (the functions are replaced in the same migrate run).
+-- squawk-ignore-file ban-drop-constraint, constraint-missing-not-valid, adding-serial-primary-key-field
+-- why: ban-drop-constraint: the old primary key (phone_number, purpose), replaced two statements
+--   later by (phone_number): a checker of the previous version only reads the table by number and
+--   purpose, which the new key serves too (its purpose is '': no row, no lock seen).
 -- why: constraint-missing-not-valid, adding-serial-primary-key-field: the table holds only the
 --   numbers with a wrong code in the last sms.guessing.window_seconds (purged daily), a few
---   rows; the primary key's index is built under the ACCESS EXCLUSIVE lock the DROP COLUMN
---   already holds, within the lock and statement timeouts below.
+--   rows; the new primary key's index is built under the ACCESS EXCLUSIVE lock the DROP
+--   CONSTRAINT already holds, within the lock and statement timeouts below.
 
 SET LOCAL lock_timeout = '5s';
 SET LOCAL statement_timeout = '60s';
@@ -24,9 +31,12 @@ WITH merged AS (
     DELETE FROM herald.sms_guess_failures RETURNING *
 )
 INSERT INTO herald.sms_guess_failures (phone_number, purpose, failures, lockouts, last_failure_at, locked_until, expires_at)
-SELECT phone_number, '', sum(failures)::integer, max(lockouts), max(last_failure_at), max(locked_until), max(expires_at)
+SELECT phone_number, '',
+       coalesce(sum(failures) FILTER (WHERE expires_at > now()), 0)::integer,
+       coalesce(max(lockouts) FILTER (WHERE expires_at > now()), 0),
+       max(last_failure_at), max(locked_until), max(expires_at)
   FROM merged GROUP BY phone_number;
 
-ALTER TABLE herald.sms_guess_failures DROP COLUMN purpose;
-
+ALTER TABLE herald.sms_guess_failures DROP CONSTRAINT sms_guess_failures_pkey;
+ALTER TABLE herald.sms_guess_failures ALTER COLUMN purpose SET DEFAULT '';
 ALTER TABLE herald.sms_guess_failures ADD PRIMARY KEY (phone_number);
