@@ -8,6 +8,7 @@
 
 Runs with the venv check-deploy.sh makes (kubernetes-validate, jsonschema, PyYAML).
 """
+import copy
 import json
 import pathlib
 import re
@@ -321,9 +322,26 @@ def check_api(where: str, objects: list[dict]) -> None:
                 fail(where, f"{API}: its egress policies admit no {what}")
 
 
+def mutation_self_test(where: str, objects: list[dict], label: str, mutations, check) -> None:
+    """Each (name, mutate) breaks a copy of `objects` in one way: `check` must find it (and a
+    mutation that cannot be applied is a failure of its own). The errors it finds are dropped."""
+    for name, mutate in mutations:
+        mutated = copy.deepcopy(objects)
+        try:
+            mutate(mutated)
+        except (StopIteration, KeyError, ValueError) as error:
+            fail(where, f"{label} self-test could not apply '{name}': {error!r}")
+            continue
+        before = len(errors)
+        check(where, mutated)
+        detected = len(errors) > before
+        del errors[before:]  # what the check found in the broken copy, not errors of the real objects
+        if not detected:
+            fail(where, f"{label} self-test: {name} was not detected")
+
+
 def api_self_test(where: str, objects: list[dict]) -> None:
     """check_api must notice each of its rules broken: mutate a copy, expect a failure."""
-    import copy
 
     def api_pod(objs):
         return pod_spec(next(o for o in objs if o["kind"] == "Deployment" and o["metadata"]["name"] == API))
@@ -356,18 +374,7 @@ def api_self_test(where: str, objects: list[dict]) -> None:
         ("no ServiceMonitor for herald-api", lambda o: o.remove(of_kind(o, "ServiceMonitor"))),
         ("egress without Apple's JWKS", drop_egress_443),
     ]
-    for name, mutate in mutations:
-        mutated = copy.deepcopy(objects)
-        try:
-            mutate(mutated)
-        except (StopIteration, KeyError, ValueError) as error:
-            fail(where, f"herald-api self-test could not apply '{name}': {error!r}")
-            continue
-        before = len(errors)
-        check_rules(where, mutated)
-        if len(errors) == before:
-            fail(where, f"herald-api self-test: {name} was not detected")
-        del errors[before:]
+    mutation_self_test(where, objects, "herald-api", mutations, check_rules)
 
 
 # ---------------------------------------------------------------- kubernetes: least privilege
@@ -530,7 +537,6 @@ def by_name(objects: list[dict], kind: str) -> dict[str, dict]:
 
 def least_privilege_self_test(where: str, objects: list[dict]) -> None:
     """Each least-privilege rule must notice its own removal: mutate a copy, expect a failure."""
-    import copy
 
     def pod_of(objs, kind, name):
         return pod_spec(next(o for o in objs if o["kind"] == kind and o["metadata"]["name"] == name))
@@ -579,26 +585,18 @@ def least_privilege_self_test(where: str, objects: list[dict]) -> None:
                 for rule in o["spec"].get("ingress", []):
                     rule.pop("from", None)
 
-    for name, mutate in [("the HMAC key ring mounted in herald-cleanup", mount_hmac_in_cleanup),
-                         ("the HMAC key ring mounted in the migrate Job", mount_hmac_in_migrate),
-                         ("KEDA reading the database Secret", keda_reads_the_database),
-                         ("the migrate Job on the workers' database login", migrate_as_worker),
-                         ("no NetworkPolicy", no_network_policy),
-                         ("the ops port open to every source", ops_open_to_all),
-                         ("herald-api's port open to every source", api_port_open_to_all),
-                         ("herald-api's egress unrestricted", api_egress_open),
-                         ("the HMAC key ring mounted in the cleanup-schedule CronJob", mount_hmac_in_schedule)]:
-        mutated = copy.deepcopy(objects)
-        try:
-            mutate(mutated)
-        except (StopIteration, KeyError) as error:
-            fail(where, f"least-privilege self-test could not apply '{name}': {error!r}")
-            continue
-        before = len(errors)
-        check_least_privilege(where, mutated)
-        if len(errors) == before:
-            fail(where, f"least-privilege self-test: {name} was not detected")
-        del errors[before:]
+    mutations = [
+        ("the HMAC key ring mounted in herald-cleanup", mount_hmac_in_cleanup),
+        ("the HMAC key ring mounted in the migrate Job", mount_hmac_in_migrate),
+        ("KEDA reading the database Secret", keda_reads_the_database),
+        ("the migrate Job on the workers' database login", migrate_as_worker),
+        ("no NetworkPolicy", no_network_policy),
+        ("the ops port open to every source", ops_open_to_all),
+        ("herald-api's port open to every source", api_port_open_to_all),
+        ("herald-api's egress unrestricted", api_egress_open),
+        ("the HMAC key ring mounted in the cleanup-schedule CronJob", mount_hmac_in_schedule),
+    ]
+    mutation_self_test(where, objects, "least-privilege", mutations, check_least_privilege)
 
 
 def kubernetes(paths: list[str]) -> None:
