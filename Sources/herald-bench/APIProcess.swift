@@ -19,17 +19,12 @@ final class APIProcess: Sendable {
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
     init(configuration: HeraldConfiguration, namespace: String) async throws {
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("herald-api").path
+        let executable = BenchExecutables.path("herald-api")
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw BenchFailure("no \(executable): build it with swift build -c release --product herald-api (scripts/bench.sh does)")
         }
         port = try await Self.freeLoopbackPort()
-        var environment = ProcessInfo.processInfo.environment
-        environment["HERALD_AMQP_URL"] = configuration.amqp.url
-        environment["HERALD_DATABASE_URL"] = configuration.database.url
-        environment["HERALD_AMQP_NAMESPACE"] = namespace
-        environment["HERALD_HTTP_ENABLED"] = "false"
-        environment["HERALD_LOG_LEVEL"] = "error"
+        var environment = BenchExecutables.environment(configuration, namespace: namespace)
         environment["HERALD_API_HOST"] = "127.0.0.1"
         environment["HERALD_API_PORT"] = String(port)
         environment["HERALD_API_KEY_RATE_PER_SECOND"] = "100000"

@@ -38,12 +38,7 @@ func smsProcesses(count: Int, processes: Int, controls: Bool = false, pacedRate:
     try await client.connection.waitUntilConnected(timeout: .seconds(10))
     try await client.connection.declare(HeraldTopology(broker, configuration.runner).all)
 
-    var environment = ProcessInfo.processInfo.environment
-    environment["HERALD_AMQP_URL"] = configuration.amqp.url
-    environment["HERALD_DATABASE_URL"] = configuration.database.url
-    environment["HERALD_AMQP_NAMESPACE"] = namespace
-    environment["HERALD_HTTP_ENABLED"] = "false"
-    environment["HERALD_LOG_LEVEL"] = "error"
+    var environment = BenchExecutables.environment(configuration, namespace: namespace)
     environment["HERALD_SMS_PROVIDERS"] = "webhook"
     environment["HERALD_SMS_WEBHOOK_URL"] = provider.baseURL + "/sms"
     environment["HERALD_SMS_WEBHOOK_SECRET"] = "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
@@ -51,7 +46,7 @@ func smsProcesses(count: Int, processes: Int, controls: Bool = false, pacedRate:
     // The fraud guard is on in the shipped configuration: the "controls off" rows turn it off.
     environment["HERALD_SMS_FRAUD_GUARD_ENABLED"] = "false"
     if controls { environment.merge(SMSControls.environment) { $1 } }
-    let executable = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("herald-sms").path
+    let executable = BenchExecutables.path("herald-sms")
     var workers: [ChildProcess] = []
     for _ in 0..<processes { workers.append(try ChildProcess(executable, [], environment: environment, outputPath: "/dev/null")) }
     defer {
