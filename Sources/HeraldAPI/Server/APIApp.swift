@@ -23,24 +23,13 @@ public enum APIApp {
     public static let sections: [any ConfigurationSection.Type] = [APIConfiguration.self, SMSConfiguration.self, AppleConfiguration.self]
 
     public static func main(configPath: String?) async -> ExitCode {
-        let configuration: HeraldConfiguration
-        do {
-            configuration = try HeraldConfiguration.loadChecked(path: configPath, sections: sections)
+        await Bootstrap.main("herald-api", logLabel: "herald.api", stopped: "herald-api stopped on an error") {
+            let configuration = try HeraldConfiguration.loadChecked(path: configPath, sections: sections)
             _ = try configuration.secrets.keyRing()
             if configuration.api.tlsEnabled { _ = try TLSFiles(configuration.api).load() }
-        } catch {
-            FileHandle.standardError.write(Data("herald-api: \(error)\n".utf8))
-            return .configuration
-        }
-        Bootstrap.logging(configuration.log)
-        let registry = Bootstrap.metrics()
-        let logger = Logger(label: "herald.api")
-        do {
+            return (configuration, ())
+        } run: { configuration, _, registry, logger in
             try await run(configuration: configuration, registry: registry, logger: logger)
-            return .ok
-        } catch {
-            logger.critical("herald-api stopped on an error", metadata: ["error": "\(error)"])
-            return .failure
         }
     }
 

@@ -12,24 +12,11 @@ public enum WorkerApp {
     /// Runs until SIGTERM/SIGINT; returns the process exit code.
     public static func main<Channel: HeraldChannel>(_ channel: Channel.Type, configPath: String?) async -> ExitCode {
         let kind = Channel.kind
-        let configuration: HeraldConfiguration
-        let handler: Channel.Handler
-        do {
-            configuration = try HeraldConfiguration.loadChecked(path: configPath, sections: [Channel.section])
-            handler = try Channel.handler(configuration: configuration)
-        } catch {
-            FileHandle.standardError.write(Data("herald-\(kind.rawValue): \(error)\n".utf8))
-            return .configuration
-        }
-        Bootstrap.logging(configuration.log)
-        let registry = Bootstrap.metrics()
-        let logger = Logger(label: "herald.\(kind.rawValue)")
-        do {
+        return await Bootstrap.main("herald-\(kind.rawValue)", logLabel: "herald.\(kind.rawValue)", stopped: "worker stopped on an error") {
+            let configuration = try HeraldConfiguration.loadChecked(path: configPath, sections: [Channel.section])
+            return (configuration, try Channel.handler(configuration: configuration))
+        } run: { configuration, handler, registry, logger in
             try await run(kind: kind, handler: handler, configuration: configuration, registry: registry, logger: logger)
-            return .ok
-        } catch {
-            logger.critical("worker stopped on an error", metadata: ["error": "\(error)"])
-            return .failure
         }
     }
 
