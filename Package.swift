@@ -62,6 +62,10 @@ let package = Package(
         // herald-api's HTTP server. No traits: swift-configuration is not needed (Herald reads its own).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // Traces (off by default): the span API, and OpenTelemetry's OTLP/HTTP exporter. Only the
+        // OTLPHTTP trait: its OTLPGRPC default would build grpc-swift, which Herald does not use.
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // Each module's SQL/ folder (migrations, functions) embedded in it as text, so the
@@ -98,6 +102,8 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "OTel", package: "swift-otel"),
             ],
             swiftSettings: strict,
             plugins: ["EmbedSQL"]
@@ -162,7 +168,8 @@ let package = Package(
         ),
         .target(
             name: "HeraldClient",
-            dependencies: ["HeraldRuntime", "HeraldAPIStore", "AMQP", .product(name: "PostgresNIO", package: "postgres-nio")] + channels,
+            dependencies: ["HeraldRuntime", "HeraldAPIStore", "AMQP", .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "Tracing", package: "swift-distributed-tracing")] + channels,
             swiftSettings: strict
         ),
         // herald-api: Herald's HTTP API (/v1) and Twilio Verify v2's, on Hummingbird.
@@ -176,6 +183,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ] + channel + channels,
             swiftSettings: strict
         ),
@@ -227,6 +235,8 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ] + channels,
             swiftSettings: strict
         ),

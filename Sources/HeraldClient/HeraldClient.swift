@@ -6,6 +6,7 @@ import HeraldPush
 import HeraldRuntime
 import HeraldSMS
 import Logging
+import Tracing
 
 /// What a front API written in Swift links to enqueue Herald jobs. Every `enqueue` returns
 /// only after RabbitMQ confirmed the message (publisher confirms), and is published
@@ -30,7 +31,10 @@ public final class HeraldClient: Sendable {
         self.ownsConnection = false
     }
 
-    /// Publishes `job` to exchange `herald` with routing key `Job.name`.
+    /// Publishes `job` to exchange `herald` with routing key `Job.name`, in a `publish herald`
+    /// producer span of the process's tracer (swift-distributed-tracing's `InstrumentationSystem`:
+    /// herald-api's when its tracing is on, a Swift front API's own), whose W3C context goes in
+    /// the message's `traceparent` header for the worker's spans.
     /// - Parameters:
     ///   - messageID: the idempotency key; the same id is handled once. A UUID by default.
     ///   - correlationID: carried through the worker's logs to the provider call.
@@ -47,7 +51,17 @@ public final class HeraldClient: Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let body = Array(try encoder.encode(job))
         let envelope = JobEnvelope(messageID: messageID, typeName: Job.typeName, correlationID: correlationID, timestamp: Date())
-        try await publishRaw(body: body, routingKey: Job.name, properties: envelope.properties())
+        try await InstrumentationSystem.tracer.withSpan("publish \(topology.jobsExchange)", ofKind: .producer) { span in
+            span.updateAttributes { attributes in
+                attributes.messaging(operation: "publish", type: "send", exchange: topology.jobsExchange, routingKey: Job.name)
+                attributes[TraceKey.messageID] = messageID
+                attributes[TraceKey.conversationID] = correlationID
+                attributes[TraceKey.jobType] = Job.typeName
+            }
+            var headers: AMQPTable = [:]
+            AMQPTraceCarrier.inject(span.context, into: &headers)
+            try await publishRaw(body: body, routingKey: Job.name, properties: envelope.properties(headers: headers))
+        }
         return messageID
     }
 

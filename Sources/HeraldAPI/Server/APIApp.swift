@@ -28,12 +28,12 @@ public enum APIApp {
             _ = try configuration.secrets.keyRing()
             if configuration.api.tlsEnabled { _ = try TLSFiles(configuration.api).load() }
             return (configuration, ())
-        } run: { configuration, _, registry, logger in
-            try await run(configuration: configuration, registry: registry, logger: logger)
+        } run: { configuration, _, observability, logger in
+            try await run(configuration: configuration, observability: observability, logger: logger)
         }
     }
 
-    public static func run(configuration: HeraldConfiguration, registry: PrometheusCollectorRegistry, logger: Logger) async throws {
+    public static func run(configuration: HeraldConfiguration, observability: Observability, logger: Logger) async throws {
         let health = HealthState()
         let database = try Database.makeClient(configuration.database, logger: logger)
         let connection = AMQPConnection(configuration: try configuration.amqp.connectionConfiguration(name: "herald-api@\(ProcessInfo.processInfo.hostName)"),
@@ -67,8 +67,10 @@ public enum APIApp {
         }
         if configuration.http.enabled {
             let port = configuration.http.port == 0 ? APIConfiguration.defaultOpsPort : configuration.http.port
-            services.insert(OpsServer(host: configuration.http.host, port: port, health: health, registry: registry, logger: logger), at: 0)
+            services.insert(OpsServer(host: configuration.http.host, port: port, health: health, registry: observability.registry, logger: logger), at: 0)
         }
+        // The exporter first of all: the last to stop, it exports the spans of the drain.
+        if let tracing = observability.tracing { services.insert(tracing, at: 0) }
         let app = Application(
             router: APIRouter.make(dependencies), server: server,
             configuration: .init(address: .hostname(api.host, port: api.port), serverName: nil),

@@ -9,6 +9,8 @@ import Hummingbird
 enum APIRouter {
     static func make(_ dependencies: APIDependencies) -> Router<APIContext> {
         let router = Router(context: APIContext.self)
+        // First: the span of a request holds everything the request does (a no-op when tracing is off).
+        router.add(middleware: RequestTracing())
         let api = dependencies.api
         let limiter = KeyRateLimiter(perSecond: api.keyRatePerSecond, burst: api.keyRateBurst)
         let addresses = ClientAddress(trusted: api.trustedProxies.compactMap { CIDRBlock($0) })

@@ -146,7 +146,7 @@ final class APNsConnections: @unchecked Sendable {
             }
             tls.trustRoots = .file(caFile)
         }
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+        var configuration = ProviderHTTP.untraced(HTTPClient.Configuration(tlsConfiguration: tls))
         configuration.redirectConfiguration = .disallow
         configuration.httpVersion = .automatic
         configuration.connectionPool = .init(idleTimeout: .seconds(600))

@@ -1,17 +1,18 @@
 import Foundation
 import Logging
 import Prometheus
+import ServiceLifecycle
 
 extension Bootstrap {
     /// An executable's life, the same for every worker and herald-api. `load` reads and checks
     /// the configuration and builds what must exist before anything starts; a failure is one
     /// line on stderr, `<name>: <error>` (the key named), and ``ExitCode/configuration`` (78).
-    /// Then logs and metrics, and `run` until it returns (``ExitCode/ok``) or throws (logged
-    /// critical as `stopped`, ``ExitCode/failure``).
+    /// Then logs, metrics and traces (``HeraldTracing``; `name` is the service name), and `run`
+    /// until it returns (``ExitCode/ok``) or throws (logged critical as `stopped`, ``ExitCode/failure``).
     public static func main<Loaded>(
         _ name: String, logLabel: String, stopped: Logger.Message,
         load: () throws -> (HeraldConfiguration, Loaded),
-        run: (HeraldConfiguration, Loaded, PrometheusCollectorRegistry, Logger) async throws -> Void
+        run: (HeraldConfiguration, Loaded, Observability, Logger) async throws -> Void
     ) async -> ExitCode {
         let configuration: HeraldConfiguration
         let loaded: Loaded
@@ -21,15 +22,36 @@ extension Bootstrap {
             FileHandle.standardError.write(Data("\(name): \(error)\n".utf8))
             return .configuration
         }
-        logging(configuration.log)
-        let registry = metrics()
+        logging(configuration.log, traceIDs: configuration.tracing.enabled)
+        let tracing: (any Service)?
+        do {
+            tracing = try HeraldTracing.bootstrap(configuration.tracing, serviceName: name)
+        } catch {
+            FileHandle.standardError.write(Data("\(name): tracing: \(error)\n".utf8))
+            return .configuration
+        }
+        let observability = Observability(registry: metrics(), tracing: tracing)
         let logger = Logger(label: logLabel)
         do {
-            try await run(configuration, loaded, registry, logger)
+            try await run(configuration, loaded, observability, logger)
             return .ok
         } catch {
             logger.critical(stopped, metadata: ["error": "\(error)"])
             return .failure
         }
+    }
+}
+
+/// What an executable's ``Bootstrap/main(_:logLabel:stopped:load:run:)`` set up for its run.
+public struct Observability: Sendable {
+    /// `/metrics`' registry.
+    public let registry: PrometheusCollectorRegistry
+    /// The span exporter (nil when tracing is off). First in the executable's group, so it is the
+    /// last to stop and exports the spans of the drain.
+    public let tracing: (any Service)?
+
+    public init(registry: PrometheusCollectorRegistry, tracing: (any Service)? = nil) {
+        self.registry = registry
+        self.tracing = tracing
     }
 }

@@ -19,10 +19,16 @@ public enum Bootstrap {
         NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
     }
 
-    public static func logging(_ configuration: LogConfiguration) {
+    /// `traceIDs`: every line also carries the current span's `trace_id`, `span_id` and
+    /// `trace_flags` (tracing on; off, no line pays for the lookup).
+    public static func logging(_ configuration: LogConfiguration, traceIDs: Bool = false) {
         let level = Logger.Level(rawValue: configuration.level.rawValue) ?? .info
         let json = configuration.format == .json
-        LoggingSystem.bootstrap { label in JSONLogHandler(label: label, level: level, json: json) }
+        LoggingSystem.bootstrap({ label, provider in
+            var handler = JSONLogHandler(label: label, level: level, json: json)
+            handler.metadataProvider = provider
+            return handler
+        }, metadataProvider: traceIDs ? HeraldTracing.logMetadata : nil)
     }
 
     public static func metrics() -> PrometheusCollectorRegistry {

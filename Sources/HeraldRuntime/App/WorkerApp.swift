@@ -15,21 +15,22 @@ public enum WorkerApp {
         return await Bootstrap.main("herald-\(kind.rawValue)", logLabel: "herald.\(kind.rawValue)", stopped: "worker stopped on an error") {
             let configuration = try HeraldConfiguration.loadChecked(path: configPath, sections: [Channel.section])
             return (configuration, try Channel.handler(configuration: configuration))
-        } run: { configuration, handler, registry, logger in
-            try await run(kind: kind, handler: handler, configuration: configuration, registry: registry, logger: logger)
+        } run: { configuration, handler, observability, logger in
+            try await run(kind: kind, handler: handler, configuration: configuration, observability: observability, logger: logger)
         }
     }
 
-    public static func run<Handler: JobHandler>(kind: JobKind, handler: Handler, configuration: HeraldConfiguration, registry: PrometheusCollectorRegistry, logger: Logger) async throws {
+    public static func run<Handler: JobHandler>(kind: JobKind, handler: Handler, configuration: HeraldConfiguration, observability: Observability, logger: Logger) async throws {
         let worker = try WorkerServices(
             kind: kind, handler: handler, configuration: configuration,
             connectionName: "herald-\(kind.rawValue)@\(ProcessInfo.processInfo.hostName)", logger: logger)
-        var services: [any Service] = []
+        // The exporter first of all: the last to stop, it exports the spans of the drain.
+        var services: [any Service] = observability.tracing.map { [$0] } ?? []
         if configuration.http.enabled {
             let port = configuration.http.port == 0 ? kind.defaultOpsPort : configuration.http.port
             // First to start, last to stop (the group stops in reverse order): /readyz
             // answers "draining" while the runner drains.
-            services.append(OpsServer(host: configuration.http.host, port: port, health: worker.health, registry: registry, logger: logger))
+            services.append(OpsServer(host: configuration.http.host, port: port, health: worker.health, registry: observability.registry, logger: logger))
         }
         // Last, so the first to hear the shutdown: exits 70 if the shutdown outlasts its bound.
         let bound = ShutdownBound(bound: worker.shutdownBound, logger: logger)

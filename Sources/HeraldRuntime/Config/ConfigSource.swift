@@ -115,6 +115,25 @@ public final class ConfigSource: @unchecked Sendable {
         return result
     }
 
+    public func double(_ key: String, default value: Double, range: ClosedRange<Double>) throws -> Double {
+        let result: Double
+        switch try raw(key, secret: false) {
+        case nil: result = value
+        case let d as Double: result = d
+        case let i as Int: result = Double(i)
+        case let s as String:
+            guard let d = Double(s.trimmingCharacters(in: .whitespaces)) else {
+                throw ConfigError(key: key, reason: "must be a number, got '\(s)'")
+            }
+            result = d
+        default: throw ConfigError(key: key, reason: "must be a number")
+        }
+        guard range.contains(result) else {
+            throw ConfigError(key: key, reason: "must be between \(range.lowerBound) and \(range.upperBound), got \(result)")
+        }
+        return result
+    }
+
     public func bool(_ key: String, default value: Bool) throws -> Bool {
         switch try raw(key, secret: false) {
         case nil: return value

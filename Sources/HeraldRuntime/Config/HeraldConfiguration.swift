@@ -10,6 +10,7 @@ public struct HeraldConfiguration: Sendable {
     public var log: LogConfiguration
     public var outbox: OutboxConfiguration
     public var secrets: SecretsConfiguration
+    public var tracing: TracingConfiguration
     /// The channels' sections, by key; a section never loaded reads as its defaults.
     private var sections: [String: any ConfigurationSection] = [:]
 
@@ -20,7 +21,8 @@ public struct HeraldConfiguration: Sendable {
         http: OpsHTTPConfiguration = .init(),
         log: LogConfiguration = .init(),
         outbox: OutboxConfiguration = .init(),
-        secrets: SecretsConfiguration = .init()
+        secrets: SecretsConfiguration = .init(),
+        tracing: TracingConfiguration = .init()
     ) {
         self.amqp = amqp
         self.database = database
@@ -29,6 +31,7 @@ public struct HeraldConfiguration: Sendable {
         self.log = log
         self.outbox = outbox
         self.secrets = secrets
+        self.tracing = tracing
     }
 
     /// Reads the platform's sections and the channel `sections` given; throws the first
@@ -41,6 +44,7 @@ public struct HeraldConfiguration: Sendable {
         self.log = try LogConfiguration(source: source)
         self.outbox = try OutboxConfiguration(source: source)
         self.secrets = try SecretsConfiguration(source: source)
+        self.tracing = try TracingConfiguration(source: source)
         for section in sections {
             self.sections[section.key] = try section.init(source: source)
         }

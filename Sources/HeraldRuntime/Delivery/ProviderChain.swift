@@ -1,4 +1,5 @@
 import Logging
+import Tracing
 import Metrics
 
 /// The delivery pipeline of every channel: providers tried in order, the next on a failure,
@@ -53,9 +54,18 @@ public struct ProviderChain<Message: Sendable, Detail: Sendable & Equatable>: Se
             var call = context
             call.logger[metadataKey: "provider"] = "\(provider.name)"
             let started = ContinuousClock.now
-            let answer = await provider.send(message, context: call)
-            let elapsed = ContinuousClock.now - started
-            let attempt = Self.attempt(provider.name, answer, elapsed)
+            let (answer, attempt, elapsed) = await HeraldTracing.withSpan("send \(channel) \(provider.name)") { span in
+                let answer = await provider.send(message, context: call)
+                let elapsed = ContinuousClock.now - started
+                let attempt = Self.attempt(provider.name, answer, elapsed)
+                span?.updateAttributes { attributes in
+                    attributes[TraceKey.channel] = channel
+                    attributes[TraceKey.provider] = provider.name
+                    attributes[TraceKey.providerResult] = attempt.result.rawValue
+                    attributes[TraceKey.errorType] = attempt.errorCode
+                }
+                return (answer, attempt, elapsed)
+            }
             attempts.append(attempt)
             record(attempt, elapsed)
             switch answer.disposition {

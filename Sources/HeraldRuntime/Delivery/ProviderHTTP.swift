@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1
+import Tracing
 
 /// The HTTP side of the providers (SMS gateways, HTTP mail APIs, FCM): one request with a
 /// deadline, its answer classified the same way for every provider.
@@ -16,8 +17,10 @@ public struct ProviderHTTP: Sendable {
     /// flight (`amqp.prefetch`, 64 by default) gets its own, instead of queueing for one of
     /// eight, where a slow provider's queue ran into `sms.provider_timeout_ms` (found by
     /// `make chaos`: SMS sent twice because the call timed out while the provider sent it).
+    ///
+    /// AsyncHTTPClient's own spans are off (``untraced(_:)``); ``execute(_:logger:)`` makes one.
     public static let client: HTTPClient = {
-        var configuration = HTTPClient.Configuration()
+        var configuration = untraced(HTTPClient.Configuration())
         configuration.redirectConfiguration = .disallow
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 256)
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
@@ -34,7 +37,32 @@ public struct ProviderHTTP: Sendable {
         case unreachable(String)
     }
 
+    /// One request, in an HTTP client span when tracing is on: method, host, port, status and
+    /// `error.type`, never the URL's path or query nor a header (credentials, numbers, codes).
     public func execute(_ request: HTTPClientRequest, logger: Logger) async -> Outcome {
+        await HeraldTracing.withSpan(request.method.rawValue, ofKind: .client) { span in
+            let outcome = await call(request, logger: logger)
+            span?.updateAttributes { attributes in
+                attributes[TraceKey.httpMethod] = request.method.rawValue
+                if let url = URL(string: request.url) {
+                    attributes[TraceKey.serverAddress] = url.host
+                    attributes[TraceKey.serverPort] = url.port ?? (url.scheme == "https" ? 443 : 80)
+                }
+                switch outcome {
+                case .response(let status, _):
+                    attributes[TraceKey.httpStatus] = status
+                    if status >= 400 { attributes[TraceKey.errorType] = String(status) }
+                case .timeout: attributes[TraceKey.errorType] = "timeout"
+                case .unreachable: attributes[TraceKey.errorType] = "unreachable"
+                }
+            }
+            if case .response(let status, _) = outcome, status < 400 { return outcome }
+            span?.setStatus(.init(code: .error))
+            return outcome
+        }
+    }
+
+    private func call(_ request: HTTPClientRequest, logger: Logger) async -> Outcome {
         do {
             let response = try await client.execute(request, timeout: timeout, logger: logger)
             let body = try await response.body.collect(upTo: 256 * 1024)
@@ -44,6 +72,15 @@ public struct ProviderHTTP: Sendable {
         } catch {
             return .unreachable(Self.describe(error))
         }
+    }
+
+    /// `configuration` without AsyncHTTPClient's own spans: they would carry `url.full` and
+    /// `url.query` as they are (a Kannel password and the message text, an APNs device token)
+    /// and send `traceparent` to third parties.
+    public static func untraced(_ configuration: HTTPClient.Configuration) -> HTTPClient.Configuration {
+        var configuration = configuration
+        configuration.tracing.tracer = nil
+        return configuration
     }
 
     /// Runs `request`: no answer in time is an uncertain failure, an unreachable provider a

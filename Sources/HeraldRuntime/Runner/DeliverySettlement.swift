@@ -1,6 +1,7 @@
 import AMQP
 import Foundation
 import Logging
+import Tracing
 
 /// The broker side of a delivery's end: ack it, send it to a delay queue (acked once the copy
 /// is confirmed), publish it to the dead-letter exchange with its reason (likewise), or
@@ -12,10 +13,13 @@ struct DeliverySettlement: Sendable {
     let observer: RunnerObserver
 
     func ack(_ delivery: AMQPDelivery, _ logger: Logger) async {
-        do {
-            try await delivery.ack()
-        } catch {
-            observer.ackLost(error, logger)
+        await settling("ack", delivery) { span in
+            do {
+                try await delivery.ack()
+            } catch {
+                observer.ackLost(error, logger)
+                span?.updateAttributes { $0[TraceKey.errorType] = "ack_lost" }
+            }
         }
     }
 
@@ -24,7 +28,7 @@ struct DeliverySettlement: Sendable {
     func requeue(_ delivery: AMQPDelivery, type: String, because error: any Error, _ logger: Logger) async {
         observer.requeued(type: type, because: error, logger)
         if !(error is CancellationError) { try? await Task.sleep(for: .seconds(1)) }
-        try? await delivery.nack(requeue: true)
+        await settling("nack", delivery) { _ in try? await delivery.nack(requeue: true) }
     }
 
     /// Re-publishes the message to delay tier `tier`, then acks the original.
@@ -80,12 +84,29 @@ struct DeliverySettlement: Sendable {
     /// the copy is confirmed and the original acked.
     @discardableResult
     private func move(_ delivery: AMQPDelivery, type: String, exchange: String, routingKey: String, properties: AMQPProperties, _ logger: Logger) async -> Bool {
-        do {
-            try await connection.publish(body: delivery.body, exchange: exchange, routingKey: routingKey, properties: properties, thenAck: delivery)
-            return true
-        } catch {
-            await requeue(delivery, type: type, because: error, logger)
-            return false
+        let failure: (any Error)? = await HeraldTracing.withSpan("publish \(exchange.isEmpty ? routingKey : exchange)", ofKind: .producer) { span in
+            span?.updateAttributes { $0.messaging(operation: "publish", type: "send", exchange: exchange, routingKey: routingKey) }
+            do {
+                try await connection.publish(body: delivery.body, exchange: exchange, routingKey: routingKey, properties: properties, thenAck: delivery)
+                return nil
+            } catch {
+                span?.updateAttributes { $0[TraceKey.errorType] = "broker" }
+                return error
+            }
+        }
+        guard let failure else { return true }
+        await requeue(delivery, type: type, because: failure, logger)
+        return false
+    }
+
+    /// A settlement of `delivery` (`ack`, `nack`) in a client span when tracing is on.
+    private func settling(_ operation: String, _ delivery: AMQPDelivery, _ body: ((any Span)?) async -> Void) async {
+        await HeraldTracing.withSpan("\(operation) \(topology.workQueue(kind))", ofKind: .client) { span in
+            span?.updateAttributes {
+                $0.messaging(operation: operation, type: "settle", exchange: delivery.exchange, routingKey: delivery.routingKey, queue: topology.workQueue(kind))
+                $0[TraceKey.deliveryTag] = Int64(truncatingIfNeeded: delivery.deliveryTag)
+            }
+            await body(span)
         }
     }
 

@@ -4,6 +4,7 @@ import Logging
 import PostgresNIO
 import ServiceLifecycle
 import Synchronization
+import Tracing
 
 /// The pipeline every worker shares: decode → validate → claim → handle → commit → ack.
 ///
@@ -100,7 +101,7 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
                 for await received in consumer {
                     inFlight.withLock { $0 += 1 }
                     group.addTask {
-                        await self.process(received.delivery, received.decoded, started: received.at)
+                        await self.processTraced(received)
                         self.finishedOne()
                     }
                 }
@@ -141,11 +142,13 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
 
     // MARK: - One delivery
 
-    /// A delivery decoded into a job on the connection thread, and when it was read.
+    /// A delivery decoded into a job on the connection thread, and when it was read (and, when
+    /// tracing is on, when its decoding started and ended: the `decode` span).
     struct Received: Sendable {
         let delivery: AMQPDelivery
         let decoded: (JobEnvelope, Handler.Job)
         let at: ContinuousClock.Instant
+        var decoding: ClosedRange<DefaultTracerClock.Instant>? = nil
     }
 
     /// The consumer's screen, on the connection thread: a job goes on to the consumer's loop;
@@ -154,9 +157,10 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
     /// broker's confirm, heard on the same thread, has acked it.
     private func screen(_ delivery: AMQPDelivery) -> AMQPScreening<Received> {
         let at = ContinuousClock.now
+        let traceStart = HeraldTracing.tracer == nil ? nil : DefaultTracerClock.now
         switch decoder.decode(delivery) {
         case .success(let decoded):
-            return .deliver(Received(delivery: delivery, decoded: decoded, at: at))
+            return .deliver(Received(delivery: delivery, decoded: decoded, at: at, decoding: traceStart.map { $0...DefaultTracerClock.now }))
         case .failure(let error):
             inFlight.withLock { $0 += 1 }
             let type = Handler.Job.typeName
@@ -183,7 +187,7 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
         let claim: JobLedger.Claim
         do {
             let request = JobLedger.ClaimRequest(messageID: envelope.messageID, jobType: envelope.typeName, token: RandomID.uuid())
-            claim = try await hold.run(logger) { try await self.claims.submit(request) }
+            claim = try await HeraldTracing.withSpan("claim") { _ in try await hold.run(logger) { try await self.claims.submit(request) } }
         } catch {
             await settlement.requeue(delivery, type: type, because: error, logger)
             return
@@ -213,10 +217,12 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
         let type = envelope.typeName
         let context = self.context(delivery, envelope, attempt: attempt, logger)
         do {
-            let outcome = try await handle(job, context: context)
+            let outcome = try await HeraldTracing.withSpan("handle \(type)") { _ in try await handle(job, context: context) }
             let finished = JobLedger.Finished(messageID: envelope.messageID, status: outcome.ledgerStatus, reason: outcome.reason)
             do {
-                try await hold.run(logger) { try await self.committer.commit(finished, events: outcome.events, write: outcome.write) }
+                try await HeraldTracing.withSpan("commit") { _ in
+                    try await hold.run(logger) { try await self.committer.commit(finished, events: outcome.events, write: outcome.write) }
+                }
             } catch is CancellationError {
                 await settlement.requeue(delivery, type: type, because: CancellationError(), logger)
                 return

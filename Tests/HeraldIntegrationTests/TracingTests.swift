@@ -1,0 +1,115 @@
+import AMQP
+import Foundation
+import HeraldStubs
+import Testing
+@testable import HeraldRuntime
+@testable import HeraldSMS
+
+/// Traces on the real executables (`herald-api`, `herald-sms`), exported over OTLP/HTTP to a
+/// local receiver: one SMS verification's spans form one tree from the caller's request to the
+/// provider's HTTP call; a job published without `traceparent` starts a trace of its own.
+@Suite(.needsServers) struct TracingTests {
+    static let kinds = OTLPReceiver.kinds
+
+    static func tracing(_ receiver: OTLPReceiver) -> [String: String] {
+        ["HERALD_TRACING_ENABLED": "true", "HERALD_TRACING_ENDPOINT": receiver.endpoint, "HERALD_TRACING_PROTOCOL": "http/json",
+         "HERALD_TRACING_BATCH_DELAY_MS": "50", "HERALD_TRACING_HEADERS": "X-Collector-Token=test-token"]
+    }
+
+    /// herald-sms sending through a Twilio stand-in, exporting its spans to `receiver`.
+    static func worker(_ harness: Harness, _ receiver: OTLPReceiver, _ twilio: StubHTTPServer) throws -> WorkerProcess {
+        try WorkerProcess("herald-sms", namespace: harness.namespace, environment: tracing(receiver).merging([
+            "HERALD_SMS_PROVIDERS": "twilio", "HERALD_SMS_TWILIO_BASE_URL": twilio.baseURL, "HERALD_SMS_TWILIO_ACCOUNT_SID": "AC1",
+            "HERALD_SMS_TWILIO_AUTH_TOKEN": "token", "HERALD_SMS_TWILIO_FROM": "+15005550006",
+        ]) { $1 })
+    }
+
+    @Test func oneVerificationIsOneTreeFromTheRequestToTheProviderCall() async throws {
+        try await withHarness { harness in
+            let receiver = try await OTLPReceiver()
+            let twilio = try await StubHTTPServer { _ in .init(status: 201, body: #"{"sid":"SM1","status":"queued"}"#) }
+            let worker = try Self.worker(harness, receiver, twilio)
+            defer { worker.signal(SIGTERM) }
+            try await worker.waitUntilReady()
+            let api = try await APIProcess(harness, environment: Self.tracing(receiver))
+            // The caller's own span: everything Herald does for the request is under it.
+            let traceID = RandomID.hex(), callerSpan = String(RandomID.hex().prefix(16))
+            let phone = harness.phone(3), id = "\(harness.namespace)-traced"
+            let started = try await api.call(.POST, "/v1/sms/verifications", json: ["verification_id": id, "phone_number": phone],
+                                             headers: [("traceparent", "00-\(traceID)-\(callerSpan)-01")])
+            #expect(started.status == 202, "\(started)")
+            try await eventually("the SMS sent and its spans exported") {
+                receiver.spans.contains { $0.traceID == traceID && $0.name.hasPrefix("ack ") }
+                    && receiver.spans.contains { $0.traceID == traceID && $0.name == "POST /v1/sms/verifications" }
+            }
+            let spans = receiver.spans.filter { $0.traceID == traceID }
+            func one(_ name: String, service: String) throws -> OTLPReceiver.Span {
+                try #require(spans.first { $0.name == name && $0.service == service }, "no \(name) of \(service) in \(spans)")
+            }
+            let request = try one("POST /v1/sms/verifications", service: "herald-api")
+            #expect(request.kind == Self.kinds.server && request.parentSpanID == callerSpan)
+            #expect(request.attributes["http.route"] == "/v1/sms/verifications" && request.attributes["http.response.status_code"] == "202")
+            let publish = try one("publish \(harness.namespace)", service: "herald-api")
+            #expect(publish.kind == Self.kinds.producer && publish.parentSpanID == request.spanID)
+            #expect(publish.attributes["messaging.system"] == "rabbitmq" && publish.attributes["messaging.rabbitmq.destination.routing_key"] == "sms.verification")
+            let process = try one("process \(harness.namespace).sms", service: "herald-sms")
+            #expect(process.kind == Self.kinds.consumer && process.parentSpanID == publish.spanID)
+            #expect(process.links.contains { $0 == (traceID, publish.spanID) }, "process links to its creation context")
+            #expect(process.attributes["messaging.operation.name"] == "process" && process.attributes["messaging.message.id"] == publish.attributes["messaging.message.id"])
+            for name in ["decode", "claim", "handle sms.verification.v1", "commit", "ack \(harness.namespace).sms"] {
+                #expect(try one(name, service: "herald-sms").parentSpanID == process.spanID, "\(name) is a child of process")
+            }
+            let handle = try one("handle sms.verification.v1", service: "herald-sms")
+            let provider = try one("send sms twilio", service: "herald-sms")
+            #expect(provider.parentSpanID == handle.spanID && provider.attributes["herald.provider.result"] == "accepted")
+            let call = try one("POST", service: "herald-sms")
+            #expect(call.kind == Self.kinds.client && call.parentSpanID == provider.spanID)
+            #expect(call.attributes["http.response.status_code"] == "201" && call.attributes["server.address"] == "127.0.0.1")
+            #expect(try one("ack \(harness.namespace).sms", service: "herald-sms").kind == Self.kinds.client)
+
+            // Nothing of the message in a span: no number, no code, no URL, no credentials.
+            let code = try #require(twilio.requests.first?.form["Body"].flatMap { SMSFixture.code(in: $0, length: 6) })
+            let values = receiver.spans.flatMap { $0.attributes.values } + receiver.spans.map(\.name)
+            for secret in [phone, String(phone.dropFirst()), code, "token", twilio.baseURL] {
+                #expect(!values.contains { $0.contains(secret) }, "'\(secret)' is in a span")
+            }
+            #expect(!values.contains { $0.contains("/Accounts/") }, "a URL path is in a span")
+            // The provider gets no trace context (a third party); the collector gets its header.
+            #expect(twilio.requests.allSatisfy { $0.header("traceparent") == nil })
+            #expect(receiver.requests.allSatisfy { $0.header("X-Collector-Token") == "test-token" })
+            // The worker's log lines of the job carry its trace id.
+            #expect(worker.log.contains(#""trace_id":"\#(traceID)""#), "a log line of the job has its trace_id")
+            await twilio.close()
+            await receiver.close()
+        }
+    }
+
+    @Test func aJobWithoutTraceparentStartsItsOwnTrace() async throws {
+        try await withHarness { harness in
+            let receiver = try await OTLPReceiver()
+            let twilio = try await StubHTTPServer { _ in .init(status: 201, body: #"{"sid":"SM2","status":"queued"}"#) }
+            let worker = try Self.worker(harness, receiver, twilio)
+            defer { worker.signal(SIGTERM) }
+            try await worker.waitUntilReady()
+            // The test process has no tracer: HeraldClient publishes no traceparent.
+            // And one whose traceparent is garbage: a new trace too.
+            let garbled = SMSVerificationJob(verificationID: "\(harness.namespace)-garbled", phoneNumber: harness.phone(5), locale: "en")
+            let garbledID = "\(harness.namespace)-garbled"
+            try await harness.client.publishRaw(
+                body: Array(try JSONEncoder().encode(garbled)), routingKey: SMSVerificationJob.name,
+                properties: JobEnvelope(messageID: garbledID, typeName: SMSVerificationJob.typeName).properties(headers: ["traceparent": .string("00-not-a-trace-01")]))
+            let messageIDs = [try await harness.enqueue(harness.sms(4)), garbledID]
+            try await eventually("both processed and exported") {
+                let processed = receiver.spans.filter { $0.name == "process \(harness.namespace).sms" }
+                return messageIDs.allSatisfy { id in processed.contains { $0.attributes["messaging.message.id"] == id } }
+            }
+            for id in messageIDs {
+                let process = try #require(receiver.spans.first { $0.name == "process \(harness.namespace).sms" && $0.attributes["messaging.message.id"] == id })
+                #expect(process.parentSpanID.isEmpty && process.links.isEmpty, "a root of its own trace: \(process)")
+                #expect(receiver.spans.contains { $0.traceID == process.traceID && $0.name == "POST" }, "its provider call is in its trace")
+            }
+            await twilio.close()
+            await receiver.close()
+        }
+    }
+}
