@@ -2,13 +2,17 @@
 # Validates deploy/ (called by scripts/test.sh; see deploy/README.md, "What make test checks"):
 #   1. Kubernetes: renders every kustomization (kubectl kustomize, or scripts/kustomize_lite.py
 #      where kubectl is missing), validates each object against the Kubernetes JSON schemas
-#      (kubernetes-validate, offline) or, for KEDA and Prometheus Operator objects, against the
-#      CRD schemas vendored in deploy/schemas/; then Herald's own rules (probes, ports, grace
+#      (kubernetes-validate, offline) or, for KEDA, Prometheus Operator, RabbitMQ Cluster Operator
+#      and CloudNativePG objects, against the CRD schemas vendored in deploy/schemas/; then
+#      Herald's own rules (probes, ports, grace
 #      period, queue names, commands, non-root, secrets as files; herald-api's Service,
 #      HorizontalPodAutoscaler, PodDisruptionBudget and ServiceMonitor) and least privilege (the
 #      HMAC key ring only in sms/email/push/apple and herald-api, KEDA only on the broker Secret,
 #      the migrate Job on its own database login, the ops port kept in the cluster and
-#      herald-api's port and egress narrowed by NetworkPolicies), each rule self-tested against
+#      herald-api's port and egress narrowed by NetworkPolicies) and, for overlays/ha, high
+#      availability (an odd number of RabbitMQ nodes, 3 or more, with pause_minority; 3 or more
+#      PostgreSQL instances with synchronous replication; Herald reaching them only through the
+#      RabbitmqCluster's Service and CloudNativePG's -rw Service), each rule self-tested against
 #      a mutated copy.
 #   2. systemd: `systemd-analyze verify` and `systemd-analyze security --offline` on every unit,
 #      with ExecStart pointed at stub executables in a temporary directory; then Herald's rules

@@ -28,6 +28,8 @@ CRD_SCHEMAS = {  # apiVersion/kind -> vendored subset of the CRD's openAPIV3Sche
     ("keda.sh/v1alpha1", "ScaledObject"): "keda.sh_v1alpha1_ScaledObject.json",
     ("keda.sh/v1alpha1", "TriggerAuthentication"): "keda.sh_v1alpha1_TriggerAuthentication.json",
     ("monitoring.coreos.com/v1", "ServiceMonitor"): "monitoring.coreos.com_v1_ServiceMonitor.json",
+    ("rabbitmq.com/v1beta1", "RabbitmqCluster"): "rabbitmq.com_v1beta1_RabbitmqCluster.json",
+    ("postgresql.cnpg.io/v1", "Cluster"): "postgresql.cnpg.io_v1_Cluster.json",
 }
 
 errors: list[str] = []
@@ -329,7 +331,7 @@ def mutation_self_test(where: str, objects: list[dict], label: str, mutations, c
         mutated = copy.deepcopy(objects)
         try:
             mutate(mutated)
-        except (StopIteration, KeyError, ValueError) as error:
+        except (StopIteration, KeyError, ValueError, IndexError) as error:
             fail(where, f"{label} self-test could not apply '{name}': {error!r}")
             continue
         before = len(errors)
@@ -391,16 +393,30 @@ def pods(objects: list[dict]) -> list[tuple[str, dict, dict]]:
     return out
 
 
-def secret_of_file(pod: dict, container: dict, variable: str) -> str | None:
-    """The Secret a container's `<variable>` (a *_FILE path) is read from, if any."""
+def pod_of(objects: list[dict], kind: str, name: str) -> dict:
+    """The pod spec of the `kind` object named `name` (StopIteration when there is none)."""
+    return pod_spec(next(o for o in objects if o["kind"] == kind and o["metadata"]["name"] == name))
+
+
+def secret_key_of_file(pod: dict, container: dict, variable: str) -> tuple[str | None, str | None]:
+    """The Secret and key a container's `<variable>` (a *_FILE path) is read from, if any: the
+    key the volume's `items` project to that file, or without `items` the file's own name."""
     path = next((e.get("value") for e in container.get("env", []) if e["name"] == variable), None)
     if not path:
-        return None
+        return None, None
     for mount in container.get("volumeMounts", []):
-        if path.startswith(mount["mountPath"].rstrip("/") + "/"):
+        directory = mount["mountPath"].rstrip("/") + "/"
+        if path.startswith(directory):
             volume = next((v for v in pod.get("volumes", []) if v["name"] == mount["name"]), {})
-            return volume.get("secret", {}).get("secretName")
-    return None
+            secret, file = volume.get("secret", {}), path[len(directory):]
+            key = next((i["key"] for i in secret.get("items", []) if i.get("path") == file), None) if "items" in secret else file
+            return secret.get("secretName"), key
+    return None, None
+
+
+def secret_of_file(pod: dict, container: dict, variable: str) -> str | None:
+    """The Secret a container's `<variable>` (a *_FILE path) is read from, if any."""
+    return secret_key_of_file(pod, container, variable)[0]
 
 
 def secrets_used(pod: dict) -> set[str]:
@@ -452,11 +468,12 @@ def check_least_privilege(where: str, objects: list[dict]) -> None:
             if label not in hashing and hmac_secret in secrets_used(pod):
                 fail(where, f"{label} can read the HMAC key ring (Secret {hmac_secret}); only the sms, email, push and apple workers and herald-api may")
 
-    # The broker URL: a Secret that holds nothing else, the only one KEDA reads.
-    broker = {secret_of_file(pod, c, "HERALD_AMQP_URL_FILE") for _, pod, c in containers}
-    broker_secret = next(iter(broker)) if len(broker) == 1 and None not in broker else None
-    if broker_secret is None:
-        fail(where, f"every container must read HERALD_AMQP_URL_FILE from one Secret volume, read {sorted(map(str, broker))}")
+    # The broker URL: a Secret no other credential comes from, the only one KEDA reads, and
+    # KEDA reads the very key the pods read (amqp-url in the base; overlays/ha: connection_string).
+    broker = {secret_key_of_file(pod, c, "HERALD_AMQP_URL_FILE") for _, pod, c in containers}
+    broker_secret, broker_key = next(iter(broker)) if len(broker) == 1 else (None, None)
+    if broker_secret is None or broker_key is None:
+        fail(where, f"every container must read HERALD_AMQP_URL_FILE from one key of one Secret volume, read {sorted(map(str, broker))}")
     for label, pod, c in containers:
         for env in c.get("env", []):
             if env["name"].endswith("_FILE") and env["name"] != "HERALD_AMQP_URL_FILE" \
@@ -465,9 +482,9 @@ def check_least_privilege(where: str, objects: list[dict]) -> None:
     for name, auth in by_name(objects, "TriggerAuthentication").items():
         spec = auth.get("spec", {})
         refs = spec.get("secretTargetRef", [])
-        if not refs or any(r.get("name") != broker_secret or r.get("key") != "amqp-url" for r in refs):
-            fail(where, f"TriggerAuthentication {name} must read only key amqp-url of the broker Secret {broker_secret}, reads "
-                        f"{[(r.get('name'), r.get('key')) for r in refs]}")
+        if not refs or any((r.get("name"), r.get("key")) != (broker_secret, broker_key) for r in refs):
+            fail(where, f"TriggerAuthentication {name} must read only key {broker_key} of the broker Secret {broker_secret} "
+                        f"(what the pods read), reads {[(r.get('name'), r.get('key')) for r in refs]}")
         for other in set(spec) - {"secretTargetRef"}:
             fail(where, f"TriggerAuthentication {name}: {other} gives KEDA more than the broker credentials")
 
@@ -538,9 +555,6 @@ def by_name(objects: list[dict], kind: str) -> dict[str, dict]:
 def least_privilege_self_test(where: str, objects: list[dict]) -> None:
     """Each least-privilege rule must notice its own removal: mutate a copy, expect a failure."""
 
-    def pod_of(objs, kind, name):
-        return pod_spec(next(o for o in objs if o["kind"] == kind and o["metadata"]["name"] == name))
-
     def mount_hmac_in_cleanup(objs):
         sms, cleanup = pod_of(objs, "Deployment", "herald-sms"), pod_of(objs, "Deployment", "herald-cleanup")
         cleanup["volumes"] += [v for v in sms["volumes"] if v.get("secret", {}).get("secretName") and
@@ -599,6 +613,177 @@ def least_privilege_self_test(where: str, objects: list[dict]) -> None:
     mutation_self_test(where, objects, "least-privilege", mutations, check_least_privilege)
 
 
+# ---------------------------------------------------------------- kubernetes: high availability
+
+RABBITMQ_CLUSTER = ("rabbitmq.com/v1beta1", "RabbitmqCluster")  # the RabbitMQ Cluster Operator's
+POSTGRES_CLUSTER = ("postgresql.cnpg.io/v1", "Cluster")  # CloudNativePG's
+HA_RENDER = "overlays_ha.yaml"  # deploy/kubernetes/overlays/ha as check-deploy.sh names its render
+
+
+def rabbitmq_settings(text: str) -> dict[str, str]:
+    """The `key = value` lines of a rabbitmq.conf (sysctl format), comments left out."""
+    pairs = [line.split("=", 1) for line in text.splitlines() if "=" in line and not line.lstrip().startswith("#")]
+    return {key.strip(): value.strip() for key, value in pairs}
+
+
+def ha_clusters(objects: list[dict]) -> tuple[list[dict], list[dict]]:
+    """The RabbitmqClusters and the CloudNativePG Clusters among `objects`."""
+    return ([o for o in objects if (o.get("apiVersion"), o.get("kind")) == RABBITMQ_CLUSTER],
+            [o for o in objects if (o.get("apiVersion"), o.get("kind")) == POSTGRES_CLUSTER])
+
+
+def only_pods(peers: list[dict] | None, labels: dict) -> bool:
+    """Whether a NetworkPolicy rule's `to`/`from` names nothing but pods (of the policy's
+    namespace) that carry every one of `labels`."""
+    return bool(peers) and all(set(peer) == {"podSelector"} and
+                               labels.items() <= peer["podSelector"].get("matchLabels", {}).items() for peer in peers)
+
+
+def check_ha(where: str, objects: list[dict]) -> None:
+    """overlays/ha (deploy/README.md, "High availability"): RabbitMQ and PostgreSQL as clusters
+    of their operators that outlive a node, and Herald's pods reaching them only through the
+    Services that follow the cluster: the RabbitmqCluster's own Service and CloudNativePG's -rw."""
+    brokers, databases = ha_clusters(objects)
+    if not brokers and not databases and where != HA_RENDER:
+        return
+    if len(brokers) != 1 or len(databases) != 1:
+        fail(where, f"high availability needs one RabbitmqCluster and one CloudNativePG Cluster, found {len(brokers)} and {len(databases)}")
+        return
+    rabbitmq, postgres = brokers[0], databases[0]
+    rmq, pg = rabbitmq["metadata"]["name"], postgres["metadata"]["name"]
+
+    # RabbitMQ: a majority outlives any one node, a minority stops serving instead of diverging,
+    # and the nodes carry Herald's node settings.
+    replicas = rabbitmq["spec"].get("replicas", 1)
+    if replicas < 3 or replicas % 2 == 0:
+        fail(where, f"RabbitmqCluster {rmq}: replicas {replicas}; an odd number, 3 or more, so a majority outlives a node")
+    settings = rabbitmq_settings(rabbitmq["spec"].get("rabbitmq", {}).get("additionalConfig", ""))
+    if settings.get("cluster_partition_handling") != "pause_minority":
+        fail(where, f"RabbitmqCluster {rmq}: rabbitmq.additionalConfig must set cluster_partition_handling = pause_minority, "
+                    f"has {settings.get('cluster_partition_handling')}")
+    for key, value in rabbitmq_settings((ROOT / "deploy/rabbitmq/rabbitmq.conf").read_text()).items():
+        if settings.get(key) != value:
+            fail(where, f"RabbitmqCluster {rmq}: rabbitmq.additionalConfig must set {key} = {value} "
+                        f"(deploy/rabbitmq/rabbitmq.conf), has {settings.get(key)}")
+
+    # PostgreSQL: a primary and two standbys; a commit waits for one standby, so a failover loses
+    # none, and no more than the standbys left when one is down.
+    spec = postgres["spec"]
+    instances = spec.get("instances", 1)
+    synchronous = spec.get("postgresql", {}).get("synchronous")
+    standbys = synchronous.get("number", 0) if synchronous else spec.get("minSyncReplicas", 0)  # minSyncReplicas: before 1.24
+    if instances < 3:
+        fail(where, f"Cluster {pg}: instances {instances}; 3 or more (a primary and two standbys)")
+    if not 1 <= standbys <= instances - 2:
+        fail(where, f"Cluster {pg}: {standbys} synchronous standbys; from 1 (a failover loses no commit) to instances - 2 "
+                    f"({instances - 2}: writes go on with a standby down)")
+
+    # Where every Herald container finds the broker and the database.
+    app_secret = f"{pg}-app"  # the initdb owner's login; CloudNativePG writes {pg}-rw into uri and fqdn-uri
+    logins = {r["passwordSecret"]["name"]: r for r in spec.get("managed", {}).get("roles", []) if r.get("login") and r.get("passwordSecret")}
+    broker_url = (f"{rmq}-default-user", "connection_string")  # the operator's Secret; the host is Service {rmq}
+    standby_service = re.compile(rf"\b{re.escape(pg)}-(ro|r)\b")
+    for label, pod, _ in pods(objects):
+        for container in pod.get("initContainers", []) + pod["containers"]:
+            who = f"{label}/{container['name']}"
+            secret, key = secret_key_of_file(pod, container, "HERALD_DATABASE_URL_FILE")
+            if secret == app_secret:
+                if key not in ("uri", "fqdn-uri"):
+                    fail(where, f"{who}: HERALD_DATABASE_URL_FILE is key {key} of {app_secret}; uri or fqdn-uri (they name {pg}-rw)")
+            elif secret in logins:
+                role = logins[secret]
+                if role.get("inRoles") != ["herald_worker"] or any(role.get(a) for a in ("superuser", "createdb", "createrole", "replication", "bypassrls")):
+                    fail(where, f"{who}: the login of Secret {secret} ({role['name']}) must be a plain member of herald_worker")
+            else:
+                fail(where, f"{who}: HERALD_DATABASE_URL_FILE comes from {secret}; from {app_secret} (uri) or from the passwordSecret of "
+                            f"a login role of Cluster {pg}, whose database-url names {pg}-rw (deploy/README.md)")
+            if secret_key_of_file(pod, container, "HERALD_AMQP_URL_FILE") != broker_url:
+                fail(where, f"{who}: HERALD_AMQP_URL_FILE must be key {broker_url[1]} of Secret {broker_url[0]} (Service {rmq})")
+            named = [e.get("value") or "" for e in container.get("env", [])] + container.get("command", []) + container.get("args", [])
+            if any(standby_service.search(text) for text in named):
+                fail(where, f"{who} names a standby Service of {pg} ({pg}-ro or {pg}-r); Herald writes, only {pg}-rw will do")
+        for volume in pod.get("volumes", []):
+            source = volume.get("secret", {})
+            if source.get("secretName") == f"{pg}-ca" and [i.get("key") for i in source.get("items", [])] != ["ca.crt"]:
+                fail(where, f"{label}: volume {volume['name']} must project only ca.crt of Secret {pg}-ca "
+                            f"(its ca.key signs the server's and the clients' certificates)")
+
+    # herald-api's egress, which a policy restricts: PostgreSQL only to the primary (what -rw
+    # selects), RabbitMQ only to the cluster's nodes.
+    api = by_name(objects, "Deployment").get(API)
+    api_labels = api["spec"]["template"].get("metadata", {}).get("labels", {}) if api else {}
+    for policy in by_name(objects, "NetworkPolicy").values():
+        if not api or not selects(policy["spec"].get("podSelector", {}), api_labels) or "Egress" not in policy["spec"].get("policyTypes", []):
+            continue
+        for rule in policy["spec"].get("egress", []):
+            for what, ports, peers in (("PostgreSQL", [5432], {"cnpg.io/cluster": pg, "cnpg.io/instanceRole": "primary"}),
+                                       ("RabbitMQ", [5671, 5672], {"app.kubernetes.io/name": rmq})):
+                if any(policy_admits(rule.get("ports"), port, "TCP", {}) for port in ports) and not only_pods(rule.get("to"), peers):
+                    fail(where, f"NetworkPolicy {policy['metadata']['name']} admits {API}'s {what} traffic to more than the pods "
+                                f"labelled {peers}")
+
+
+def ha_self_test(where: str, objects: list[dict]) -> None:
+    """check_ha must notice each of its rules broken: mutate a copy, expect a failure."""
+    brokers, databases = ha_clusters(objects)
+    if not brokers or not databases:
+        return
+    pg = databases[0]["metadata"]["name"]
+
+    def cluster(objs, key):
+        return next(o for o in objs if (o["apiVersion"], o["kind"]) == key)
+
+    def broker(objs):
+        return cluster(objs, RABBITMQ_CLUSTER)["spec"]
+
+    def postgres(objs):
+        return cluster(objs, POSTGRES_CLUSTER)["spec"]
+
+    def set_broker_config(objs, key, value):
+        config = broker(objs)["rabbitmq"]
+        lines = [line for line in config["additionalConfig"].splitlines() if line.split("=")[0].strip() != key]
+        config["additionalConfig"] = "\n".join(lines + ([f"{key} = {value}"] if value is not None else [])) + "\n"
+
+    def secret_volume(objs, kind, name, volume):
+        return next(v["secret"] for v in pod_of(objs, kind, name)["volumes"] if v["name"] == volume)
+
+    def api_egress(objs, port):
+        policy = next(o for o in objs if o["kind"] == "NetworkPolicy" and o["metadata"]["name"] == API)
+        return next(r for r in policy["spec"]["egress"] if any(p.get("port") == port for p in r.get("ports", [])))
+
+    def env(objs, kind, name, variable, value):
+        pod_of(objs, kind, name)["containers"][0]["env"].append({"name": variable, "value": value})
+
+    def asynchronous(objs):  # neither form of synchronous replication
+        postgres(objs)["postgresql"].pop("synchronous")
+        postgres(objs).pop("minSyncReplicas", None)
+
+    mutations = [
+        ("no RabbitmqCluster", lambda o: o.remove(cluster(o, RABBITMQ_CLUSTER))),
+        ("two RabbitMQ nodes", lambda o: broker(o).__setitem__("replicas", 2)),
+        ("one RabbitMQ node", lambda o: broker(o).__setitem__("replicas", 1)),
+        ("partitions healed by autoheal", lambda o: set_broker_config(o, "cluster_partition_handling", "autoheal")),
+        ("RabbitMQ's own max_message_size", lambda o: set_broker_config(o, "max_message_size", None)),
+        ("two PostgreSQL instances", lambda o: postgres(o).__setitem__("instances", 2)),
+        ("asynchronous replication", asynchronous),
+        ("commits waiting for both standbys", lambda o: postgres(o)["postgresql"]["synchronous"].__setitem__("number", 2)),
+        ("the migrate Job on the owner's jdbc-uri",
+         lambda o: secret_volume(o, "Job", "herald-migrate", "secrets-database-migrate")["items"][0].__setitem__("key", "jdbc-uri")),
+        ("herald-sms on a database Secret the Cluster does not manage",
+         lambda o: secret_volume(o, "Deployment", "herald-sms", "secrets-database").__setitem__("secretName", "herald-database-ro")),
+        ("the workers' login in herald_migrate", lambda o: postgres(o)["managed"]["roles"][0].__setitem__("inRoles", ["herald_migrate"])),
+        ("herald-email pointed at the -ro Service",
+         lambda o: env(o, "Deployment", "herald-email", "HERALD_DATABASE_URL", f"postgresql://herald_app@{pg}-ro:5432/herald")),
+        ("herald-cleanup on a broker Secret of its own",
+         lambda o: secret_volume(o, "Deployment", "herald-cleanup", "secrets-broker").__setitem__("secretName", "herald-broker")),
+        ("the database CA with its key", lambda o: secret_volume(o, "Deployment", API, "postgres-ca").pop("items")),
+        ("herald-api's PostgreSQL egress to every instance",
+         lambda o: api_egress(o, 5432)["to"][0]["podSelector"]["matchLabels"].pop("cnpg.io/instanceRole")),
+        ("herald-api's RabbitMQ egress to any address", lambda o: api_egress(o, 5672).pop("to")),
+    ]
+    mutation_self_test(where, objects, "high-availability", mutations, check_ha)
+
+
 def kubernetes(paths: list[str]) -> None:
     for path in paths:
         where = pathlib.Path(path).name
@@ -618,6 +803,10 @@ def kubernetes(paths: list[str]) -> None:
             check_least_privilege(where, objects)
             if len(errors) == before:
                 least_privilege_self_test(where, objects)
+            before = len(errors)
+            check_ha(where, objects)
+            if len(errors) == before:
+                ha_self_test(where, objects)
         except (KeyError, TypeError, AttributeError) as error:  # a malformed object the schemas already reported
             fail(where, f"Herald's rules could not be checked: missing or malformed {error}")
         print(f"kubernetes: {where}: {len(objects)} objects checked")

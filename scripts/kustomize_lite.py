@@ -6,8 +6,9 @@
 Supported kustomization fields: resources (files and directories), namespace, labels
 (pairs, includeSelectors: false, includeTemplates), images (name, newName, newTag),
 configMapGenerator (name, files; a content-hash suffix, though not kustomize's own digits), patches (path:
-strategic-merge file, or target + inline JSON 6902 patch). Anything else is an error, so a
-kustomization that outgrows this script fails loudly instead of rendering wrong.
+strategic-merge file, with a target (kind, name, group) to apply it to every object selected, or
+target + inline JSON 6902 patch). Anything else is an error, so a kustomization that outgrows
+this script fails loudly instead of rendering wrong.
 scripts/check-deploy.sh compares its output with kubectl kustomize wherever kubectl exists.
 """
 import copy
@@ -52,17 +53,11 @@ def strategic_merge(base, patch):
             out[key] = strategic_merge(base[key], value) if key in base else value
         return out
     if isinstance(base, list) and isinstance(patch, list) and all(isinstance(x, dict) and "name" in x for x in base + patch):
-        # As kustomize does: items the patch adds come first (in the patch's order), then the
-        # base's, merged with the patch's item of the same name.
-        out = [dict(x) for x in base]
-        added = []
-        for item in patch:
-            match = next((i for i, x in enumerate(out) if x["name"] == item["name"]), None)
-            if match is None:
-                added.append(item)
-            else:
-                out[match] = strategic_merge(out[match], item)
-        return added + out
+        # As kustomize does: the patch's items come first (in the patch's order), each merged
+        # with the base's item of the same name if there is one, then the base's other items.
+        named = {x["name"]: x for x in base}
+        patched = [strategic_merge(named[item["name"]], item) if item["name"] in named else item for item in patch]
+        return patched + [dict(x) for x in base if x["name"] not in {item["name"] for item in patch}]
     return patch
 
 
@@ -127,10 +122,13 @@ def render(directory: pathlib.Path, renames: dict[str, str] | None = None) -> li
     for patch in kustomization.get("patches", []):
         if "path" in patch:
             body = yaml.safe_load((directory / patch["path"]).read_text())
-            target = {"kind": body["kind"], "name": body["metadata"]["name"]}
+            # With a target, the patch goes to every object it selects, whatever name it carries.
+            target = patch.get("target", {"kind": body["kind"], "name": body["metadata"]["name"]})
             hits = [i for i, o in enumerate(objects) if matches(o, target)]
             for i in hits:
-                objects[i] = strategic_merge(objects[i], body)
+                own = copy.deepcopy(body)  # each object its own copy of what the patch adds
+                own["metadata"]["name"] = objects[i]["metadata"]["name"]
+                objects[i] = strategic_merge(objects[i], own)
         else:
             hits = [o for o in objects if matches(o, patch["target"])]
             for obj in hits:
