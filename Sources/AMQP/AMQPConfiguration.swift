@@ -1,7 +1,14 @@
 /// Everything an `AMQPConnection` needs to connect and to behave under load and failure.
 public struct AMQPConfiguration: Sendable {
-    /// Where to connect (amqp:// or amqps://).
-    public var url: AMQPURL
+    /// The nodes of the broker (amqp:// or amqps://), at least one: a connection tries them in
+    /// a shuffled order, and after losing one (or failing to reach it) the next at once; a
+    /// whole round that fails waits out the backoff.
+    public var urls: [AMQPURL]
+    /// The first node (the only one, usually).
+    public var url: AMQPURL {
+        get { urls[0] }
+        set { urls = [newValue] }
+    }
     /// TLS settings, used when `url.useTLS`.
     public var tls: AMQPTLSConfiguration
     /// Heartbeat interval in seconds requested from the broker; 0 turns heartbeats off.
@@ -21,7 +28,7 @@ public struct AMQPConfiguration: Sendable {
                 connectTimeout: Duration = .seconds(5), reconnectInitialDelay: Duration = .milliseconds(100),
                 reconnectMaxDelay: Duration = .seconds(5), confirmWindow: Int = 1024,
                 connectionName: String = "herald") {
-        self.url = url
+        self.urls = [url]
         self.tls = tls
         self.heartbeat = heartbeat
         self.connectTimeout = connectTimeout

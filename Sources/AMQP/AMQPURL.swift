@@ -130,6 +130,31 @@ public struct AMQPURL: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// A comma-separated list of URLs, one per node of a cluster
+    /// (`amqp://u:p@node-1:5672/%2f,amqp://u:p@node-2:5672/%2f`). A comma ends a URL only where
+    /// the next one's scheme follows, so a raw comma may stay in a password.
+    public static func list(_ text: String) throws(AMQPError) -> [AMQPURL] {
+        var items: [Substring] = []
+        var rest = Substring(text)
+        while let comma = rest.indices.first(where: { index in
+            rest[index] == "," && ["amqp://", "amqps://"].contains { rest[rest.index(after: index)...].trimmingPrefix(while: \.isWhitespace).lowercased().hasPrefix($0) }
+        }) {
+            items.append(rest[..<comma])
+            rest = rest[rest.index(after: comma)...]
+        }
+        items.append(rest)
+        var urls: [AMQPURL] = []
+        for (n, item) in items.enumerated() {
+            do {
+                urls.append(try AMQPURL(String(item)))
+            } catch {
+                guard items.count > 1, case .invalidURL(let reason) = error else { throw error }
+                throw .invalidURL("node \(n + 1) of \(items.count): \(reason)")
+            }
+        }
+        return urls
+    }
+
     /// The URL with the password replaced by `***`.
     public var description: String {
         let scheme = useTLS ? "amqps" : "amqp"

@@ -47,6 +47,10 @@ final class ConnectionDriver: @unchecked Sendable {
     var retryAt: ContinuousClock.Instant = .now
     var backoff: Duration
     var failuresSinceConnected = 0
+    /// The broker's nodes in this connection's order (shuffled, so a fleet spreads over them),
+    /// and the one in use or tried next.
+    let nodes: [AMQPURL]
+    var node = 0
     var generationCounter: UInt64 = 0
     var channelState: [UInt16: ChannelState] = [:]
     var channelGeneration: [UInt16: UInt64] = [:]
@@ -82,6 +86,7 @@ final class ConnectionDriver: @unchecked Sendable {
         self.mailbox = mailbox
         self.events = events
         self.backoff = configuration.reconnectInitialDelay
+        self.nodes = configuration.urls.shuffled()
     }
 
     var isUp: Bool { conn != nil }
@@ -89,7 +94,7 @@ final class ConnectionDriver: @unchecked Sendable {
     // MARK: - Loop
 
     func run() {
-        logger.debug("AMQP connection thread started", metadata: ["amqp.url": "\(configuration.url)"])
+        logger.debug("AMQP connection thread started", metadata: ["amqp.url": "\(nodes[node])"])
         while true {
             handle(mailbox.take())
             if closing { break }
@@ -124,7 +129,7 @@ final class ConnectionDriver: @unchecked Sendable {
         guard mailbox.prepareToSleep() else { return }
         var timeoutMS: Int32 = 1000
         if configuration.heartbeat > 0 { timeoutMS = Int32(max(50, configuration.heartbeat * 250)) }
-        if configuration.url.useTLS { timeoutMS = min(timeoutMS, 50) }
+        if nodes[node].useTLS { timeoutMS = min(timeoutMS, 50) }
         let ready = herald_poll2(sockfd, mailbox.wakeFD, timeoutMS)
         mailbox.awake()
         if ready > 0 && ready & 2 != 0 { herald_eventfd_drain(mailbox.wakeFD) }
@@ -192,7 +197,7 @@ final class ConnectionDriver: @unchecked Sendable {
     // MARK: - Connecting
 
     private func connect() {
-        let url = configuration.url
+        let url = nodes[node]
         guard let state = amqp_new_connection() else {
             connectFailed("out of memory")
             return
@@ -338,6 +343,12 @@ final class ConnectionDriver: @unchecked Sendable {
         requeueAdminAfterLoss()
         consumersLost()
         if wasUp { events.disconnected() }
+        // The next node at once, until each was tried since the last connection; then the backoff.
+        node = (node + 1) % nodes.count
+        if nodes.count > 1, failuresSinceConnected % nodes.count != 0 {
+            retryAt = .now
+            return
+        }
         retryAt = .now + backoff
         backoff = min(backoff * 2, configuration.reconnectMaxDelay)
     }

@@ -37,6 +37,16 @@ import Testing
         #expect(url.description.contains("[::1]:5673"))
     }
 
+    @Test func aListOfNodes() throws {
+        let nodes = try AMQPURL.list("amqp://u:p,w@rabbit-1:5672/%2f, amqps://u:p@rabbit-2/herald,amqp://rabbit-3")
+        #expect(nodes.map(\.host) == ["rabbit-1", "rabbit-2", "rabbit-3"])
+        #expect(nodes[0].password == "p,w", "a comma not followed by a scheme stays in the password")
+        #expect(nodes[1].useTLS && nodes[1].port == 5671 && nodes[1].vhost == "herald")
+        #expect(try AMQPURL.list("amqp://one").count == 1)
+        let error = #expect(throws: AMQPError.self) { try AMQPURL.list("amqp://u:secret@a,amqp://b:99999") }
+        #expect("\(error!)".contains("node 2 of 2") && !"\(error!)".contains("secret"))
+    }
+
     @Test func descriptionMasksThePassword() throws {
         let url = try AMQPURL("amqp://alice:s3cr3t-pw@host:1234/%2f")
         #expect(!url.description.contains("s3cr3t"))

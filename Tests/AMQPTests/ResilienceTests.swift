@@ -120,6 +120,33 @@ extension BrokerTests {
             }
         }
 
+        /// A broker of several nodes (`amqp.url` a list): one that cannot be reached is passed
+        /// over, and a connection whose node dies moves to a node that answers. Three nodes: a
+        /// port nobody listens on and two proxies to the broker; after the connection is up,
+        /// both proxies' connections freeze and the first stops listening, so only the second
+        /// can carry the new connection, and a publish made meanwhile completes through it.
+        @Test func failsOverToAnotherNode() async throws {
+            let broker = try AMQPURL(TestEnvironment.amqpURL)
+            let first = try FreezingProxy(targetPort: broker.port), second = try FreezingProxy(targetPort: broker.port)
+            let refused = try FreezingProxy(targetPort: broker.port)
+            let refusedPort = refused.port
+            refused.stop()
+            defer { first.stop(); second.stop() }
+            let nodes = [refusedPort, first.port, second.port].map { "amqp://\(broker.user):\(broker.password)@127.0.0.1:\($0)/%2f" }
+            try await withConnection(url: nodes.joined(separator: ","), heartbeat: 1) { connection in
+                try await withQueue(connection, "failover") { queue in
+                    first.stop()
+                    first.freezeExistingConnections()
+                    second.freezeExistingConnections()
+                    try await Task.sleep(for: .milliseconds(150))
+                    try await connection.publish(body: "after".bytes, exchange: "", routingKey: queue,
+                                                 properties: AMQPProperties(messageID: "failover-1"))
+                    #expect(connection.isConnected)
+                    #expect(try await connection.queueState(queue)?.messageCount == 1)
+                }
+            }
+        }
+
         /// One message delivered, its connection closed by the broker, and delivered again on
         /// the new connection: `body` gets the connection and both deliveries (the first now
         /// stale) and settles the second; afterwards the queue is empty.

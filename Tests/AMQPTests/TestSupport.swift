@@ -98,10 +98,12 @@ func withConnection<T>(
     topology: AMQPTopology = AMQPTopology(),
     _ body: (AMQPConnection) async throws -> T
 ) async throws -> T {
-    let configuration = AMQPConfiguration(
-        url: try AMQPURL(url), tls: tls, heartbeat: heartbeat,
+    let nodes = try AMQPURL.list(url)
+    var configuration = AMQPConfiguration(
+        url: nodes[0], tls: tls, heartbeat: heartbeat,
         reconnectInitialDelay: .milliseconds(100), reconnectMaxDelay: .milliseconds(500),
         connectionName: name)
+    configuration.urls = nodes
     let connection = AMQPConnection(configuration: configuration, topology: topology, logger: TestEnvironment.logger)
     connection.start()
     do {

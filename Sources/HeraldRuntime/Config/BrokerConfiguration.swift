@@ -43,9 +43,9 @@ public struct BrokerConfiguration: Sendable {
 
     /// The AMQP library's configuration; throws a ``ConfigError`` naming `amqp.url`.
     public func connectionConfiguration(name: String) throws -> AMQPConfiguration {
-        let parsed: AMQPURL
+        let parsed: [AMQPURL]
         do {
-            parsed = try AMQPURL(url)
+            parsed = try AMQPURL.list(url)
         } catch {
             throw ConfigError(key: "amqp.url", reason: "\(error)")
         }
@@ -55,7 +55,8 @@ public struct BrokerConfiguration: Sendable {
         tls.verifyHostname = tlsVerifyPeer
         tls.clientCertificatePath = tlsCertFile.isEmpty ? nil : tlsCertFile
         tls.clientKeyPath = tlsKeyFile.isEmpty ? nil : tlsKeyFile
-        var configuration = AMQPConfiguration(url: parsed)
+        var configuration = AMQPConfiguration(url: parsed[0])
+        configuration.urls = parsed
         configuration.tls = tls
         configuration.heartbeat = heartbeatSeconds
         configuration.confirmWindow = confirmWindow
