@@ -33,7 +33,7 @@ public enum HeraldTracing {
         }
         otel.traces.batchSpanProcessor.scheduleDelay = .milliseconds(configuration.batchDelayMilliseconds)
         otel.traces.batchSpanProcessor.maxQueueSize = configuration.maxQueue
-        otel.traces.batchSpanProcessor.maxExportBatchSize = min(512, configuration.maxQueue)
+        otel.traces.batchSpanProcessor.maxExportBatchSize = configuration.maxBatch
         otel.traces.otlpExporter.endpoint = configuration.endpoint
         otel.traces.otlpExporter.protocol = configuration.wireProtocol == .json ? .httpJSON : .httpProtobuf
         otel.traces.otlpExporter.headers = configuration.headers
