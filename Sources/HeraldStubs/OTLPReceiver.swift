@@ -57,6 +57,16 @@ public final class OTLPReceiver: Sendable {
     /// The export requests received (their headers: `tracing.headers`).
     public var requests: [StubHTTPServer.Request] { server.requests }
 
+    /// How many spans the protobuf exports among `requests` held.
+    public static func protobufSpanCount(_ requests: some Sequence<StubHTTPServer.Request>) -> Int {
+        requests.filter { $0.header("Content-Type") == "application/x-protobuf" }.reduce(0) { total, request in
+            // ExportTraceServiceRequest.resource_spans (1) → ResourceSpans.scope_spans (2) → ScopeSpans.spans (2).
+            total + Protobuf.fields(request.body[...], number: 1).reduce(0) { count, resource in
+                count + Protobuf.fields(resource, number: 2).reduce(0) { $0 + Protobuf.fields($1, number: 2).count }
+            }
+        }
+    }
+
     public func close() async { await server.close() }
 
     struct Malformed: Error {}
@@ -93,6 +103,40 @@ public final class OTLPReceiver: Sendable {
         for item in value as? [[String: Any]] ?? [] {
             guard let key = item["key"] as? String, let wrapped = item["value"] as? [String: Any], let first = wrapped.values.first else { continue }
             out[key] = "\(first)"
+        }
+        return out
+    }
+}
+
+/// Just enough of protobuf's wire format to walk an OTLP export: the length-delimited fields
+/// of one number in a message (other fields skipped; a malformed message ends the walk).
+enum Protobuf {
+    static func fields(_ message: ArraySlice<UInt8>, number: UInt64) -> [ArraySlice<UInt8>] {
+        var out: [ArraySlice<UInt8>] = []
+        var index = message.startIndex
+        func varint() -> UInt64? {
+            var value: UInt64 = 0, shift: UInt64 = 0
+            while index < message.endIndex, shift < 64 {
+                let byte = message[index]
+                index += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { return value }
+                shift += 7
+            }
+            return nil
+        }
+        while index < message.endIndex, let key = varint() {
+            switch key & 7 {
+            case 0: guard varint() != nil else { return out }
+            case 1: index += 8
+            case 5: index += 4
+            case 2:
+                guard let length = varint(), length <= UInt64(message.endIndex - index) else { return out }
+                let end = index + Int(length)
+                if key >> 3 == number { out.append(message[index..<end]) }
+                index = end
+            default: return out
+            }
         }
         return out
     }

@@ -19,10 +19,13 @@ import Glibc
 /// `controls`: the abuse controls on, through the environment (``SMSControls/environment``).
 /// `pacedRate`: the `count` jobs published at this steady rate (msg/s) instead of all at once
 /// (a backlog): the latency from publish to the provider's receipt at that load.
+/// `variant`: more of the workers' settings, and the words naming them in the run's name
+/// (tracing on: ``tracingRuns(count:configuration:logger:)``).
 /// The result carries the CPU of each component (the workers' own: the processes'), each
 /// process's memory at the end (peak and resident) and, with `statements`, the run's top
 /// statements.
 func smsProcesses(count: Int, processes: Int, controls: Bool = false, pacedRate: Double? = nil, statements: BenchStatements? = nil,
+                  variant: (name: String, environment: [String: String])? = nil,
                   configuration: HeraldConfiguration, logger: Logger) async throws -> BenchResult {
     let watch = Stopwatch()
     let provider = try await StubHTTPServer { request in
@@ -46,6 +49,7 @@ func smsProcesses(count: Int, processes: Int, controls: Bool = false, pacedRate:
     // The fraud guard is on in the shipped configuration: the "controls off" rows turn it off.
     environment["HERALD_SMS_FRAUD_GUARD_ENABLED"] = "false"
     if controls { environment.merge(SMSControls.environment) { $1 } }
+    if let variant { environment.merge(variant.environment) { $1 } }
     let executable = BenchExecutables.path("herald-sms")
     var workers: [ChildProcess] = []
     for _ in 0..<processes { workers.append(try ChildProcess(executable, [], environment: environment, outputPath: "/dev/null")) }
@@ -83,7 +87,7 @@ func smsProcesses(count: Int, processes: Int, controls: Bool = false, pacedRate:
     // The last outcomes commit right after their SMS arrive.
     try await Task.sleep(for: .milliseconds(100))
     let name = "herald-sms, \(processes) process\(processes == 1 ? "" : "es")" + (controls ? ", controls on" : "")
-        + (pacedRate.map { String(format: ", paced at %.0f/s", $0) } ?? "")
+        + (pacedRate.map { String(format: ", paced at %.0f/s", $0) } ?? "") + (variant.map { ", \($0.name)" } ?? "")
     var result = watch.result(name)
     result.cpu = try meter.stop()
     result.memory = workers.compactMap { ProcessMemory.read($0.pid) }

@@ -44,8 +44,10 @@ import Logging
 //              Hummingbird route under the same wrk settings and the AMQP baselines; herald-api's memory.
 //              BENCH_API_SEED verifications for the checks (default 50,000), BENCH_API_OTHER_FAILURES other
 //              numbers' wrong tries beside them (default 50,000; 0: an empty table, cold plans)
-// BENCH_ONLY=runner|sms|cold|processes|paced|cleanup|push|email|api runs one part; the broker baseline runs
-// with each of the first five, and with api.
+//   tracing    one herald-sms process with tracing off, on (every span exported over OTLP/HTTP to a local
+//              receiver), and on with 10 % of traces sampled: worker CPU per job of each (TracingRuns.swift)
+// BENCH_ONLY=runner|sms|cold|processes|paced|tracing|cleanup|push|email|api runs one part; the broker baseline
+// runs with each of the first six, and with api.
 let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 20_000
 let environment = ProcessInfo.processInfo.environment
 let only = environment["BENCH_ONLY"]
@@ -63,7 +65,7 @@ func runs(_ part: String) -> Bool { only == nil || only == part }
 
 if only == "cpumeter" { try await cpuMeterSelfCheck() }
 
-if runs("runner") || runs("sms") || runs("processes") || only == "paced" || only == "cold" {
+if runs("runner") || runs("sms") || runs("processes") || only == "paced" || only == "cold" || runs("tracing") {
     // BENCH_STATEMENTS=1: pg_stat_statements reset before and read after each SMS run (Statements.swift).
     let statements = environment["BENCH_STATEMENTS"] == "1" ? try await BenchStatements(configuration: configuration.database, logger: logger) : nil
     let size = try await DatabaseSize.read(configuration: configuration.database, logger: logger)
@@ -113,6 +115,10 @@ if runs("runner") || runs("sms") || runs("processes") || only == "paced" || only
             // Latency under a load, not a backlog: half the rate just measured.
             if processes == 1 { results += try await pacedRuns(rate: controlled.rate / 2, statements: statements) }
         }
+    }
+    if runs("tracing") {
+        // Tracing's cost per job, off (free: no tracer) next to on (issue 34, TracingRuns.swift).
+        results += try await tracingRuns(count: count, configuration: configuration, logger: logger)
     }
     await statements?.close()
     printRuns(results, count: count, size: size, configuration: configuration)
