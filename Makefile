@@ -4,6 +4,7 @@
 #   make bench  benchmarks (ratios against a baseline run in the same invocation)
 #   make fuzz   the libFuzzer targets, 300 s each (FUZZ_SECONDS)
 #   make chaos  the fleet under faults and load (docs/reliability.md), then make fuzz
+#   make chaos-cluster  the fleet on a three-node RabbitMQ cluster: a node killed, partitioned, restarted in turn
 
 SHELL := /bin/bash
 SWIFT ?= swift
@@ -11,7 +12,7 @@ CONFIG ?= Config/herald.yaml
 BIN = .build/debug
 export HERALD_CONFIG := $(CURDIR)/$(CONFIG)
 
-.PHONY: deps services stop build run test bench fuzz chaos graphs clean
+.PHONY: deps services stop build run test bench fuzz chaos chaos-cluster graphs clean
 
 deps:
 	@scripts/services.sh install
@@ -39,6 +40,10 @@ fuzz:
 
 chaos: services
 	@scripts/chaos.sh
+
+# The fleet on a three-node RabbitMQ cluster (scripts/cluster.sh): a node killed, partitioned, restarted in turn.
+chaos-cluster: services
+	@scripts/chaos.sh --cluster
 	@scripts/fuzz.sh $${FUZZ_SECONDS:-300}
 
 # docs/architecture/*.svg from Package.swift (needs Graphviz: apt-get install graphviz).

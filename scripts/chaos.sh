@@ -2,6 +2,9 @@
 # `make chaos`: the fault and load harness (herald-chaos) on the local servers, database
 # herald_chaos. Restarts, stops and pauses RabbitMQ and PostgreSQL: run nothing else beside it.
 #   scripts/chaos.sh [--short] [--jobs N] [--poison N] [--poison-valid N] [--scenarios kill,broker,...]
+#   scripts/chaos.sh --cluster [--short] [--scenarios cluster-kill,...]   `make chaos-cluster`: the fleet on a
+#     three-node RabbitMQ cluster (scripts/cluster.sh, started here and stopped after), amqp.url its node
+#     list; scenarios cluster-kill, cluster-partition, cluster-rolling (docs/reliability.md)
 # Exits non-zero when anything was lost or any check failed; the report is printed and kept
 # under .run/chaos/<namespace>/ with the worker logs.
 set -euo pipefail
@@ -12,6 +15,12 @@ export HERALD_DATABASE_URL="${HERALD_DATABASE_URL%/*}/herald_chaos"
 # HERALD_DEV_HMAC_KEYS_FILE, which no configuration key reads).
 export HERALD_SECRETS_HMAC_KEYS_FILE="$HERALD_DEV_HMAC_KEYS_FILE"
 export HERALD_SERVICES_SCRIPT="$PWD/scripts/services.sh"
+cluster=0
+arguments=()
+for argument in "$@"; do
+  if [ "$argument" = --cluster ]; then cluster=1; else arguments+=("$argument"); fi
+done
+set -- "${arguments[@]}"
 # The workers' operations ports, next to the broker's, so runs on other servers' ports
 # (HERALD_AMQP_PORT) do not collide.
 export HERALD_CHAOS_BASE_PORT="${HERALD_CHAOS_BASE_PORT:-$(( ${HERALD_AMQP_PORT:-55672} - 36400 ))}"
@@ -24,4 +33,12 @@ for product in herald-chaos herald-sms herald-email herald-push herald-cleanup h
 # A fresh schema each run: the figures and the secrecy dump are this run's alone.
 PGOPTIONS="-c client_min_messages=warning" psql "$HERALD_DATABASE_URL" -qc "DROP SCHEMA IF EXISTS herald CASCADE; DROP TABLE IF EXISTS public.herald_schema_ledger, public.herald_schema_migrations;" >/dev/null
 ".build/$build/heraldctl" migrate >/dev/null
-exec ".build/$build/herald-chaos" "$@"
+if [ "$cluster" = 0 ]; then exec ".build/$build/herald-chaos" "$@"; fi
+# On the cluster: its nodes are the broker of the fleet and of the harness.
+export HERALD_CLUSTER_SCRIPT="$PWD/scripts/cluster.sh"
+trap 'scripts/cluster.sh rabbit-stop' EXIT
+scripts/cluster.sh rabbit-start
+HERALD_AMQP_URL="$(scripts/cluster.sh rabbit-urls)"
+export HERALD_AMQP_URL
+case " $* " in *" --scenarios "*) ;; *) set -- "$@" --scenarios cluster-kill,cluster-partition,cluster-rolling ;; esac
+".build/$build/herald-chaos" "$@"

@@ -31,7 +31,8 @@ SMTP_TLS_PORT="${HERALD_SMTP_TLS_PORT:-$((SMTP_PORT + 1))}"
 # systemd (systemd-analyze), prometheus (promtool) and python3-venv: scripts/check-deploy.sh.
 # postgresql-15-plpgsql-check: scripts/lint-sql.sh (15: Debian 12's PostgreSQL, the one `postgresql` installs).
 # wrk: the HTTP load of `make bench`'s herald-api part (BENCH_ONLY=api).
-APT_PACKAGES=(rabbitmq-server librabbitmq-dev libphonenumber-dev postgresql postgresql-client kannel kannel-extras python3-aiosmtpd python3-jsonschema openssl curl pkg-config systemd prometheus python3-venv postgresql-15-plpgsql-check wrk)
+# iptables: scripts/cluster.sh's partitions (make chaos-cluster).
+APT_PACKAGES=(rabbitmq-server librabbitmq-dev libphonenumber-dev postgresql postgresql-client kannel kannel-extras python3-aiosmtpd python3-jsonschema openssl curl pkg-config systemd prometheus python3-venv postgresql-15-plpgsql-check wrk iptables)
 
 log() { printf '[services] %s\n' "$*" >&2; }
 

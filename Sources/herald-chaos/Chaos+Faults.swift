@@ -45,7 +45,7 @@ extension Chaos {
     /// `lead` into it. `fault` returns when the fault is over: recovery is measured from
     /// there, and every job must then finish.
     @discardableResult
-    private func underLoad(_ result: inout ScenarioResult, count: Int, span: Duration, lead: Duration = .seconds(2), kind: @escaping @Sendable (Int) -> JobKind = Load.mixed,
+    func underLoad(_ result: inout ScenarioResult, count: Int, span: Duration, lead: Duration = .seconds(2), kind: @escaping @Sendable (Int) -> JobKind = Load.mixed,
                            over: String, fault: (inout ScenarioResult) async throws -> Void) async throws -> [String] {
         let start = ContinuousClock.now
         let publishing = Task { await load.publish(count, perSecond: Double(count) / span.seconds, kind: kind) }

@@ -18,7 +18,8 @@ struct ChaosOptions: Sendable {
     /// Valid jobs in each poison run (`--jobs` unless given: as many valid jobs as malformed
     /// messages in the full run).
     var poisonValid: Int?
-    var scenarios = Scenario.allCases
+    /// The single-server scenarios; the cluster ones run on request (`make chaos-cluster`).
+    var scenarios = Scenario.allCases.filter { !$0.needsCluster }
     var heartbeatSeconds = 2
     var providerOutage: Duration = .seconds(60)
     var databaseOutage: Duration = .seconds(30)
@@ -54,6 +55,10 @@ struct ChaosOptions: Sendable {
 
 enum Scenario: String, CaseIterable, Sendable {
     case kill, broker, database, provider, poison, slow, rollout, security
+    case clusterKill = "cluster-kill", clusterPartition = "cluster-partition", clusterRolling = "cluster-rolling"
+
+    /// Runs on scripts/cluster.sh's three RabbitMQ nodes (scripts/chaos.sh --cluster).
+    var needsCluster: Bool { rawValue.hasPrefix("cluster-") }
 }
 
 extension Optional {

@@ -109,6 +109,9 @@ do {
             case .slow: result = try await chaos.slowScenario()
             case .rollout: result = try await chaos.rolloutScenario()
             case .security: result = try await chaos.securityScenario()
+            case .clusterKill: result = try await chaos.clusterKillScenario()
+            case .clusterPartition: result = try await chaos.clusterPartitionScenario()
+            case .clusterRolling: result = try await chaos.clusterRollingScenario()
             }
         } catch {
             var failed = ScenarioResult(name: scenario.rawValue)
