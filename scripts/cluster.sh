@@ -36,14 +36,9 @@ TIMEOUT=120
 log() { printf '[cluster] %s\n' "$*" >&2; }
 die() { log "$*"; exit 1; }
 
-# As scripts/services.sh: a server must not inherit its starter's sockets.
-close_inherited_fds() {
-  local fd
-  for fd in /proc/$BASHPID/fd/*; do
-    fd=${fd##*/}
-    [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-" 2>/dev/null || true
-  done
-}
+# close_inherited_fds
+# shellcheck source=scripts/lib/servers.sh
+source "$ROOT/scripts/lib/servers.sh"
 # quiet COMMAND: its output only if it fails.
 quiet() { local out; out=$("$@" 2>&1) || { printf '%s\n' "$out" >&2; return 1; }; }
 # wait_gone PID [SECONDS]: until process PID has exited; kill -9 after SECONDS (default 60).

@@ -36,15 +36,9 @@ APT_PACKAGES=(rabbitmq-server librabbitmq-dev libphonenumber-dev postgresql post
 
 log() { printf '[services] %s\n' "$*" >&2; }
 
-# A server started from a test process must not inherit that process's sockets (to the
-# database, the broker): close every descriptor above stderr before exec'ing a server.
-close_inherited_fds() {
-  local fd
-  for fd in /proc/$BASHPID/fd/*; do
-    fd=${fd##*/}
-    [ "$fd" -gt 2 ] 2>/dev/null && eval "exec $fd>&-" 2>/dev/null || true
-  done
-}
+# close_inherited_fds
+# shellcheck source=scripts/lib/servers.sh
+source "$ROOT/scripts/lib/servers.sh"
 
 install() {
   local missing=()

@@ -16,21 +16,30 @@ import Testing
          "HERALD_TRACING_BATCH_DELAY_MS": "50", "HERALD_TRACING_HEADERS": "X-Collector-Token=test-token"]
     }
 
-    /// herald-sms sending through a Twilio stand-in, exporting its spans to `receiver`.
-    static func worker(_ harness: Harness, _ receiver: OTLPReceiver, _ twilio: StubHTTPServer) throws -> WorkerProcess {
-        try WorkerProcess("herald-sms", namespace: harness.namespace, environment: tracing(receiver).merging([
-            "HERALD_SMS_PROVIDERS": "twilio", "HERALD_SMS_TWILIO_BASE_URL": twilio.baseURL, "HERALD_SMS_TWILIO_ACCOUNT_SID": "AC1",
-            "HERALD_SMS_TWILIO_AUTH_TOKEN": "token", "HERALD_SMS_TWILIO_FROM": "+15005550006",
-        ]) { $1 })
+    /// `body` with a receiver, a Twilio stand-in and a ready herald-sms sending through it and
+    /// exporting its spans to the receiver; all three stopped afterwards, also on a failure.
+    static func withTracedWorker(_ harness: Harness, _ body: (OTLPReceiver, StubHTTPServer, WorkerProcess) async throws -> Void) async throws {
+        let receiver = try await OTLPReceiver()
+        let twilio = try await StubHTTPServer { _ in .init(status: 201, body: #"{"sid":"SM1","status":"queued"}"#) }
+        do {
+            let worker = try WorkerProcess("herald-sms", namespace: harness.namespace, environment: tracing(receiver).merging([
+                "HERALD_SMS_PROVIDERS": "twilio", "HERALD_SMS_TWILIO_BASE_URL": twilio.baseURL, "HERALD_SMS_TWILIO_ACCOUNT_SID": "AC1",
+                "HERALD_SMS_TWILIO_AUTH_TOKEN": "token", "HERALD_SMS_TWILIO_FROM": "+15005550006",
+            ]) { $1 })
+            defer { worker.signal(SIGTERM) }
+            try await worker.waitUntilReady()
+            try await body(receiver, twilio, worker)
+        } catch {
+            await twilio.close()
+            await receiver.close()
+            throw error
+        }
+        await twilio.close()
+        await receiver.close()
     }
 
     @Test func oneVerificationIsOneTreeFromTheRequestToTheProviderCall() async throws {
-        try await withHarness { harness in
-            let receiver = try await OTLPReceiver()
-            let twilio = try await StubHTTPServer { _ in .init(status: 201, body: #"{"sid":"SM1","status":"queued"}"#) }
-            let worker = try Self.worker(harness, receiver, twilio)
-            defer { worker.signal(SIGTERM) }
-            try await worker.waitUntilReady()
+        try await withHarness { harness in try await Self.withTracedWorker(harness) { receiver, twilio, worker in
             let api = try await APIProcess(harness, environment: Self.tracing(receiver))
             // The caller's own span: everything Herald does for the request is under it.
             let traceID = RandomID.hex(), callerSpan = String(RandomID.hex().prefix(16))
@@ -79,18 +88,11 @@ import Testing
             #expect(receiver.requests.allSatisfy { $0.header("X-Collector-Token") == "test-token" })
             // The worker's log lines of the job carry its trace id.
             #expect(worker.log.contains(#""trace_id":"\#(traceID)""#), "a log line of the job has its trace_id")
-            await twilio.close()
-            await receiver.close()
-        }
+        } }
     }
 
     @Test func aJobWithoutTraceparentStartsItsOwnTrace() async throws {
-        try await withHarness { harness in
-            let receiver = try await OTLPReceiver()
-            let twilio = try await StubHTTPServer { _ in .init(status: 201, body: #"{"sid":"SM2","status":"queued"}"#) }
-            let worker = try Self.worker(harness, receiver, twilio)
-            defer { worker.signal(SIGTERM) }
-            try await worker.waitUntilReady()
+        try await withHarness { harness in try await Self.withTracedWorker(harness) { receiver, _, _ in
             // The test process has no tracer: HeraldClient publishes no traceparent.
             // And one whose traceparent is garbage: a new trace too.
             let garbled = SMSVerificationJob(verificationID: "\(harness.namespace)-garbled", phoneNumber: harness.phone(5), locale: "en")
@@ -108,8 +110,6 @@ import Testing
                 #expect(process.parentSpanID.isEmpty && process.links.isEmpty, "a root of its own trace: \(process)")
                 #expect(receiver.spans.contains { $0.traceID == process.traceID && $0.name == "POST" }, "its provider call is in its trace")
             }
-            await twilio.close()
-            await receiver.close()
-        }
+        } }
     }
 }
