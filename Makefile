@@ -40,11 +40,12 @@ fuzz:
 
 chaos: services
 	@scripts/chaos.sh
+	@scripts/fuzz.sh $${FUZZ_SECONDS:-300}
 
-# The fleet on a three-node RabbitMQ cluster (scripts/cluster.sh): a node killed, partitioned, restarted in turn.
+# The fleet on a three-node RabbitMQ cluster and a PostgreSQL primary with a synchronous standby
+# (scripts/cluster.sh): a node killed, partitioned, restarted in turn; the primary killed, the standby promoted.
 chaos-cluster: services
 	@scripts/chaos.sh --cluster
-	@scripts/fuzz.sh $${FUZZ_SECONDS:-300}
 
 # docs/architecture/*.svg from Package.swift (needs Graphviz: apt-get install graphviz).
 graphs:

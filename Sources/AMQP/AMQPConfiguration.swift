@@ -23,6 +23,8 @@ public struct AMQPConfiguration: Sendable {
     public var confirmWindow: Int
     /// Shown by the broker (management UI, rabbitmqctl list_connections client_properties).
     public var connectionName: String
+    /// Try ``urls`` in a shuffled order (so a fleet spreads over the nodes); false: as listed (tests).
+    public var shuffleNodes = true
 
     public init(url: AMQPURL, tls: AMQPTLSConfiguration = AMQPTLSConfiguration(), heartbeat: Int = 10,
                 connectTimeout: Duration = .seconds(5), reconnectInitialDelay: Duration = .milliseconds(100),

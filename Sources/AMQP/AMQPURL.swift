@@ -26,7 +26,7 @@ public struct AMQPURL: Sendable, Equatable, CustomStringConvertible {
     }
 
     public init(_ string: String) throws(AMQPError) {
-        var rest = Substring(string.trimmingCharacters(in: .whitespaces))
+        var rest = Substring(string.trimmingCharacters(in: .whitespacesAndNewlines))
         let scheme: String
         if let range = rest.range(of: "://") {
             scheme = rest[..<range.lowerBound].lowercased()
@@ -108,6 +108,8 @@ public struct AMQPURL: Sendable, Equatable, CustomStringConvertible {
             host = decoded
         }
         guard !host.isEmpty else { throw .invalidURL("missing host") }
+        // A list's stray comma (`amqp://a,amqp://b,`) or whitespace is no host.
+        guard !host.contains(where: { $0 == "," || $0.isWhitespace }) else { throw .invalidURL("invalid character in host") }
         if let portText {
             guard let p = Int(portText), (1...65535).contains(p) else {
                 throw .invalidURL(portText.isEmpty ? "empty port" : "port '\(portText)' is not a number in 1...65535")

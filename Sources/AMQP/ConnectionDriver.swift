@@ -51,6 +51,9 @@ final class ConnectionDriver: @unchecked Sendable {
     /// and the one in use or tried next.
     let nodes: [AMQPURL]
     var node = 0
+    /// Nodes tried at once, without the backoff, since the last wait (or a connection that lasted).
+    var quickTries = 0
+    var connectedAt: ContinuousClock.Instant?
     var generationCounter: UInt64 = 0
     var channelState: [UInt16: ChannelState] = [:]
     var channelGeneration: [UInt16: UInt64] = [:]
@@ -86,7 +89,8 @@ final class ConnectionDriver: @unchecked Sendable {
         self.mailbox = mailbox
         self.events = events
         self.backoff = configuration.reconnectInitialDelay
-        self.nodes = configuration.urls.shuffled()
+        precondition(!configuration.urls.isEmpty, "AMQPConfiguration.urls names no node")
+        self.nodes = configuration.shuffleNodes ? configuration.urls.shuffled() : configuration.urls
     }
 
     var isUp: Bool { conn != nil }
@@ -269,6 +273,7 @@ final class ConnectionDriver: @unchecked Sendable {
             adminQueue.prepend(contentsOf: [AdminEntry(steps: AMQPConnection.steps(for: topology), continuation: nil)])
         }
         backoff = configuration.reconnectInitialDelay
+        connectedAt = .now
         if failuresSinceConnected > 0 {
             logger.info("AMQP connection re-established", metadata: ["amqp.url": "\(url)"])
         } else {
@@ -343,12 +348,17 @@ final class ConnectionDriver: @unchecked Sendable {
         requeueAdminAfterLoss()
         consumersLost()
         if wasUp { events.disconnected() }
-        // The next node at once, until each was tried since the last connection; then the backoff.
+        // The next node at once, until each was tried; then the backoff. A connection that lasted
+        // 10 s starts a new round; nodes that accept and drop at once still meet the backoff.
         node = (node + 1) % nodes.count
-        if nodes.count > 1, failuresSinceConnected % nodes.count != 0 {
+        if let connectedAt, ContinuousClock.now - connectedAt > .seconds(10) { quickTries = 0 }
+        connectedAt = nil
+        if quickTries < nodes.count - 1 {
+            quickTries += 1
             retryAt = .now
             return
         }
+        quickTries = 0
         retryAt = .now + backoff
         backoff = min(backoff * 2, configuration.reconnectMaxDelay)
     }

@@ -14,27 +14,32 @@ import Tracing
 public final class HeraldClient: Sendable {
     public let connection: AMQPConnection
     public let topology: HeraldTopology
+    /// The tracer of the `publish` spans; nil: none (nothing spent on them). By default the
+    /// process's (swift-distributed-tracing's `InstrumentationSystem`) when the client is made,
+    /// as AsyncHTTPClient takes it: make the client after bootstrapping tracing.
+    public let tracer: (any Tracer)?
     private let ownsConnection: Bool
 
     /// Connects with its own AMQP connection (started here, closed by ``close()``).
-    public init(configuration: BrokerConfiguration, logger: Logger) throws {
+    public init(configuration: BrokerConfiguration, tracer: (any Tracer)? = InstrumentationSystem.tracer, logger: Logger) throws {
         self.topology = HeraldTopology(namespace: configuration.namespace)
         self.connection = AMQPConnection(configuration: try configuration.connectionConfiguration(name: "herald-client"), logger: logger)
+        self.tracer = tracer
         self.ownsConnection = true
         connection.start()
     }
 
     /// Uses a connection the caller owns and runs.
-    public init(connection: AMQPConnection, namespace: String = "herald") {
+    public init(connection: AMQPConnection, namespace: String = "herald", tracer: (any Tracer)? = InstrumentationSystem.tracer) {
         self.topology = HeraldTopology(namespace: namespace)
         self.connection = connection
+        self.tracer = tracer
         self.ownsConnection = false
     }
 
     /// Publishes `job` to exchange `herald` with routing key `Job.name`, in a `publish herald`
-    /// producer span of the process's tracer (swift-distributed-tracing's `InstrumentationSystem`:
-    /// herald-api's when its tracing is on, a Swift front API's own), whose W3C context goes in
-    /// the message's `traceparent` header for the worker's spans.
+    /// producer span of ``tracer`` (herald-api's when its tracing is on, a Swift front API's
+    /// own), whose W3C context goes in the message's `traceparent` header for the worker's spans.
     /// - Parameters:
     ///   - messageID: the idempotency key; the same id is handled once. A UUID by default.
     ///   - correlationID: carried through the worker's logs to the provider call.
@@ -51,7 +56,11 @@ public final class HeraldClient: Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let body = Array(try encoder.encode(job))
         let envelope = JobEnvelope(messageID: messageID, typeName: Job.typeName, correlationID: correlationID, timestamp: Date())
-        try await InstrumentationSystem.tracer.withSpan("publish \(topology.jobsExchange)", ofKind: .producer) { span in
+        guard let tracer else {
+            try await publishRaw(body: body, routingKey: Job.name, properties: envelope.properties())
+            return messageID
+        }
+        try await tracer.withSpan("publish \(topology.jobsExchange)", ofKind: .producer) { span in
             span.updateAttributes { attributes in
                 attributes.messaging(operation: "publish", type: "send", exchange: topology.jobsExchange, routingKey: Job.name)
                 attributes[TraceKey.messageID] = messageID

@@ -23,6 +23,9 @@ public final class OTLPReceiver: Sendable {
         public var attributes: [String: String]
         /// 0 unset, 1 ok, 2 error.
         public var statusCode: Int
+        /// Every text of the span besides its attributes: the status message, each event's name
+        /// and attribute values (where an `exception.message` would be).
+        public var otherTexts: [String]
 
         public var description: String { "\(service) \(name) kind=\(kind) trace=\(traceID) span=\(spanID) parent=\(parentSpanID)" }
     }
@@ -86,7 +89,9 @@ public final class OTLPReceiver: Sendable {
                     out.append(Span(service: resource["service.name"] ?? "", name: name, kind: span["kind"] as? Int ?? 0,
                                     traceID: traceID, spanID: spanID, parentSpanID: hex(span["parentSpanId"]) ?? "",
                                     links: links, attributes: attributes(span["attributes"]),
-                                    statusCode: (span["status"] as? [String: Any])?["code"] as? Int ?? 0))
+                                    statusCode: (span["status"] as? [String: Any])?["code"] as? Int ?? 0,
+                                    otherTexts: [(span["status"] as? [String: Any])?["message"] as? String ?? ""]
+                                        + (span["events"] as? [[String: Any]] ?? []).flatMap { [$0["name"] as? String ?? ""] + attributes($0["attributes"]).values }))
                 }
             }
         }
@@ -103,40 +108,6 @@ public final class OTLPReceiver: Sendable {
         for item in value as? [[String: Any]] ?? [] {
             guard let key = item["key"] as? String, let wrapped = item["value"] as? [String: Any], let first = wrapped.values.first else { continue }
             out[key] = "\(first)"
-        }
-        return out
-    }
-}
-
-/// Just enough of protobuf's wire format to walk an OTLP export: the length-delimited fields
-/// of one number in a message (other fields skipped; a malformed message ends the walk).
-enum Protobuf {
-    static func fields(_ message: ArraySlice<UInt8>, number: UInt64) -> [ArraySlice<UInt8>] {
-        var out: [ArraySlice<UInt8>] = []
-        var index = message.startIndex
-        func varint() -> UInt64? {
-            var value: UInt64 = 0, shift: UInt64 = 0
-            while index < message.endIndex, shift < 64 {
-                let byte = message[index]
-                index += 1
-                value |= UInt64(byte & 0x7F) << shift
-                if byte & 0x80 == 0 { return value }
-                shift += 7
-            }
-            return nil
-        }
-        while index < message.endIndex, let key = varint() {
-            switch key & 7 {
-            case 0: guard varint() != nil else { return out }
-            case 1: index += 8
-            case 5: index += 4
-            case 2:
-                guard let length = varint(), length <= UInt64(message.endIndex - index) else { return out }
-                let end = index + Int(length)
-                if key >> 3 == number { out.append(message[index..<end]) }
-                index = end
-            default: return out
-            }
         }
         return out
     }

@@ -43,6 +43,8 @@ import Testing
         #expect(nodes[0].password == "p,w", "a comma not followed by a scheme stays in the password")
         #expect(nodes[1].useTLS && nodes[1].port == 5671 && nodes[1].vhost == "herald")
         #expect(try AMQPURL.list("amqp://one").count == 1)
+        #expect(try AMQPURL.list("amqp://a,\n  amqp://b\n").map(\.host) == ["a", "b"], "a YAML block's newlines")
+        #expect(throws: AMQPError.self) { try AMQPURL.list("amqp://a,amqp://b,") }
         let error = #expect(throws: AMQPError.self) { try AMQPURL.list("amqp://u:secret@a,amqp://b:99999") }
         #expect("\(error!)".contains("node 2 of 2") && !"\(error!)".contains("secret"))
     }

@@ -96,6 +96,7 @@ func withConnection<T>(
     tls: AMQPTLSConfiguration = AMQPTLSConfiguration(),
     heartbeat: Int = 10,
     topology: AMQPTopology = AMQPTopology(),
+    shuffleNodes: Bool = true,
     _ body: (AMQPConnection) async throws -> T
 ) async throws -> T {
     let nodes = try AMQPURL.list(url)
@@ -104,6 +105,7 @@ func withConnection<T>(
         reconnectInitialDelay: .milliseconds(100), reconnectMaxDelay: .milliseconds(500),
         connectionName: name)
     configuration.urls = nodes
+    configuration.shuffleNodes = shuffleNodes
     let connection = AMQPConnection(configuration: configuration, topology: topology, logger: TestEnvironment.logger)
     connection.start()
     do {

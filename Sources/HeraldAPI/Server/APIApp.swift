@@ -47,7 +47,7 @@ public enum APIApp {
         let metrics = APIMetrics()
         let dependencies = APIDependencies(
             configuration: configuration, database: database,
-            publisher: JobPublisher(client: HeraldClient(connection: connection, namespace: configuration.amqp.namespace),
+            publisher: JobPublisher(client: HeraldClient(connection: connection, namespace: configuration.amqp.namespace, tracer: HeraldTracing.tracer),
                                     timeout: .milliseconds(configuration.api.publishTimeoutMilliseconds), metrics: metrics),
             verification: try HeraldVerification(database: database, secrets: configuration.secrets),
             accounts: HeraldAccounts(database: database, logger: logger, topology: topology),

@@ -22,7 +22,8 @@ struct RequestTracing<Context: RequestContext>: RouterMiddleware {
             return response
         } catch {
             finish(span, method: method, status: Int((error as? any HTTPResponseError)?.status.code ?? 500), route: context.endpointPath)
-            span.recordError(error)
+            // The kind only: a 404's description holds the path (a phone number in Twilio Verify's).
+            span.updateAttributes { if $0[TraceKey.errorType] == nil { $0[TraceKey.errorType] = String(reflecting: type(of: error)) } }
             throw error
         }
     }

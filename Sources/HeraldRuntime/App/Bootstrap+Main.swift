@@ -25,7 +25,7 @@ extension Bootstrap {
         logging(configuration.log, traceIDs: configuration.tracing.enabled)
         let tracing: (any Service)?
         do {
-            tracing = try HeraldTracing.bootstrap(configuration.tracing, serviceName: name)
+            tracing = try HeraldTracing.bootstrap(configuration.tracing, serviceName: name, logger: Logger(label: "herald.tracing"))
         } catch {
             FileHandle.standardError.write(Data("\(name): tracing: \(error)\n".utf8))
             return .configuration
@@ -39,19 +39,5 @@ extension Bootstrap {
             logger.critical(stopped, metadata: ["error": "\(error)"])
             return .failure
         }
-    }
-}
-
-/// What an executable's ``Bootstrap/main(_:logLabel:stopped:load:run:)`` set up for its run.
-public struct Observability: Sendable {
-    /// `/metrics`' registry.
-    public let registry: PrometheusCollectorRegistry
-    /// The span exporter (nil when tracing is off). First in the executable's group, so it is the
-    /// last to stop and exports the spans of the drain.
-    public let tracing: (any Service)?
-
-    public init(registry: PrometheusCollectorRegistry, tracing: (any Service)? = nil) {
-        self.registry = registry
-        self.tracing = tracing
     }
 }

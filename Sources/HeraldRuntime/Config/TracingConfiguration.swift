@@ -14,10 +14,12 @@ public struct TracingConfiguration: Sendable {
     /// The traces URL, used as it is (`…/v1/traces`).
     public var endpoint = "http://localhost:4318/v1/traces"
     public var wireProtocol: WireProtocol = .protobuf
-    /// Headers of every export (`Name=value,Name=value`, e.g. a vendor's API key): a secret,
+    /// Headers of every export (`Name=value,Name=value`, values as they are, e.g. a vendor's API key): a secret,
     /// so it may be given as `headers_file` / `HERALD_TRACING_HEADERS_FILE`.
     public var headers: [(String, String)] = []
-    public var timeoutMilliseconds = 10_000
+    /// One export's deadline, retries included, and the flush's at shutdown: below the 10 s the
+    /// shutdown gives the services after the drain, so a collector that hangs cannot hold it.
+    public var timeoutMilliseconds = 5_000
     /// The share of new traces recorded (0 to 1); a job of a recorded trace is always recorded.
     public var sampleRatio = 1.0
     /// swift-otel exports one batch of at most ``maxBatch`` spans per tick: every this long, and
@@ -38,7 +40,7 @@ public struct TracingConfiguration: Sendable {
         endpoint = try source.string("tracing.endpoint", default: endpoint)
         wireProtocol = try source.choice("tracing.protocol", default: WireProtocol.protobuf)
         headers = try Self.headers(try source.string("tracing.headers", default: "", secret: true))
-        timeoutMilliseconds = try source.int("tracing.timeout_ms", default: timeoutMilliseconds, range: 100...120_000)
+        timeoutMilliseconds = try source.int("tracing.timeout_ms", default: timeoutMilliseconds, range: 100...8_000)
         sampleRatio = try source.double("tracing.sample_ratio", default: 1, range: 0...1)
         batchDelayMilliseconds = try source.int("tracing.batch_delay_ms", default: batchDelayMilliseconds, range: 10...60_000)
         maxQueue = try source.int("tracing.max_queue", default: maxQueue, range: 1...1_000_000)
@@ -47,12 +49,12 @@ public struct TracingConfiguration: Sendable {
         allowInsecureTransport = try source.bool("tracing.allow_insecure_transport", default: false)
         guard enabled else { return }
         guard let url = URL(string: endpoint), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
-            throw ConfigError(key: "tracing.endpoint", reason: "must be an http:// or https:// URL, got '\(endpoint)'")
+            throw ConfigError(key: "tracing.endpoint", reason: "must be an http:// or https:// URL with a host")
         }
         try ClearTextPolicy.check(url: endpoint, key: "tracing.endpoint", allowed: allowInsecureTransport, allowKey: "tracing.allow_insecure_transport")
     }
 
-    /// `Name=value,Name=value` (OTEL_EXPORTER_OTLP_HEADERS' form). The error never shows a value.
+    /// `Name=value,Name=value`, each value sent as written (no percent-decoding). The error never shows a value.
     static func headers(_ text: String) throws(ConfigError) -> [(String, String)] {
         var out: [(String, String)] = []
         for item in text.split(separator: ",") {

@@ -2,59 +2,27 @@ import Tracing
 
 extension HeraldTracing {
     /// Runs `operation` in a child span of the current one when tracing is on; else runs it
-    /// as it is, with no span (`nil`). A thrown error is recorded on the span and rethrown.
-    public static func withSpan<T>(_ name: String, ofKind kind: SpanKind = .internal,
+    /// as it is, with no span (`nil`; `name` is not even built). A thrown error marks the span
+    /// failed with its kind only (``failed(_:_:)``), and is rethrown.
+    public static func withSpan<T>(_ name: @autoclosure () -> String, ofKind kind: SpanKind = .internal,
                                    _ operation: ((any Span)?) async throws -> T) async rethrows -> T {
         guard let tracer else { return try await operation(nil) }
-        let span = tracer.startSpan(name, context: InstrumentationContext.current ?? .topLevel, ofKind: kind)
+        let span = tracer.startSpan(name(), context: InstrumentationContext.current ?? .topLevel, ofKind: kind)
         defer { span.end() }
         do {
             return try await InstrumentationContext.$current.withValue(span.context) { try await operation(span) }
         } catch {
-            span.recordError(error)
-            span.setStatus(.init(code: .error))
+            failed(span, error)
             throw error
         }
     }
-}
 
-/// The attribute keys of OpenTelemetry's semantic conventions that Herald's spans use
-/// (messaging for RabbitMQ, HTTP client and server, errors), and Herald's own (`herald.*`).
-/// Written out rather than taken from swift-otel-semantic-conventions, whose messaging part
-/// is experimental and a large generated module for these few keys.
-public enum TraceKey {
-    public static let messagingSystem = "messaging.system"
-    public static let operationName = "messaging.operation.name"
-    public static let operationType = "messaging.operation.type"
-    public static let destination = "messaging.destination.name"
-    public static let routingKey = "messaging.rabbitmq.destination.routing_key"
-    public static let deliveryTag = "messaging.rabbitmq.message.delivery_tag"
-    public static let messageID = "messaging.message.id"
-    public static let conversationID = "messaging.message.conversation_id"
-    public static let consumerGroup = "messaging.consumer.group.name"
-    public static let bodySize = "messaging.message.body.size"
-    public static let serverAddress = "server.address"
-    public static let serverPort = "server.port"
-    public static let httpMethod = "http.request.method"
-    public static let httpStatus = "http.response.status_code"
-    public static let httpRoute = "http.route"
-    public static let errorType = "error.type"
-    public static let jobType = "herald.job.type"
-    public static let attempt = "herald.job.attempt"
-    public static let channel = "herald.channel"
-    public static let provider = "herald.provider"
-    public static let providerResult = "herald.provider.result"
-}
-
-extension SpanAttributes {
-    /// A RabbitMQ operation's attributes: `messaging.system`, the operation's name and type,
-    /// the destination (`exchange:routing key`, and `:queue` for a consumer) and the routing key.
-    public mutating func messaging(operation: String, type: String, exchange: String, routingKey: String, queue: String? = nil) {
-        self[TraceKey.messagingSystem] = "rabbitmq"
-        self[TraceKey.operationName] = operation
-        self[TraceKey.operationType] = type
-        self[TraceKey.destination] = queue.map { "\(exchange):\(routingKey):\($0)" } ?? "\(exchange):\(routingKey)"
-        self[TraceKey.routingKey] = routingKey
-        if let queue { self[TraceKey.consumerGroup] = queue }
+    /// Marks `span` failed: status error and `error.type`, the error's kind as the logs name it
+    /// (an AMQP error, a SQLSTATE, a type). Never `recordError`: its `exception.message` is the
+    /// error's whole description, which for a PostgreSQL error holds the server's detail (row
+    /// values) and for a 404 the path (a phone number in Twilio Verify's).
+    public static func failed(_ span: any Span, _ error: any Error) {
+        span.updateAttributes { $0[TraceKey.errorType] = RunnerObserver.describe(error) }
+        span.setStatus(.init(code: .error))
     }
 }

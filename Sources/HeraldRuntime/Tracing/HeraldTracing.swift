@@ -19,13 +19,13 @@ public enum HeraldTracing {
     /// Installs the OTLP/HTTP exporter and returns the service that batches and exports the
     /// spans (run it first in the group, so it stops last and flushes what the drain ended);
     /// nil when tracing is off. Herald's keys are the only source: `OTEL_*` variables are not read.
-    public static func bootstrap(_ configuration: TracingConfiguration, serviceName: String) throws -> (any Service)? {
+    public static func bootstrap(_ configuration: TracingConfiguration, serviceName: String, logger: Logger) throws -> (any Service)? {
         guard configuration.enabled else { return nil }
         var otel = OTel.Configuration.default
         otel.serviceName = configuration.serviceName.isEmpty ? serviceName : configuration.serviceName
         otel.logs.enabled = false
         otel.metrics.enabled = false
-        otel.diagnosticLogger = .custom(Logger(label: "herald.tracing"))
+        otel.diagnosticLogger = .custom(logger)
         otel.diagnosticLogLevel = .warning
         otel.traces.sampler = .parentBasedAlwaysOn
         if configuration.sampleRatio < 1, let sampler = type(of: otel.traces.sampler).parentBasedTraceIDRatio(ratio: configuration.sampleRatio) {
@@ -38,6 +38,7 @@ public enum HeraldTracing {
         otel.traces.otlpExporter.protocol = configuration.wireProtocol == .json ? .httpJSON : .httpProtobuf
         otel.traces.otlpExporter.headers = configuration.headers
         otel.traces.otlpExporter.timeout = .milliseconds(configuration.timeoutMilliseconds)
+        otel.traces.batchSpanProcessor.exportTimeout = .milliseconds(configuration.timeoutMilliseconds)
         let service = try OTel.bootstrap(configuration: otel, environment: [:])
         on.store(true, ordering: .relaxed)
         return service
