@@ -3,8 +3,9 @@
 # herald_chaos. Restarts, stops and pauses RabbitMQ and PostgreSQL: run nothing else beside it.
 #   scripts/chaos.sh [--short] [--jobs N] [--poison N] [--poison-valid N] [--scenarios kill,broker,...]
 #   scripts/chaos.sh --cluster [--short] [--scenarios cluster-kill,...]   `make chaos-cluster`: the fleet on a
-#     three-node RabbitMQ cluster (scripts/cluster.sh, started here and stopped after), amqp.url its node
-#     list; scenarios cluster-kill, cluster-partition, cluster-rolling (docs/reliability.md)
+#     three-node RabbitMQ cluster and a PostgreSQL primary with a synchronous standby (scripts/cluster.sh,
+#     started here and stopped after), amqp.url and database.url listing their nodes; scenarios
+#     cluster-kill, cluster-partition, cluster-rolling, cluster-failover (docs/reliability.md)
 # Exits non-zero when anything was lost or any check failed; the report is printed and kept
 # under .run/chaos/<namespace>/ with the worker logs.
 set -euo pipefail
@@ -30,15 +31,21 @@ export HERALD_CHAOS_BASE_PORT="${HERALD_CHAOS_BASE_PORT:-$(( ${HERALD_AMQP_PORT:
 build="${HERALD_CHAOS_BUILD:-release}"
 for argument in "$@"; do [ "$argument" = --short ] && build="${HERALD_CHAOS_BUILD:-debug}"; done
 for product in herald-chaos herald-sms herald-email herald-push herald-cleanup herald-apple heraldctl; do swift build -c "$build" --product "$product"; done
+if [ "$cluster" = 1 ]; then
+  # On the clusters: their nodes are the broker and the database of the fleet and of the harness.
+  export HERALD_CLUSTER_SCRIPT="$PWD/scripts/cluster.sh"
+  trap 'scripts/cluster.sh stop' EXIT
+  scripts/cluster.sh start
+  HERALD_AMQP_URL="$(scripts/cluster.sh rabbit-urls)"
+  # Both PostgreSQL hosts (the relay picks the primary); TLS checked against the name in the cluster's certificate.
+  export HERALD_DATABASE_URL="postgres://herald@localhost:56432,localhost:56433/herald_chaos" HERALD_DATABASE_TLS=require
+  export HERALD_DATABASE_TLS_CA_FILE="${HERALD_RUN_DIR:-$PWD/.run}/cluster/pg-tls/server.pem" HERALD_AMQP_URL
+  psql "postgres://herald@localhost:56432,localhost:56433/postgres?target_session_attrs=read-write" -qtAc "SELECT 1 FROM pg_database WHERE datname = 'herald_chaos'" | grep -q 1 \
+    || psql "postgres://herald@localhost:56432,localhost:56433/postgres?target_session_attrs=read-write" -qc "CREATE DATABASE herald_chaos" >/dev/null
+  case " $* " in *" --scenarios "*) ;; *) set -- "$@" --scenarios cluster-kill,cluster-partition,cluster-rolling,cluster-failover ;; esac
+fi
 # A fresh schema each run: the figures and the secrecy dump are this run's alone.
-PGOPTIONS="-c client_min_messages=warning" psql "$HERALD_DATABASE_URL" -qc "DROP SCHEMA IF EXISTS herald CASCADE; DROP TABLE IF EXISTS public.herald_schema_ledger, public.herald_schema_migrations;" >/dev/null
+PGOPTIONS="-c client_min_messages=warning" psql "$HERALD_DATABASE_URL?target_session_attrs=read-write" -qc "DROP SCHEMA IF EXISTS herald CASCADE; DROP TABLE IF EXISTS public.herald_schema_ledger, public.herald_schema_migrations;" >/dev/null
 ".build/$build/heraldctl" migrate >/dev/null
 if [ "$cluster" = 0 ]; then exec ".build/$build/herald-chaos" "$@"; fi
-# On the cluster: its nodes are the broker of the fleet and of the harness.
-export HERALD_CLUSTER_SCRIPT="$PWD/scripts/cluster.sh"
-trap 'scripts/cluster.sh rabbit-stop' EXIT
-scripts/cluster.sh rabbit-start
-HERALD_AMQP_URL="$(scripts/cluster.sh rabbit-urls)"
-export HERALD_AMQP_URL
-case " $* " in *" --scenarios "*) ;; *) set -- "$@" --scenarios cluster-kill,cluster-partition,cluster-rolling ;; esac
 ".build/$build/herald-chaos" "$@"

@@ -43,11 +43,12 @@ step disruptive env HERALD_TEST_DISRUPTIVE=1 swift test --skip-build --filter 'D
 step api scripts/test-api.sh
 # The fault and load harness, short: every scenario with small counts (make chaos: full size).
 step chaos scripts/chaos.sh --short
-# The same fleet on a three-node RabbitMQ cluster (make chaos-cluster), short: the queue leader's
-# node killed, and a rolling restart (about 90 s with the cluster's start). The partition
+# The same fleet on a three-node RabbitMQ cluster and a PostgreSQL primary with a synchronous
+# standby (make chaos-cluster), short: the queue leader's node killed, a rolling restart, the
+# primary killed and the standby promoted (about 2.5 min with the clusters' start). The partition
 # scenario stays in make chaos-cluster: once in about 15 partitions a healed node hangs in
 # Erlang's global sync (docs/reliability.md), which would fail CI for RabbitMQ's reasons.
-step chaos-cluster scripts/chaos.sh --cluster --short --scenarios cluster-kill,cluster-rolling
+step chaos-cluster scripts/chaos.sh --cluster --short --scenarios cluster-kill,cluster-rolling,cluster-failover
 [ ${#failed[@]} -eq 0 ] && { echo "make test: every step passed"; exit 0; }
 echo
 echo "make test: failed: ${failed[*]} (logs in $logs)"

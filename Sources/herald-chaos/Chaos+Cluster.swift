@@ -1,4 +1,5 @@
 import Foundation
+import HeraldClient
 import HeraldRuntime
 import HeraldStubs
 
@@ -54,6 +55,42 @@ extension Chaos {
             let outages = try await outages { try await cluster("rabbit-rolling-restart", timeout: .seconds(600)) }
             result.notes.append(String(format: "rolling restart took %.1f s: ", (ContinuousClock.now - started).seconds) + Self.describe(outages, of: fleet.names.count))
         }
+        return result
+    }
+
+    /// The PostgreSQL primary killed with SIGKILL under load and its synchronous standby promoted
+    /// 2 s later (what CloudNativePG or an operator does, slower); `database.url` names both
+    /// hosts, and each process's relay moves to the new primary. Before it, codes are verified;
+    /// after it, none of them may verify again (a verification the standby had not received
+    /// would). Then the old primary is rebuilt as the new one's standby.
+    func clusterFailoverScenario() async throws -> ScenarioResult {
+        var result = ScenarioResult(name: "PostgreSQL: the primary killed (-9), its synchronous standby promoted")
+        let verification = try HeraldVerification(database: tally.database, secrets: configuration.secrets)
+        let early = await load.publish(10, kind: { _ in .sms })
+        _ = try await tally.waitUntilFinal(early, timeout: .seconds(60))
+        var verified: [(id: String, code: String)] = []
+        for id in early {
+            let code = try gateway.codes[id].orThrow("no code received for \(id)")
+            if case .verified = try await verification.verifyPhone(verificationID: id, code: code, logger: logger) { verified.append((id, code)) }
+        }
+        result.require(verified.count == early.count, "only \(verified.count) of \(early.count) codes verified before the failover")
+        try await underLoad(&result, count: options.jobs / 2, span: .seconds(20), over: "the standby was promoted") { result in
+            let killed = ContinuousClock.now
+            try await cluster("pg-kill-primary")
+            try await Task.sleep(for: .seconds(2))
+            try await cluster("pg-promote")
+            let promoted = ContinuousClock.now
+            try await fleet.waitUntilReady(timeout: .seconds(120))
+            result.notes.append(String(format: "standby promoted %.1f s after the kill; every worker ready again %.1f s after the promotion",
+                                       (promoted - killed).seconds, (ContinuousClock.now - promoted).seconds))
+        }
+        var again = 0
+        for (id, code) in verified {
+            if case .verified = try await verification.verifyPhone(verificationID: id, code: code, logger: logger) { again += 1 }
+        }
+        result.require(again == 0, "\(again) codes verified before the failover verified again after it")
+        result.notes.append("\(verified.count) codes verified before the failover, \(again) accepted again after it")
+        try await cluster("pg-rebuild-standby", timeout: .seconds(300))
         return result
     }
 

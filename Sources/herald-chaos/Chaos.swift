@@ -56,8 +56,9 @@ struct ChaosOptions: Sendable {
 enum Scenario: String, CaseIterable, Sendable {
     case kill, broker, database, provider, poison, slow, rollout, security
     case clusterKill = "cluster-kill", clusterPartition = "cluster-partition", clusterRolling = "cluster-rolling"
+    case clusterFailover = "cluster-failover"
 
-    /// Runs on scripts/cluster.sh's three RabbitMQ nodes (scripts/chaos.sh --cluster).
+    /// Runs on scripts/cluster.sh's three RabbitMQ nodes and PostgreSQL pair (scripts/chaos.sh --cluster).
     var needsCluster: Bool { rawValue.hasPrefix("cluster-") }
 }
 

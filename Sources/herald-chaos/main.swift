@@ -112,6 +112,7 @@ do {
             case .clusterKill: result = try await chaos.clusterKillScenario()
             case .clusterPartition: result = try await chaos.clusterPartitionScenario()
             case .clusterRolling: result = try await chaos.clusterRollingScenario()
+            case .clusterFailover: result = try await chaos.clusterFailoverScenario()
             }
         } catch {
             var failed = ScenarioResult(name: scenario.rawValue)

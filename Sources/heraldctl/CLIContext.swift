@@ -66,11 +66,9 @@ struct CLIContext {
 }
 
 extension String {
-    /// `scheme://user:secret@host` → `scheme://user:***@host`.
+    /// `scheme://user:secret@host` → `scheme://user:***@host`, for every URL of a list
+    /// (`amqp.url`'s nodes) and whatever the host part holds (`database.url`'s several hosts).
     var redactingPassword: String {
-        guard let components = URLComponents(string: self), components.password != nil else { return self }
-        var copy = components
-        copy.password = "***"
-        return copy.string ?? "***"
+        replacing(/(?<head>[A-Za-z][A-Za-z0-9+.-]*:\/\/[^:\/@,]*):(?:(?!,[A-Za-z][A-Za-z0-9+.-]*:\/\/).)*@/) { "\($0.output.head):***@" }
     }
 }

@@ -60,20 +60,38 @@ public struct DatabaseConfiguration: Sendable {
         if keepAliveSeconds > 0, keepAliveSeconds >= idleTimeoutSeconds {
             throw ConfigError(key: "database.keep_alive_seconds", reason: "must be below database.idle_timeout_seconds (\(idleTimeoutSeconds)), or 0: an idle connection is closed before its keep-alive would run, got \(keepAliveSeconds)")
         }
-        try checkTLS(host: try endpoint().host)
+        for node in try endpoint().nodes { try checkTLS(host: node.host) }
     }
 
-    /// Host, port, user, password and database parsed from ``url``.
+    /// Hosts, user, password and database parsed from ``url``.
     public struct Endpoint: Sendable {
-        public var host: String
-        public var port: Int
+        /// One, or several (`host:port,host:port`: the one not in recovery is used, ``PrimaryRelay``).
+        public var nodes: [PrimaryRelay.Node]
         public var user: String
         public var password: String?
         public var database: String
+        public var host: String { nodes[0].host }
+        public var port: Int { nodes[0].port }
     }
 
     public func endpoint() throws -> Endpoint {
-        guard let components = URLComponents(string: url),
+        // libpq's several hosts, `postgres://user@db-1:5432,db-2:5432/herald`: parsed one at a time.
+        var first = url
+        var more: [PrimaryRelay.Node] = []
+        if let scheme = url.range(of: "://"), let hostsStart = url[scheme.upperBound...].lastIndex(of: "@").map({ url.index(after: $0) }) ?? Optional(scheme.upperBound) {
+            let hostsEnd = url[hostsStart...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? url.endIndex
+            let hosts = url[hostsStart..<hostsEnd].split(separator: ",", omittingEmptySubsequences: false)
+            if hosts.count > 1 {
+                first = String(url[..<hostsStart]) + hosts[0] + String(url[hostsEnd...])
+                more = try hosts.dropFirst().map { host in
+                    guard let parsed = URLComponents(string: "postgres://\(host)"), let name = parsed.host, !name.isEmpty else {
+                        throw ConfigError(key: "database.url", reason: "host \(host.isEmpty ? "(empty)" : String(host)) of the list is not host[:port]")
+                    }
+                    return PrimaryRelay.Node(host: Self.unbracketed(name), port: parsed.port ?? 5432)
+                }
+            }
+        }
+        guard let components = URLComponents(string: first),
               components.scheme == "postgres" || components.scheme == "postgresql",
               let host = components.host, !host.isEmpty
         else {
@@ -87,11 +105,15 @@ public struct DatabaseConfiguration: Sendable {
             throw ConfigError(key: "database.url", reason: "takes no query parameters (such as sslmode): set database.tls and database.tls_ca_file")
         }
         return Endpoint(
-            host: host,
-            port: components.port ?? 5432,
+            nodes: [PrimaryRelay.Node(host: Self.unbracketed(host), port: components.port ?? 5432)] + more,
             user: user.removingPercentEncoding ?? user,
             password: components.password.map { $0.removingPercentEncoding ?? $0 },
             database: database
         )
+    }
+
+    /// An IPv6 literal as a socket takes it: `[::1]` → `::1`.
+    static func unbracketed(_ host: String) -> String {
+        host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOSSL
 import PostgresNIO
@@ -9,6 +10,7 @@ public enum Database {
     public static func makeClient(_ configuration: DatabaseConfiguration, logger: Logger) throws -> PostgresClient {
         try configuration.validate()
         let endpoint = try configuration.endpoint()
+        let target = try target(configuration, logger: logger)
         let tls: PostgresClient.Configuration.TLS
         switch configuration.tls {
         case .disable: tls = .disable
@@ -16,13 +18,28 @@ public enum Database {
         case .require: tls = .require(try configuration.tlsConfiguration())
         }
         var config = PostgresClient.Configuration(
-            host: endpoint.host, port: endpoint.port, username: endpoint.user,
+            host: target.host, port: target.port, username: endpoint.user,
             password: endpoint.password, database: endpoint.database, tls: tls
         )
+        config.options.tlsServerName = target.tlsServerName
         config.options.maximumConnections = configuration.maxConnections
         config.options.connectTimeout = .seconds(Int64(configuration.connectTimeoutSeconds))
         config.options.connectionIdleTimeout = .seconds(Int64(configuration.idleTimeoutSeconds))
         config.options.keepAliveBehavior = configuration.keepAliveSeconds == 0 ? nil : .init(frequency: .seconds(Int64(configuration.keepAliveSeconds)))
         return PostgresClient(configuration: config, backgroundLogger: logger)
+    }
+
+    /// Where a connection goes: the one host of ``DatabaseConfiguration/url``, or, when it
+    /// names several, the process's ``PrimaryRelay`` to their primary on loopback, with TLS
+    /// checked against the first host's name (so every host's certificate must be valid for
+    /// that name; an IP address is no TLS name: with one, the certificate must hold 127.0.0.1,
+    /// the relay's address, which only a local test's does).
+    static func target(_ configuration: DatabaseConfiguration, logger: Logger) throws -> (host: String, port: Int, tlsServerName: String?) {
+        let endpoint = try configuration.endpoint()
+        guard endpoint.nodes.count > 1 else { return (endpoint.host, endpoint.port, nil) }
+        let relay = try PrimaryRelay.shared(configuration, nodes: endpoint.nodes, logger: logger)
+        var address = in6_addr()
+        let isAddress = inet_pton(AF_INET, endpoint.host, &address) == 1 || inet_pton(AF_INET6, endpoint.host, &address) == 1
+        return ("127.0.0.1", relay.port, isAddress ? nil : endpoint.host)
     }
 }

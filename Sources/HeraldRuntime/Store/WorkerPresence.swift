@@ -75,10 +75,12 @@ public final class WorkerPresence: Service, Sendable {
 
     private func connectionConfiguration() throws -> PostgresConnection.Configuration {
         let endpoint = try configuration.endpoint()
+        let target = try Database.target(configuration, logger: logger)
         var config = PostgresConnection.Configuration(
-            host: endpoint.host, port: endpoint.port, username: endpoint.user,
+            host: target.host, port: target.port, username: endpoint.user,
             password: endpoint.password, database: endpoint.database,
             tls: try Self.tls(configuration))
+        config.options.tlsServerName = target.tlsServerName
         config.options.connectTimeout = .seconds(Int64(configuration.connectTimeoutSeconds))
         return config
     }
