@@ -60,7 +60,13 @@ public struct DatabaseConfiguration: Sendable {
         if keepAliveSeconds > 0, keepAliveSeconds >= idleTimeoutSeconds {
             throw ConfigError(key: "database.keep_alive_seconds", reason: "must be below database.idle_timeout_seconds (\(idleTimeoutSeconds)), or 0: an idle connection is closed before its keep-alive would run, got \(keepAliveSeconds)")
         }
-        for node in try endpoint().nodes { try checkTLS(host: node.host) }
+        let nodes = try endpoint().nodes
+        for node in nodes { try checkTLS(host: node.host) }
+        // Through the relay, TLS checks the first host's name: an address is none.
+        var address = in6_addr()
+        if nodes.count > 1, tls != .disable, inet_pton(AF_INET, nodes[0].host, &address) == 1 || inet_pton(AF_INET6, nodes[0].host, &address) == 1 {
+            throw ConfigError(key: "database.url", reason: "with several hosts and database.tls \(tls.rawValue), the first host must be a name its certificate holds, not an address")
+        }
     }
 
     /// Hosts, user, password and database parsed from ``url``.
@@ -78,13 +84,16 @@ public struct DatabaseConfiguration: Sendable {
         // libpq's several hosts, `postgres://user@db-1:5432,db-2:5432/herald`: parsed one at a time.
         var first = url
         var more: [PrimaryRelay.Node] = []
-        if let scheme = url.range(of: "://"), let hostsStart = url[scheme.upperBound...].lastIndex(of: "@").map({ url.index(after: $0) }) ?? Optional(scheme.upperBound) {
-            let hostsEnd = url[hostsStart...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? url.endIndex
-            let hosts = url[hostsStart..<hostsEnd].split(separator: ",", omittingEmptySubsequences: false)
+        if let scheme = url.range(of: "://") {
+            // The authority ends at the path, query or fragment; the hosts follow its last `@`.
+            let authorityEnd = url[scheme.upperBound...].firstIndex(where: { "/?#".contains($0) }) ?? url.endIndex
+            let hostsStart = url[scheme.upperBound..<authorityEnd].lastIndex(of: "@").map { url.index(after: $0) } ?? scheme.upperBound
+            let hosts = url[hostsStart..<authorityEnd].split(separator: ",", omittingEmptySubsequences: false)
             if hosts.count > 1 {
-                first = String(url[..<hostsStart]) + hosts[0] + String(url[hostsEnd...])
+                first = String(url[..<hostsStart]) + hosts[0] + String(url[authorityEnd...])
                 more = try hosts.dropFirst().map { host in
-                    guard let parsed = URLComponents(string: "postgres://\(host)"), let name = parsed.host, !name.isEmpty else {
+                    guard let parsed = URLComponents(string: "postgres://\(host)"), let name = parsed.host, !name.isEmpty,
+                          (1...65535).contains(parsed.port ?? 5432) else {
                         throw ConfigError(key: "database.url", reason: "host \(host.isEmpty ? "(empty)" : String(host)) of the list is not host[:port]")
                     }
                     return PrimaryRelay.Node(host: Self.unbracketed(name), port: parsed.port ?? 5432)

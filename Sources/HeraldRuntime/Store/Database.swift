@@ -31,15 +31,12 @@ public enum Database {
 
     /// Where a connection goes: the one host of ``DatabaseConfiguration/url``, or, when it
     /// names several, the process's ``PrimaryRelay`` to their primary on loopback, with TLS
-    /// checked against the first host's name (so every host's certificate must be valid for
-    /// that name; an IP address is no TLS name: with one, the certificate must hold 127.0.0.1,
-    /// the relay's address, which only a local test's does).
+    /// checked against the first host's name (every host's certificate must be valid for it;
+    /// ``DatabaseConfiguration/validate()`` refuses an address there).
     static func target(_ configuration: DatabaseConfiguration, logger: Logger) throws -> (host: String, port: Int, tlsServerName: String?) {
         let endpoint = try configuration.endpoint()
         guard endpoint.nodes.count > 1 else { return (endpoint.host, endpoint.port, nil) }
         let relay = try PrimaryRelay.shared(configuration, nodes: endpoint.nodes, logger: logger)
-        var address = in6_addr()
-        let isAddress = inet_pton(AF_INET, endpoint.host, &address) == 1 || inet_pton(AF_INET6, endpoint.host, &address) == 1
-        return ("127.0.0.1", relay.port, isAddress ? nil : endpoint.host)
+        return (relay.address, relay.port, configuration.tls == .disable ? nil : endpoint.host)
     }
 }

@@ -21,10 +21,13 @@ public final class PrimaryRelay: Sendable {
     public struct Node: Sendable, Hashable, CustomStringConvertible {
         public var host: String
         public var port: Int
-        public var description: String { "\(host):\(port)" }
+        public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
     }
 
-    /// The loopback port the pool connects to.
+    /// The loopback address and port the pool connects to: an address of 127.0.0.0/8 of its own,
+    /// so a server certificate that names 127.0.0.1 (the usual local one) cannot pass for the
+    /// hosts' name (TLS checks IP entries against the address connected to).
+    public let address: String
     public let port: Int
     let nodes: [Node]
     private let configuration: DatabaseConfiguration
@@ -57,9 +60,10 @@ public final class PrimaryRelay: Sendable {
         // Bound and listening before the pool's first connect (no wait on an event loop here:
         // the executables run their tasks on NIO's threads); NIO accepts from it once registered.
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        self.address = "127.\(UInt8.random(in: 1...254)).\(UInt8.random(in: 1...254)).\(UInt8.random(in: 2...254))"
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(self.address)
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
@@ -89,28 +93,43 @@ public final class PrimaryRelay: Sendable {
         }
     }
 
+    /// Connects `inbound` to the primary. Recorded under its host only while that host is still
+    /// the primary (checked under the lock ``adopt(_:)`` takes): a connection made to a host that
+    /// stopped being the primary meanwhile is closed, and the pool connects again.
     private func splice(_ inbound: Channel) async {
-        guard let node = await primary() else {
+        guard let node = await primary(), inbound.isActive else {
             try? await inbound.close()
             return
         }
+        var outbound: Channel?
+        let key = ObjectIdentifier(inbound)
         do {
-            let outbound = try await ClientBootstrap(group: inbound.eventLoop)
+            let connected = try await ClientBootstrap(group: inbound.eventLoop)  // one loop for both sides: the Splice handlers share it
                 .connectTimeout(.seconds(Int64(configuration.connectTimeoutSeconds)))
                 .channelOption(.autoRead, value: false)
                 .connect(host: node.host, port: node.port).get()
-            let key = ObjectIdentifier(inbound)
-            state.withLock { $0.open[node, default: [:]][key] = (inbound, outbound) }
+            outbound = connected
+            let current = state.withLock { state in
+                guard state.primary == node else { return false }
+                state.open[node, default: [:]][key] = (inbound, connected)
+                return true
+            }
+            guard current else { throw ChannelError.ioOnClosedChannel }
             let forget: @Sendable () -> Void = { [self] in state.withLock { _ = $0.open[node]?.removeValue(forKey: key) } }
             try await inbound.eventLoop.submit {
-                try inbound.pipeline.syncOperations.addHandler(Splice(partner: outbound, onClose: forget))
-                try outbound.pipeline.syncOperations.addHandler(Splice(partner: inbound, onClose: forget))
+                guard inbound.isActive, connected.isActive else { throw ChannelError.ioOnClosedChannel }
+                try inbound.pipeline.syncOperations.addHandler(RelaySplice(partner: connected, onClose: forget))
+                try connected.pipeline.syncOperations.addHandler(RelaySplice(partner: inbound, onClose: forget))
                 inbound.read()
-                outbound.read()
+                connected.read()
             }.get()
         } catch {
-            logger.warning("database relay: cannot reach the primary", metadata: ["host": "\(node)", "error": "\(String(reflecting: type(of: error)))"])
+            state.withLock { _ = $0.open[node]?.removeValue(forKey: key) }
+            try? await outbound?.close()
             try? await inbound.close()
+            if outbound == nil {
+                logger.warning("database relay: cannot reach the primary", metadata: ["host": "\(node)", "error": "\(String(reflecting: type(of: error)))"])
+            }
         }
     }
 
@@ -121,7 +140,7 @@ public final class PrimaryRelay: Sendable {
         var id = 0
         while true {
             if let (node, connection) = current, await Self.isPrimary(connection) != true {
-                try? await connection.close()
+                await Self.closeBounded(connection)
                 current = nil
                 logger.warning("database relay: the primary is no longer one; looking for the new primary", metadata: ["host": "\(node)"])
             }
@@ -133,7 +152,7 @@ public final class PrimaryRelay: Sendable {
                         current = (node, connection)
                         break
                     }
-                    try? await connection.close()
+                    await Self.closeBounded(connection)
                 }
                 adopt(current?.node)
             }
@@ -142,18 +161,28 @@ public final class PrimaryRelay: Sendable {
     }
 
     private func adopt(_ primary: Node?) {
-        let stale: [(Channel, Channel)] = state.withLock { state in
-            guard state.primary != primary else { return [] }
+        let stale: [(Channel, Channel)]? = state.withLock { state in
+            guard state.primary != primary else { return nil }
             state.primary = primary
             let others = state.open.filter { $0.key != primary }
             state.open = state.open.filter { $0.key == primary }
             return others.values.flatMap(\.values)
         }
-        if let primary { logger.info("database relay: primary", metadata: ["host": "\(primary)", "closed": "\(stale.count)"]) }
+        guard let stale else { return }
+        if let primary {
+            logger.info("database relay: primary", metadata: ["host": "\(primary)", "closed": "\(stale.count)"])
+        } else {
+            logger.warning("database relay: no host is a primary; new connections wait for one", metadata: ["hosts": "\(nodes.map(\.description).joined(separator: ","))"])
+        }
         for (inbound, outbound) in stale {
             inbound.close(promise: nil)
             outbound.close(promise: nil)
         }
+    }
+
+    /// Bounded: closing a connection whose server died can hang (as ``WorkerPresence`` does it).
+    private static func closeBounded(_ connection: PostgresConnection) async {
+        _ = try? await Task { try await withDeadline(.seconds(2)) { try await connection.close() } }.value
     }
 
     private static func isPrimary(_ connection: PostgresConnection) async -> Bool? {
@@ -169,39 +198,9 @@ public final class PrimaryRelay: Sendable {
         let endpoint = try configuration.endpoint()
         var config = PostgresConnection.Configuration(host: node.host, port: node.port, username: endpoint.user, password: endpoint.password,
                                                       database: endpoint.database, tls: try WorkerPresence.tls(configuration))
+        // The name the pool's connections check too (the first host's), so one certificate passes both.
+        config.options.tlsServerName = endpoint.host
         config.options.connectTimeout = .seconds(Int64(configuration.connectTimeoutSeconds))
         return config
-    }
-}
-
-/// One side of a relayed connection: what it reads is written to its partner (read again once
-/// written, so a slow side holds the other back); either side closing closes both.
-private final class Splice: ChannelDuplexHandler, @unchecked Sendable {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundIn = ByteBuffer
-    let partner: Channel
-    let onClose: @Sendable () -> Void
-
-    init(partner: Channel, onClose: @escaping @Sendable () -> Void) {
-        self.partner = partner
-        self.onClose = onClose
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let bytes = unwrapInboundIn(data)
-        let channel = context.channel
-        partner.writeAndFlush(bytes).whenComplete { result in
-            if case .success = result { channel.read() } else { channel.close(promise: nil) }
-        }
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        onClose()
-        partner.close(promise: nil)
-        context.fireChannelInactive()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
     }
 }
