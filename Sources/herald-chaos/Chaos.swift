@@ -25,6 +25,8 @@ struct ChaosOptions: Sendable {
     var databaseOutage: Duration = .seconds(30)
     var drainTimeout: Duration = .seconds(600)
     var killInterval: Duration = .seconds(3)
+    /// The most a cluster scenario may take (it fails past it).
+    var clusterTimeout: Duration = .seconds(900)
     var reportDirectory = ".run/chaos"
 
     static func parse(_ arguments: [String]) throws -> ChaosOptions {
@@ -40,6 +42,7 @@ struct ChaosOptions: Sendable {
                 options.databaseOutage = .seconds(8)
                 options.drainTimeout = .seconds(240)
                 options.killInterval = .seconds(2)
+                options.clusterTimeout = .seconds(300)
             case "--jobs": options.jobs = try Int(rest.popFirst() ?? "").orThrow("--jobs N")
             case "--poison": options.poison = try Int(rest.popFirst() ?? "").orThrow("--poison N")
             case "--poison-valid": options.poisonValid = try Int(rest.popFirst() ?? "").orThrow("--poison-valid N")

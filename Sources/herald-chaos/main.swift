@@ -109,10 +109,11 @@ do {
             case .slow: result = try await chaos.slowScenario()
             case .rollout: result = try await chaos.rolloutScenario()
             case .security: result = try await chaos.securityScenario()
-            case .clusterKill: result = try await chaos.clusterKillScenario()
-            case .clusterPartition: result = try await chaos.clusterPartitionScenario()
-            case .clusterRolling: result = try await chaos.clusterRollingScenario()
-            case .clusterFailover: result = try await chaos.clusterFailoverScenario()
+            // Bounded: a fleet (or a harness) cut off from the broker or the database for good would wait for ever.
+            case .clusterKill: result = try await withDeadline(options.clusterTimeout) { try await chaos.clusterKillScenario() }
+            case .clusterPartition: result = try await withDeadline(options.clusterTimeout) { try await chaos.clusterPartitionScenario() }
+            case .clusterRolling: result = try await withDeadline(options.clusterTimeout) { try await chaos.clusterRollingScenario() }
+            case .clusterFailover: result = try await withDeadline(options.clusterTimeout) { try await chaos.clusterFailoverScenario() }
             }
         } catch {
             var failed = ScenarioResult(name: scenario.rawValue)
