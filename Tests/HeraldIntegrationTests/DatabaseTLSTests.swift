@@ -24,10 +24,7 @@ import Testing
     /// whether it is encrypted.
     static func encrypted(_ configuration: DatabaseConfiguration) async throws -> Bool {
         let endpoint = try configuration.endpoint()
-        var config = PostgresConnection.Configuration(host: endpoint.host, port: endpoint.port, username: endpoint.user,
-                                                      password: endpoint.password, database: endpoint.database,
-                                                      tls: try WorkerPresence.tls(configuration))
-        config.options.connectTimeout = .seconds(5)
+        let config = try Database.connection(configuration, host: endpoint.host, port: endpoint.port, tlsServerName: nil)
         let logger = TestEnvironment.logger("db-tls")
         let connection = try await PostgresConnection.connect(configuration: config, id: 1, logger: logger)
         defer { Task { try? await connection.close() } }

@@ -29,6 +29,22 @@ public enum Database {
         return PostgresClient(configuration: config, backgroundLogger: logger)
     }
 
+    /// A single connection's configuration (the presence lock's, the relay's probe) to `host`,
+    /// with the pool's credentials, TLS and connect timeout.
+    static func connection(_ configuration: DatabaseConfiguration, host: String, port: Int, tlsServerName: String?) throws -> PostgresConnection.Configuration {
+        let endpoint = try configuration.endpoint()
+        let tls: PostgresConnection.Configuration.TLS = switch configuration.tls {
+        case .disable: .disable
+        case .prefer: .prefer(try .init(configuration: configuration.tlsConfiguration()))
+        case .require: .require(try .init(configuration: configuration.tlsConfiguration()))
+        }
+        var config = PostgresConnection.Configuration(host: host, port: port, username: endpoint.user, password: endpoint.password,
+                                                      database: endpoint.database, tls: tls)
+        config.options.tlsServerName = tlsServerName
+        config.options.connectTimeout = .seconds(Int64(configuration.connectTimeoutSeconds))
+        return config
+    }
+
     /// Where a connection goes: the one host of ``DatabaseConfiguration/url``, or, when it
     /// names several, the process's ``PrimaryRelay`` to their primary on loopback, with TLS
     /// checked against the first host's name (every host's certificate must be valid for it;

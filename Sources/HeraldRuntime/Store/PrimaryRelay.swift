@@ -194,13 +194,8 @@ public final class PrimaryRelay: Sendable {
         }
     }
 
+    /// Checked against the name the pool's connections check too (the first host's), so one certificate passes both.
     private func connectionConfiguration(_ node: Node) throws -> PostgresConnection.Configuration {
-        let endpoint = try configuration.endpoint()
-        var config = PostgresConnection.Configuration(host: node.host, port: node.port, username: endpoint.user, password: endpoint.password,
-                                                      database: endpoint.database, tls: try WorkerPresence.tls(configuration))
-        // The name the pool's connections check too (the first host's), so one certificate passes both.
-        config.options.tlsServerName = endpoint.host
-        config.options.connectTimeout = .seconds(Int64(configuration.connectTimeoutSeconds))
-        return config
+        try Database.connection(configuration, host: node.host, port: node.port, tlsServerName: nodes[0].host)
     }
 }

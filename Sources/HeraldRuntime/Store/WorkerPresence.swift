@@ -23,15 +23,6 @@ public final class WorkerPresence: Service, Sendable {
         self.logger = logger
     }
 
-    /// The same TLS as the pool's (``Database/makeClient(_:logger:)``).
-    static func tls(_ configuration: DatabaseConfiguration) throws -> PostgresConnection.Configuration.TLS {
-        switch configuration.tls {
-        case .disable: .disable
-        case .prefer: .prefer(try .init(configuration: configuration.tlsConfiguration()))
-        case .require: .require(try .init(configuration: configuration.tlsConfiguration()))
-        }
-    }
-
     public func run() async throws {
         var delay: Duration = .milliseconds(100)
         let step = Duration.seconds(max(configuration.connectTimeoutSeconds, 2))
@@ -74,14 +65,7 @@ public final class WorkerPresence: Service, Sendable {
     }
 
     private func connectionConfiguration() throws -> PostgresConnection.Configuration {
-        let endpoint = try configuration.endpoint()
         let target = try Database.target(configuration, logger: logger)
-        var config = PostgresConnection.Configuration(
-            host: target.host, port: target.port, username: endpoint.user,
-            password: endpoint.password, database: endpoint.database,
-            tls: try Self.tls(configuration))
-        config.options.tlsServerName = target.tlsServerName
-        config.options.connectTimeout = .seconds(Int64(configuration.connectTimeoutSeconds))
-        return config
+        return try Database.connection(configuration, host: target.host, port: target.port, tlsServerName: target.tlsServerName)
     }
 }
