@@ -63,8 +63,7 @@ public struct DatabaseConfiguration: Sendable {
         let nodes = try endpoint().nodes
         for node in nodes { try checkTLS(host: node.host) }
         // Through the relay, TLS checks the first host's name: an address is none.
-        var address = in6_addr()
-        if nodes.count > 1, tls != .disable, inet_pton(AF_INET, nodes[0].host, &address) == 1 || inet_pton(AF_INET6, nodes[0].host, &address) == 1 {
+        if nodes.count > 1, tls != .disable, (try? ClientIP(nodes[0].host)) != nil {
             throw ConfigError(key: "database.url", reason: "with several hosts and database.tls \(tls.rawValue), the first host must be a name its certificate holds, not an address")
         }
     }
