@@ -98,37 +98,29 @@ public final class ConfigSource: @unchecked Sendable {
     }
 
     public func int(_ key: String, default value: Int, range: ClosedRange<Int>? = nil) throws -> Int {
-        let result: Int
-        switch try raw(key, secret: false) {
-        case nil: result = value
-        case let i as Int: result = i
-        case let s as String:
-            guard let i = Int(s.trimmingCharacters(in: .whitespaces)) else {
-                throw ConfigError(key: key, reason: "must be a whole number, got '\(s)'")
-            }
-            result = i
-        default: throw ConfigError(key: key, reason: "must be a whole number")
-        }
-        if let range, !range.contains(result) {
-            throw ConfigError(key: key, reason: "must be between \(range.lowerBound) and \(range.upperBound), got \(result)")
-        }
-        return result
+        try number(key, default: value, range: range, kind: "a whole number") { $0 as? Int ?? ($0 as? String).flatMap { Int($0) } }
     }
 
     public func double(_ key: String, default value: Double, range: ClosedRange<Double>) throws -> Double {
-        let result: Double
+        try number(key, default: value, range: range, kind: "a number") { ($0 as? Double) ?? ($0 as? Int).map(Double.init) ?? ($0 as? String).flatMap { Double($0) } }
+    }
+
+    /// A number: `parse` takes the file's value (or the environment's text, trimmed); `kind`
+    /// names what it must be in the error.
+    private func number<T: Comparable>(_ key: String, default value: T, range: ClosedRange<T>?, kind: String, parse: (Any) -> T?) throws -> T {
+        let result: T
         switch try raw(key, secret: false) {
         case nil: result = value
-        case let d as Double: result = d
-        case let i as Int: result = Double(i)
         case let s as String:
-            guard let d = Double(s.trimmingCharacters(in: .whitespaces)) else {
-                throw ConfigError(key: key, reason: "must be a number, got '\(s)'")
+            guard let parsed = parse(s.trimmingCharacters(in: .whitespaces)) else {
+                throw ConfigError(key: key, reason: "must be \(kind), got '\(s)'")
             }
-            result = d
-        default: throw ConfigError(key: key, reason: "must be a number")
+            result = parsed
+        case let other?:
+            guard let parsed = parse(other) else { throw ConfigError(key: key, reason: "must be \(kind)") }
+            result = parsed
         }
-        guard range.contains(result) else {
+        if let range, !range.contains(result) {
             throw ConfigError(key: key, reason: "must be between \(range.lowerBound) and \(range.upperBound), got \(result)")
         }
         return result
