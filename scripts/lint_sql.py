@@ -12,6 +12,9 @@ CHECK.json is what lint-sql.sh's query returns: {ledger, functions, findings, sq
 Each command prints its problems on stderr (file:line where there is one) and one line
 `RESULT <key>=<value>...` on stdout for lint-sql.sh's summary, and exits 1 when anything failed.
 
+Every function of schema herald is defined in a Sources/*/SQL/functions/ file, but a helper only
+migrations call, created by its migration after a `-- herald:migration-helper` line.
+
 Accepting a plpgsql_check warning: a comment line in the function's file (Sources/*/SQL/functions/)
 
     -- plpgsql_check: accept <text> — <why it is fine>
@@ -77,6 +80,7 @@ def ledger(check: dict) -> None:
 ACCEPT = re.compile(r"^\s*--\s*plpgsql_check:\s*accept\s+(?P<text>.+?)\s+—\s*(?P<why>.*?)\s*$")
 DEFINES = re.compile(r"CREATE OR REPLACE FUNCTION herald\.([a-z_0-9]+)\(")
 BODY = re.compile(r"\bAS\s+\$([A-Za-z_]*)\$")
+HELPER = re.compile(r"^CREATE FUNCTION herald\.([a-z_0-9]+)\(")
 
 
 def function_files() -> dict:
@@ -99,6 +103,21 @@ def function_files() -> dict:
                 found[current] = [path, None, accepts]
             if current and found[current][1] is None and BODY.search(line):
                 found[current][1] = number
+    # A helper only migrations call is created by the migration that introduces it, after a
+    # `-- herald:migration-helper` line, and never replaced: a definition file could change under
+    # the migrations that ran it, and a fresh install would not do what an upgrade did.
+    for path in sql_files("migrations"):
+        lines = path.read_text().splitlines()
+        current = None
+        for number, line in enumerate(lines, 1):
+            if re.match(r"^\s*--\s*herald:migration-helper\s*$", line):
+                current = ""
+            elif current == "" and (match := HELPER.search(line)):
+                current = match.group(1)
+                found.setdefault(current, [path, None, []])
+            if current and found[current][0] == path and found[current][1] is None and BODY.search(line):
+                found[current][1] = number
+                current = None
     return {name: tuple(value) for name, value in found.items()}
 
 

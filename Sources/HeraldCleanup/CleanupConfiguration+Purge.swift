@@ -4,7 +4,9 @@ extension CleanupConfiguration {
     /// `cleanup.purge.*_days`: how long each purged table's rows are kept (``PurgeTarget``);
     /// 0 keeps them.
     public struct Purge: Sendable {
-        /// Finished rows of the idempotency ledger (`herald.job_runs`).
+        /// The idempotency ledger (`herald.job_runs`), by the day a job was first claimed: each
+        /// day is dropped whole once this many days have passed since it ended; its unfinished
+        /// jobs move on to the current day. A message delivered again after that runs again.
         public var jobRunsDays: Int = 7
         /// What the dev outbox provider "delivered" (`herald.dev_outbox`).
         public var devOutboxDays: Int = 7
@@ -31,6 +33,8 @@ extension CleanupConfiguration {
         public var pushDays: Int = 30
         /// Email requests and link codes (`herald.email_requests`, `herald.email_codes`: codes past their expiry).
         public var emailDays: Int = 30
+        /// Every call to Apple of a job (`herald.apple_attempts`), by day.
+        public var appleAttemptsDays: Int = 30
         /// Apple's server-to-server notifications acted on (`herald.apple_notifications`, by
         /// `received_at`). Their `jti` refuses a replay, and a notification is accepted up to
         /// `apple.notifications.max_age_seconds` (at most 30 days) after it was issued: so 0
@@ -55,6 +59,7 @@ extension CleanupConfiguration {
                 "cleanup.purge.sms_app_verifications_days": smsAppVerificationsDays,
                 "cleanup.purge.sms_fraud_days": smsFraudDays, "cleanup.purge.sms_known_numbers_days": smsKnownNumbersDays,
                 "cleanup.purge.push_days": pushDays, "cleanup.purge.email_days": emailDays,
+                "cleanup.purge.apple_attempts_days": appleAttemptsDays,
                 "cleanup.purge.apple_notifications_days": appleNotificationsDays,
                 "cleanup.purge.apple_relay_addresses_days": appleRelayAddressesDays,
                 "cleanup.purge.verify_days": verifyDays,
@@ -82,6 +87,7 @@ extension CleanupConfiguration {
             smsKnownNumbersDays = try days("sms_known_numbers_days", smsKnownNumbersDays)
             pushDays = try days("push_days", pushDays)
             emailDays = try days("email_days", emailDays)
+            appleAttemptsDays = try days("apple_attempts_days", appleAttemptsDays)
             appleNotificationsDays = try days("apple_notifications_days", appleNotificationsDays)
             if (1...30).contains(appleNotificationsDays) {
                 throw ConfigError(key: "cleanup.purge.apple_notifications_days", reason: """

@@ -15,6 +15,11 @@ public struct CleanupMetrics: Sendable {
         Counter(label: "herald_cleanup_rows_purged_total", dimensions: [("target", target)]).increment(by: count)
     }
 
+    /// `herald_cleanup_partitions_dropped_total{target}`: days of a day-partitioned table dropped.
+    public func droppedDays(_ count: Int, target: String) {
+        Counter(label: "herald_cleanup_partitions_dropped_total", dimensions: [("target", target)]).increment(by: count)
+    }
+
     /// `herald_cleanup_runs_total{outcome}`: what this worker's part of a run ended with:
     /// completed, capped, cancelled, ended (another worker finished it), interrupted, dry_run.
     public func run(outcome: String) {

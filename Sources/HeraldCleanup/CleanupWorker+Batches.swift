@@ -113,4 +113,43 @@ extension CleanupWorker {
             throw error
         }
     }
+
+    /// The coming week's partitions of every day-partitioned table (functions/partitions.sql).
+    func ensureDays() async throws {
+        for try await made in try await client.query("SELECT herald.partitions_ensure_all(7)", logger: logger).decode(Int.self) where made > 0 {
+            logger.info("created day partitions", metadata: ["partitions": "\(made)"])
+        }
+    }
+
+    /// Drops the days of a day-partitioned target wholly past its retention, in one transaction
+    /// that also counts them in the run: PostgreSQL's estimate of their rows (counting a busy
+    /// day would read all of it; see functions/partitions.sql); nil when the run refused it.
+    func dropDays(_ target: PurgeTarget, runID: String) async throws -> Int? {
+        let logger = self.logger
+        do {
+            let (rows, days) = try await client.withTransaction(logger: logger) { connection in
+                var rows = 0, days = 0
+                for try await (partition, estimated, moved) in try await connection.query("""
+                    SELECT partition, estimated_rows, moved_rows
+                      FROM herald.partitions_drop(\(target.table)::regclass, now() - make_interval(days => \(target.retentionDays)::int))
+                    """, logger: logger).decode((String, Int, Int).self) {
+                    rows += estimated
+                    days += 1
+                    logger.info("dropped a day", metadata: ["run_id": "\(runID)", "partition": "\(partition)",
+                                                            "estimated_rows": "\(estimated)",
+                                                            "unfinished_moved": "\(moved)"])
+                }
+                if days > 0 { try await Self.count(runID: runID, purged: target.name, rows: rows, on: connection, logger: logger) }
+                return (rows, days)
+            }
+            if days > 0 {
+                metrics.purged(rows, target: target.name)
+                metrics.droppedDays(days, target: target.name)
+            }
+            return rows
+        } catch let error as PostgresTransactionError {
+            if error.closureError is BatchRefused { return nil }
+            throw error
+        }
+    }
 }

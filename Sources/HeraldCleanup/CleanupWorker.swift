@@ -96,8 +96,17 @@ public struct CleanupWorker: Sendable {
             try await Task.sleep(for: .milliseconds(configuration.lockedRetryMilliseconds))
         }
 
-        // Expired rows of the purge targets.
+        // Expired rows of the purge targets. The day-partitioned tables first get their coming
+        // days (a run is their daily upkeep), then lose the days past retention, whole.
+        try await ensureDays()
         for target in PurgeTarget.registry(configuration) where target.retentionDays > 0 {
+            if target.byDay {
+                guard try await dropDays(target, runID: runID) != nil else {
+                    guard let run = try await runs.get(runID) else { throw CleanupError.unknownRun(runID) }
+                    return Self.ending(of: run) ?? .ended
+                }
+                continue
+            }
             while true {
                 let paused = try await pacer.pauseIfOwed()
                 if Task.isCancelledOrShuttingDown { return .interrupted }

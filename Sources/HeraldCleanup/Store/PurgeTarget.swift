@@ -4,6 +4,10 @@ import HeraldRuntime
 /// in ``registry(_:)``, e.g. `PurgeTarget("sms_verifications", table: "herald.sms_verifications",
 /// timeColumn: "expires_at", retentionDays: configuration.purge.smsVerificationsDays)`.
 /// Give `timeColumn` an index: each purge batch scans by it.
+///
+/// A table partitioned by day (`byDay`, functions/partitions.sql) is not deleted from: each run
+/// drops its days wholly past retention (`created_at` before the UTC day `retentionDays` ago
+/// began), whatever their rows, with `herald.partitions_drop`.
 public struct PurgeTarget: Sendable, Equatable {
     /// The key in `cleanup_runs.purged` and in metrics.
     public var name: String
@@ -14,6 +18,8 @@ public struct PurgeTarget: Sendable, Equatable {
     public var retentionDays: Int
     /// Extra SQL condition on the row (e.g. only finished rows).
     public var predicate: String
+    /// Partitioned by day of `timeColumn`: dropped a day at a time.
+    public var byDay: Bool
 
     public init(_ name: String, table: String, timeColumn: String, retentionDays: Int, predicate: String = "true") {
         self.name = name
@@ -21,30 +27,42 @@ public struct PurgeTarget: Sendable, Equatable {
         self.timeColumn = timeColumn
         self.retentionDays = retentionDays
         self.predicate = predicate
+        self.byDay = false
+    }
+
+    /// A table partitioned by day of `created_at`; `predicate`: the rows its drop keeps
+    /// (moves on) rather than drops.
+    public static func byDay(_ name: String, table: String, retentionDays: Int, keeping kept: String? = nil) -> PurgeTarget {
+        var target = PurgeTarget(name, table: table, timeColumn: "created_at", retentionDays: retentionDays,
+                                 predicate: kept.map { "NOT (\($0))" } ?? "true")
+        target.byDay = true
+        return target
     }
 
     /// The SQL condition of a row this target purges now.
     public var condition: String {
-        "\(timeColumn) < now() - make_interval(days => \(retentionDays)) AND (\(predicate))"
+        if byDay {
+            return "\(timeColumn) < date_trunc('day', now() - make_interval(days => \(retentionDays)), 'UTC') AND (\(predicate))"
+        }
+        return "\(timeColumn) < now() - make_interval(days => \(retentionDays)) AND (\(predicate))"
     }
 
     /// Every purge target, with retentions from the configuration. Disabled ones included.
     public static func registry(_ configuration: CleanupConfiguration) -> [PurgeTarget] {
         [
-            PurgeTarget("job_runs", table: "herald.job_runs", timeColumn: "finished_at",
-                        retentionDays: configuration.purge.jobRunsDays, predicate: "finished_at IS NOT NULL"),
+            // Unfinished jobs move on to the current day instead (their row runs them at most once).
+            .byDay("job_runs", table: "herald.job_runs", retentionDays: configuration.purge.jobRunsDays,
+                   keeping: "status IN ('running', 'retrying')"),
             PurgeTarget("dev_outbox", table: "herald.dev_outbox", timeColumn: "created_at",
                         retentionDays: configuration.purge.devOutboxDays),
-            PurgeTarget("event_outbox", table: "herald.event_outbox", timeColumn: "created_at",
-                        retentionDays: configuration.purge.eventOutboxDays),
+            .byDay("event_outbox", table: "herald.event_outbox", retentionDays: configuration.purge.eventOutboxDays),
             PurgeTarget("cleanup_runs", table: "herald.cleanup_runs", timeColumn: "ended_at",
                         retentionDays: configuration.purge.cleanupRunsDays,
                         predicate: "ended_at IS NOT NULL AND status NOT IN ('scheduled', 'running')"),
             // Verifications first: a purged code would take its verifications with it (ON DELETE CASCADE).
             PurgeTarget("sms_verifications", table: "herald.sms_verifications", timeColumn: "created_at",
                         retentionDays: configuration.purge.smsDays),
-            PurgeTarget("sms_send_attempts", table: "herald.sms_send_attempts", timeColumn: "created_at",
-                        retentionDays: configuration.purge.smsDays),
+            .byDay("sms_send_attempts", table: "herald.sms_send_attempts", retentionDays: configuration.purge.smsDays),
             PurgeTarget("sms_codes", table: "herald.sms_codes", timeColumn: "expires_at",
                         retentionDays: configuration.purge.smsDays),
             PurgeTarget("sms_rate_counters", table: "herald.sms_rate_counters", timeColumn: "expires_at",
@@ -64,18 +82,18 @@ public struct PurgeTarget: Sendable, Equatable {
                         retentionDays: configuration.purge.pushDays),
             PurgeTarget("device_tokens", table: "herald.device_tokens", timeColumn: "updated_at",
                         retentionDays: configuration.purge.pushDays),
-            PurgeTarget("push_send_attempts", table: "herald.push_send_attempts", timeColumn: "created_at",
-                        retentionDays: configuration.purge.pushDays),
+            .byDay("push_send_attempts", table: "herald.push_send_attempts", retentionDays: configuration.purge.pushDays),
             // Codes first (they reference their request), then the requests.
             PurgeTarget("email_codes", table: "herald.email_codes", timeColumn: "expires_at",
                         retentionDays: configuration.purge.emailDays),
             PurgeTarget("email_requests", table: "herald.email_requests", timeColumn: "created_at",
                         retentionDays: configuration.purge.emailDays),
-            PurgeTarget("email_send_attempts", table: "herald.email_send_attempts", timeColumn: "created_at",
-                        retentionDays: configuration.purge.emailDays),
+            .byDay("email_send_attempts", table: "herald.email_send_attempts", retentionDays: configuration.purge.emailDays),
             // Send-limit buckets (keys: addresses, client IPs), as SMS's counters.
             PurgeTarget("email_rate_counters", table: "herald.email_rate_counters", timeColumn: "expires_at",
                         retentionDays: configuration.purge.smsRateCountersDays),
+            // Every call to Apple of a job.
+            .byDay("apple_attempts", table: "herald.apple_attempts", retentionDays: configuration.purge.appleAttemptsDays),
             // Apple's notifications acted on: their jti refuses a replay while one could still be accepted.
             PurgeTarget("apple_notifications", table: "herald.apple_notifications", timeColumn: "received_at",
                         retentionDays: configuration.purge.appleNotificationsDays),

@@ -69,7 +69,7 @@ public struct JobLedger: Sendable {
         let batch = unique.values.sorted { $0.messageID < $1.messageID }
         let ids = batch.map(\.messageID), types = batch.map(\.jobType), tokens = batch.map(\.token)
         let rows = try await Prepared<ClaimSQL>(ids, types, tokens, queue, ownerKey, leaseSeconds).rows(on: client, logger: logger)
-        // `before` sees the statement's snapshot: each row as it was before this claim.
+        // Each row as it was before this claim (functions/job_claim.sql).
         var answers: [String: Claim] = [:]
         for row in rows {
             let (id, attempts, previousStatus, previousToken) = try row.decode((String, Int?, JobStatus?, String?).self)
@@ -79,7 +79,7 @@ public struct JobLedger: Sendable {
             } else if let previousStatus, previousStatus.isFinal {
                 answers[id] = .finished(status: previousStatus)
             } else {
-                // Held by a live worker, or inserted by another worker after our snapshot.
+                // Held by a live worker.
                 answers[id] = .busy
             }
         }
@@ -116,30 +116,11 @@ public struct JobLedger: Sendable {
     }
 
     /// Claims a group (``claim(_:queue:ownerKey:leaseSeconds:)``): $1 message ids, $2 job types,
-    /// $3 claim tokens, $4 queue, $5 owner key, $6 lease seconds.
+    /// $3 claim tokens, $4 queue, $5 owner key, $6 lease seconds (functions/job_claim.sql).
     enum ClaimSQL: StatementText {
         static let sql = """
-            WITH input AS (
-                SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) AS i(message_id, job_type, token)
-            ), before AS (
-                SELECT o.message_id, o.status, o.claim_token FROM herald.job_runs o JOIN input USING (message_id)
-            ), claimed AS (
-                INSERT INTO herald.job_runs AS j (message_id, job_type, queue, status, attempts, owner_key, claim_token, lease_until)
-                SELECT message_id, job_type, $4::text, 'running', 1, $5::bigint, token, now() + make_interval(secs => $6::int)
-                  FROM input ORDER BY message_id
-                ON CONFLICT (message_id) DO UPDATE
-                   SET status = 'running', attempts = j.attempts + (j.claim_token IS DISTINCT FROM EXCLUDED.claim_token)::int,
-                       owner_key = EXCLUDED.owner_key, claim_token = EXCLUDED.claim_token,
-                       lease_until = EXCLUDED.lease_until, updated_at = now()
-                 WHERE j.status = 'retrying'
-                    OR (j.status = 'running'
-                        AND (j.claim_token = EXCLUDED.claim_token
-                             OR j.lease_until < now() OR j.owner_key IS NULL
-                             OR pg_try_advisory_xact_lock_shared(j.owner_key)))
-                RETURNING j.message_id, j.attempts
-            )
-            SELECT input.message_id, claimed.attempts, before.status, before.claim_token
-              FROM input LEFT JOIN claimed USING (message_id) LEFT JOIN before USING (message_id)
+            SELECT message_id, attempts, previous_status, previous_token
+              FROM herald.job_claim($1::text[], $2::text[], $3::text[], $4::text, $5::bigint, $6::int)
             """
     }
 

@@ -116,8 +116,9 @@ public struct Migrator: Sendable {
             }
             logger.info("applied", metadata: ["group": "\(item.group)", "file": "\(item.path)", "transaction": "\(transactional)"])
         }
-        // The ownership finalizer runs on every migrate (it changes only what is not so already),
-        // so that one that failed or was cut short last time is made good.
+        // The partition upkeep and the ownership finalizer run on every migrate (each changes only
+        // what is not so already), so that one that failed or was cut short last time is made good.
+        try await transaction(on: connection) { try await run(RuntimeSchema.partitionUpkeep, on: connection) }
         try await transaction(on: connection) { try await run(RuntimeSchema.ownership, on: connection) }
     }
 
