@@ -55,12 +55,13 @@ struct ColdDatabase: Sendable {
     private let bench: DatabaseConfiguration
     private let logger: Logger
 
-    init(bench: DatabaseConfiguration, logger: Logger) throws {
-        guard var components = URLComponents(string: bench.url) else { throw BenchFailure("cold database: cannot read \(bench.url)") }
+    /// `<bench database>_<suffix>`.
+    init(bench: DatabaseConfiguration, suffix: String = "cold", logger: Logger) throws {
+        guard var components = URLComponents(string: bench.url) else { throw BenchFailure("\(suffix) database: cannot read \(bench.url)") }
         let benchName = components.path.drop { $0 == "/" }
-        name = (benchName.isEmpty ? "herald" : String(benchName)) + "_cold"
+        name = (benchName.isEmpty ? "herald" : String(benchName)) + "_" + suffix
         components.path = "/" + name
-        guard let url = components.string else { throw BenchFailure("cold database: cannot make its URL from \(bench.url)") }
+        guard let url = components.string else { throw BenchFailure("\(suffix) database: cannot make its URL from \(bench.url)") }
         var configuration = bench
         configuration.url = url
         self.configuration = configuration
@@ -92,6 +93,15 @@ struct ColdDatabase: Sendable {
         try await admin("CREATE DATABASE \"\(name)\"")
     }
 
+    /// Creates it unless it exists (a database kept between invocations).
+    func createIfAbsent() async throws {
+        do {
+            try await admin("CREATE DATABASE \"\(name)\"")
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "42P04" {
+            // There already.
+        }
+    }
+
     func drop() async throws {
         try await admin("DROP DATABASE IF EXISTS \"\(name)\" WITH (FORCE)")
     }
@@ -113,12 +123,13 @@ struct ColdDatabase: Sendable {
     }
 
     /// `body` with a client of one connection to the database `settings` name, closed after.
-    private func withClient(_ settings: DatabaseConfiguration, _ body: (PostgresClient) async throws -> Void) async throws {
+    @discardableResult
+    func withClient<T>(_ settings: DatabaseConfiguration, _ body: (PostgresClient) async throws -> T) async throws -> T {
         var settings = settings
         settings.maxConnections = 1
         let client = try Database.makeClient(settings, logger: logger)
         let task = Task { await client.run() }
         defer { task.cancel() }
-        try await body(client)
+        return try await body(client)
     }
 }

@@ -46,8 +46,12 @@ import Logging
 //              numbers' wrong tries beside them (default 50,000; 0: an empty table, cold plans)
 //   tracing    one herald-sms process with tracing off, on (every span exported over OTLP/HTTP to a local
 //              receiver), and on with 10 % of traces sampled: worker CPU per job of each (TracingRuns.swift)
-// BENCH_ONLY=runner|sms|cold|processes|paced|tracing|cleanup|push|email|api runs one part; the broker baseline
-// runs with each of the first six, and with api.
+//   bigtable   the SMS job on 50 M-row tables (the ledger, sms_verifications, sms_codes: BENCH_BIG_ROWS each,
+//              generated set-based in `<bench database>_big`, kept between invocations; BENCH_BIG_REBUILD=1 starts
+//              it over) next to small tables, then BENCH_BIG_RATE sign-ins/s (default 300) for BENCH_BIG_SECONDS
+//              (default 30) twice, the second time with the ledger's oldest day dropped halfway (BigTables.swift)
+// BENCH_ONLY=runner|sms|cold|processes|paced|tracing|cleanup|push|email|api|bigtable runs one part; the broker
+// baseline runs with each of the first six, with api and with bigtable.
 let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 20_000
 let environment = ProcessInfo.processInfo.environment
 let only = environment["BENCH_ONLY"]
@@ -122,6 +126,16 @@ if runs("runner") || runs("sms") || runs("processes") || only == "paced" || only
     }
     await statements?.close()
     printRuns(results, count: count, size: size, configuration: configuration)
+}
+
+if runs("bigtable") {
+    let rows = environment["BENCH_BIG_ROWS"].flatMap(Int.init) ?? 50_000_000
+    let rate = environment["BENCH_BIG_RATE"].flatMap(Double.init) ?? 300
+    let seconds = environment["BENCH_BIG_SECONDS"].flatMap(Double.init) ?? 30
+    let size = try await DatabaseSize.read(configuration: configuration.database, logger: logger)
+    let baseline = try await brokerBaseline(count: count, configuration: configuration, logger: logger)
+    let big = try await BigTables.runs(count: count, rows: rows, rate: rate, seconds: seconds, configuration: configuration, logger: logger)
+    printRuns([baseline] + big, count: count, size: size, configuration: configuration)
 }
 
 /// The paced runs at `rate` jobs/s for BENCH_PACED_SECONDS (default three idle timeouts of the pool, 30 s by default: its
