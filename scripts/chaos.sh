@@ -38,10 +38,11 @@ if [ "$cluster" = 1 ]; then
   scripts/cluster.sh start
   HERALD_AMQP_URL="$(scripts/cluster.sh rabbit-urls)"
   # Both PostgreSQL hosts (the relay picks the primary); TLS checked against the name in the cluster's certificate.
-  export HERALD_DATABASE_URL="postgres://herald@localhost:56432,localhost:56433/herald_chaos" HERALD_DATABASE_TLS=require
+  HERALD_DATABASE_URL="$(scripts/cluster.sh pg-urls herald_chaos)"
+  export HERALD_DATABASE_URL HERALD_DATABASE_TLS=require
   export HERALD_DATABASE_TLS_CA_FILE="${HERALD_RUN_DIR:-$PWD/.run}/cluster/pg-tls/server.pem" HERALD_AMQP_URL
-  psql "postgres://herald@localhost:56432,localhost:56433/postgres?target_session_attrs=read-write" -qtAc "SELECT 1 FROM pg_database WHERE datname = 'herald_chaos'" | grep -q 1 \
-    || psql "postgres://herald@localhost:56432,localhost:56433/postgres?target_session_attrs=read-write" -qc "CREATE DATABASE herald_chaos" >/dev/null
+  admin="$(scripts/cluster.sh pg-urls postgres)?target_session_attrs=read-write"
+  psql "$admin" -qtAc "SELECT 1 FROM pg_database WHERE datname = 'herald_chaos'" | grep -q 1 || psql "$admin" -qc "CREATE DATABASE herald_chaos" >/dev/null
   case " $* " in *" --scenarios "*) ;; *) set -- "$@" --scenarios cluster-kill,cluster-partition,cluster-rolling,cluster-failover ;; esac
 fi
 # A fresh schema each run: the figures and the secrecy dump are this run's alone.
