@@ -83,19 +83,25 @@ BODY = re.compile(r"\bAS\s+\$([A-Za-z_]*)\$")
 HELPER = re.compile(r"^CREATE FUNCTION herald\.([a-z_0-9]+)\(")
 
 
+def accepts_of(path: pathlib.Path, lines: list[str]) -> list:
+    """The file's `-- plpgsql_check: accept` lines: [(line, text, why)]."""
+    accepts = []
+    for number, line in enumerate(lines, 1):
+        if re.match(r"^\s*--\s*plpgsql_check:", line):
+            match = ACCEPT.match(line)
+            if not match or not match.group("why"):
+                problems.append(f"{rel(path)}:{number}: not the form `-- plpgsql_check: accept <text> — <why>` (a why is required)")
+            else:
+                accepts.append((number, match.group("text"), match.group("why")))
+    return accepts
+
+
 def function_files() -> dict:
     """function name -> (file, the file's line of the body's line 1, [(line, text, why)] accepts)."""
     found = {}
     for path in sql_files("functions"):
         lines = path.read_text().splitlines()
-        accepts = []
-        for number, line in enumerate(lines, 1):
-            if re.match(r"^\s*--\s*plpgsql_check:", line):
-                match = ACCEPT.match(line)
-                if not match or not match.group("why"):
-                    problems.append(f"{rel(path)}:{number}: not the form `-- plpgsql_check: accept <text> — <why>` (a why is required)")
-                else:
-                    accepts.append((number, match.group("text"), match.group("why")))
+        accepts = accepts_of(path, lines)
         current = None
         for number, line in enumerate(lines, 1):
             if (match := DEFINES.search(line)):
@@ -114,7 +120,7 @@ def function_files() -> dict:
                 current = ""
             elif current == "" and (match := HELPER.search(line)):
                 current = match.group(1)
-                found.setdefault(current, [path, None, []])
+                found.setdefault(current, [path, None, accepts_of(path, lines)])
             if current and found[current][0] == path and found[current][1] is None and BODY.search(line):
                 found[current][1] = number
                 current = None

@@ -123,11 +123,15 @@ extension CleanupWorker {
 
     /// Drops the days of a day-partitioned target wholly past its retention, in one transaction
     /// that also counts them in the run: PostgreSQL's estimate of their rows (counting a busy
-    /// day would read all of it; see functions/partitions.sql); nil when the run refused it.
+    /// day would read all of it; see functions/partitions.sql); nil when the run refused it. A
+    /// table busy past the drop's lock timeout is left to the next run (0).
     func dropDays(_ target: PurgeTarget, runID: String) async throws -> Int? {
         let logger = self.logger
         do {
             let (rows, days) = try await client.withTransaction(logger: logger) { connection in
+                // The run's row first: the table's lock, once the drop has it, is not held while
+                // this waits for another worker's count.
+                try await connection.query("SELECT 1 FROM herald.cleanup_runs WHERE id = \(runID) FOR UPDATE", logger: logger)
                 var rows = 0, days = 0
                 for try await (partition, estimated, moved) in try await connection.query("""
                     SELECT partition, estimated_rows, moved_rows
@@ -149,6 +153,11 @@ extension CleanupWorker {
             return rows
         } catch let error as PostgresTransactionError {
             if error.closureError is BatchRefused { return nil }
+            if let refused = error.closureError as? PSQLError, let state = refused.serverInfo?[.sqlState], ["55P03", "40P01"].contains(state) {
+                logger.warning("table busy: its days are left to the next run", metadata: ["run_id": "\(runID)", "target": "\(target.name)",
+                                                                                          "sqlstate": "\(state)"])
+                return 0
+            }
             throw error
         }
     }

@@ -98,6 +98,39 @@ import Testing
         }
     }
 
+    /// The upkeep of a table a long statement holds (here a reader of its DEFAULT partition) waits
+    /// 1 s for it, then leaves it to the next call; the other tables are done, and the next call
+    /// does that one. Each day gets the table's storage settings; a week is the most it makes ahead.
+    @Test func aBusyTableIsLeftToTheNextUpkeepAndTheOthersAreDone() async throws {
+        try await withScratchDatabase("upkeep") { _, client in
+            try await Migrator(client: client, groups: HeraldChannels.schema, logger: Self.logger).migrate()
+            for table in ["job_runs (message_id, job_type, queue, status, created_at) VALUES ('busy-1', 'x.v1', 'x', 'completed',",
+                          "sms_send_attempts (verification_id, provider, result, duration_ms, created_at) VALUES ('v-busy', 'twilio', 'accepted', 5,"] {
+                try await client.query(PostgresQuery(unsafeSQL: "INSERT INTO herald.\(table) now() - interval '3 days')"), logger: Self.logger)
+            }
+            try await client.withConnection { reader in
+                try await reader.query("BEGIN", logger: Self.logger)
+                _ = try await reader.query("SELECT count(*) FROM herald.job_runs_default", logger: Self.logger).collect()
+                let started = ContinuousClock.now
+                #expect(try await count("SELECT herald.partitions_ensure_all(7)", client) == 1, "sms_send_attempts' day only")
+                #expect(ContinuousClock.now - started < .seconds(5))
+                try await reader.query("COMMIT", logger: Self.logger)
+            }
+            #expect(try await partitions("job_runs", client)["job_runs_default"] == 1)
+            #expect(try await partitions("sms_send_attempts", client)["sms_send_attempts_p\(Self.day(3))"] == 1)
+            #expect(try await count("SELECT herald.partitions_ensure_all(7)", client) == 1)
+            #expect(try await partitions("job_runs", client)["job_runs_p\(Self.day(3))"] == 1)
+            // sms_send_attempts' settings (sms 0010) on each of its days.
+            #expect(try await count("""
+                SELECT count(*)::int FROM herald.partition_bounds('herald.sms_send_attempts') b JOIN pg_class c ON c.oid = b.partition
+                 WHERE NOT 'autovacuum_analyze_threshold=1000' = ANY (coalesce(c.reloptions, '{}'))
+                """, client) == 0)
+            await #expect(throws: PSQLError.self) {
+                _ = try await count("SELECT herald.partitions_ensure('herald.job_runs', 365)", client)
+            }
+        }
+    }
+
     /// Claims of one new message racing on two connections: one claims it, the other is told it
     /// is busy, and the ledger holds one row. Without the advisory lock in herald.job_claim both
     /// claim it (the day's key holds created_at, so two inserts do not collide).

@@ -20,6 +20,7 @@
 -- and indexes: each one whose definition matches an index of the legacy partition (renamed
 -- <table>_legacy_…) takes that index over without building it.
 -- A helper of migrations only (a definition file could change under an old migration).
+-- plpgsql_check: accept text type variable is not sanitized — the GRANTs' privilege types and the storage settings come from the catalog (aclexplode, reloptions), role names through quote_ident
 -- herald:migration-helper
 CREATE FUNCTION herald.partition_by_day(p_table regclass, p_column text)
  RETURNS void
@@ -58,6 +59,17 @@ BEGIN
         CONTINUE WHEN r.seq IS NULL;
         EXECUTE format('ALTER SEQUENCE %s OWNED BY herald.%I.%I', r.seq, v_name, r.attname);
     END LOOP;
+    EXECUTE format('CREATE TABLE herald.%I PARTITION OF herald.%I DEFAULT', v_name || '_default', v_name);
+    -- The table's grants (LIKE copies none), and its storage settings, which a partitioned table
+    -- cannot hold: kept on the DEFAULT partition, whence herald.partitions_ensure gives each day them.
+    FOR r IN SELECT a.privilege_type, CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(a.grantee)::text) END AS grantee
+               FROM pg_class c CROSS JOIN LATERAL aclexplode(c.relacl) AS a
+              WHERE c.oid = p_table AND a.grantee <> c.relowner LOOP
+        EXECUTE format('GRANT %s ON herald.%I TO %s', r.privilege_type, v_name, r.grantee);
+    END LOOP;
+    FOR r IN SELECT unnest(c.reloptions) AS option FROM pg_class c WHERE c.oid = p_table LOOP
+        EXECUTE format('ALTER TABLE herald.%I SET (%s)', v_name || '_default', r.option);
+    END LOOP;
     -- An empty table (a new install) leaves no legacy partition behind.
     EXECUTE format('SELECT EXISTS (SELECT 1 FROM herald.%I)', v_legacy) INTO v_rows;
     IF v_rows THEN
@@ -66,7 +78,6 @@ BEGIN
     ELSE
         EXECUTE format('DROP TABLE herald.%I', v_legacy);
     END IF;
-    EXECUTE format('CREATE TABLE herald.%I PARTITION OF herald.%I DEFAULT', v_name || '_default', v_name);
 END
 $function$;
 
