@@ -67,6 +67,8 @@ enum BigTables {
                  WHERE NOT EXISTS (SELECT 1 FROM herald.job_runs j WHERE j.message_id = 'big-day-' || to_char(now() - make_interval(days => d), 'YYYYMMDD'))
                 """, logger: logger)
             try await client.query("SELECT herald.partitions_ensure_all(7)", logger: logger)
+            // Each invocation numbers its rows from its own slot of 10⁸: ids never repeat.
+            let base = Int.random(in: 1..<1_000_000) * 100_000_000
             for table in ["job_runs", "sms_codes", "sms_verifications"] {
                 var have = try await estimate(table, client, logger: logger)
                 var codes = 1...1
@@ -76,7 +78,7 @@ enum BigTables {
                 let from = have
                 while have < rows {
                     let n = min(chunk, rows - have)
-                    try await client.query(PostgresQuery(unsafeSQL: insert(table, first: have + Int.random(in: 0..<1_000_000_000), count: n, codes: codes)), logger: logger)
+                    try await client.query(PostgresQuery(unsafeSQL: insert(table, first: base + have, count: n, codes: codes)), logger: logger)
                     have += n
                     if (have / chunk) % 5 == 0 { print("big tables: \(table) \(DatabaseSize.format(Int64(have))) rows") }
                 }
@@ -106,9 +108,9 @@ enum BigTables {
     /// expired (the pending-code index stays small, as in a live system), each verification
     /// with one of the codes (ids `codes`).
     static func insert(_ table: String, first: Int, count: Int, codes: ClosedRange<Int>) -> String {
-        let series = "generate_series(\(first), \(first + count - 1)) g"
+        let series = "generate_series(\(first)::bigint, \(first + count - 1)::bigint) g"
         let when = "date_trunc('day', now(), 'UTC') - interval '10 days' + make_interval(secs => (g * 7919) % 864000)"
-        let phone = "'+4917' || lpad(((g * 2654435761) % 1000000000)::text, 9, '0')"
+        let phone = "'+4917' || lpad((((g % 1000000000) * 2654435761) % 1000000000)::text, 9, '0')"
         switch table {
         case "job_runs":
             return """
