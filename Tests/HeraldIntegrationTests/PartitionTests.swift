@@ -1,5 +1,6 @@
 import Foundation
 import HeraldClient
+import HeraldCleanup
 import PostgresNIO
 import Testing
 @testable import HeraldRuntime
@@ -69,6 +70,10 @@ import Testing
             let ledger = JobLedger(client: client, logger: Self.logger)
             #expect(try await ledger.claim(messageID: "old-5", jobType: "sms.verification.v1", queue: "sms", ownerKey: 7, token: "t5", leaseSeconds: 60)
                     == .finished(status: .completed))
+
+            // What a dry run says a run would drop: the finished jobs of days 8…12.
+            let preview = try await CleanupReport.make(client: client, configuration: CleanupConfiguration(), logger: Self.logger)
+            #expect(preview.purgeable["job_runs"] == 4 && preview.purgeable["sms_send_attempts"] == 0)
 
             // Seven days' retention: days 8…12 go whole; day 10's unfinished job moves on to today.
             var dropped: [String: Int] = [:]

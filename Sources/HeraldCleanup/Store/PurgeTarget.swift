@@ -42,7 +42,13 @@ public struct PurgeTarget: Sendable, Equatable {
     /// The SQL condition of a row this target purges now.
     public var condition: String {
         if byDay {
-            return "\(timeColumn) < date_trunc('day', now() - make_interval(days => \(retentionDays)), 'UTC') AND (\(predicate))"
+            // The rows of the days herald.partitions_drop would drop (functions/partitions.sql).
+            return """
+                tableoid IN (SELECT b.partition::oid FROM herald.partition_bounds('\(table)') b
+                              WHERE NOT b.is_default
+                                AND b.upper_bound <= least(now() - make_interval(days => \(retentionDays)), date_trunc('day', now(), 'UTC')))
+                AND (\(predicate))
+                """
         }
         return "\(timeColumn) < now() - make_interval(days => \(retentionDays)) AND (\(predicate))"
     }
