@@ -22,9 +22,10 @@ struct DatabaseSize: Sendable {
         var rows: [String: Int64] = [:]
         // A table partitioned by day (the ledger) holds no rows itself: its partitions' add up.
         for try await (name, estimate) in try await client.query("""
-            SELECT c.relname, (greatest(c.reltuples, 0) + coalesce((SELECT sum(greatest(p.reltuples, 0)) FROM pg_inherits i
-                                                                      JOIN pg_class p ON p.oid = i.inhrelid
-                                                                     WHERE i.inhparent = c.oid), 0))::bigint
+            SELECT c.relname, (CASE WHEN c.relkind = 'p' THEN 0 ELSE greatest(c.reltuples, 0) END
+                               + coalesce((SELECT sum(greatest(p.reltuples, 0)) FROM pg_inherits i
+                                            JOIN pg_class p ON p.oid = i.inhrelid
+                                           WHERE i.inhparent = c.oid), 0))::bigint
               FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
              WHERE n.nspname = 'herald' AND c.relname = ANY (\(tables))
             """, logger: logger).decode((String, Int64).self) {
