@@ -135,7 +135,7 @@ extension CleanupWorker {
                 var rows = 0, days = 0
                 for try await (partition, estimated, moved) in try await connection.query("""
                     SELECT partition, estimated_rows, moved_rows
-                      FROM herald.partitions_drop(\(target.table)::regclass, now() - make_interval(days => \(target.retentionDays)::int))
+                      FROM herald.partitions_drop('\(unescaped: target.table)'::regclass, \(unescaped: target.cutoff))
                     """, logger: logger).decode((String, Int, Int).self) {
                     rows += estimated
                     days += 1

@@ -39,18 +39,16 @@ public struct PurgeTarget: Sendable, Equatable {
         return target
     }
 
+    /// The SQL instant before which its rows are past retention.
+    public var cutoff: String { "now() - make_interval(days => \(retentionDays))" }
+
     /// The SQL condition of a row this target purges now.
     public var condition: String {
         if byDay {
             // The rows of the days herald.partitions_drop would drop (functions/partitions.sql).
-            return """
-                tableoid IN (SELECT b.partition::oid FROM herald.partition_bounds('\(table)') b
-                              WHERE NOT b.is_default
-                                AND b.upper_bound <= least(now() - make_interval(days => \(retentionDays)), date_trunc('day', now(), 'UTC')))
-                AND (\(predicate))
-                """
+            return "tableoid IN (SELECT partition::oid FROM herald.partitions_due('\(table)', \(cutoff))) AND (\(predicate))"
         }
-        return "\(timeColumn) < now() - make_interval(days => \(retentionDays)) AND (\(predicate))"
+        return "\(timeColumn) < \(cutoff) AND (\(predicate))"
     }
 
     /// Every purge target, with retentions from the configuration. Disabled ones included.

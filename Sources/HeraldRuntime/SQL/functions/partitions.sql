@@ -23,6 +23,19 @@ AS $function$
      WHERE i.inhparent = p_table
 $function$;
 
+-- The partitions of p_table a drop before p_before takes: each whose whole range ends at or
+-- before p_before and before today (the legacy partition too, never the DEFAULT one).
+-- herald.partitions_drop drops them; cleanup's dry run counts their rows.
+CREATE OR REPLACE FUNCTION herald.partitions_due(p_table regclass, p_before timestamptz)
+ RETURNS TABLE (partition regclass, lower_bound timestamptz, upper_bound timestamptz)
+ LANGUAGE sql
+ STABLE
+ SET "TimeZone" TO 'UTC'
+AS $function$
+    SELECT b.partition, b.lower_bound, b.upper_bound FROM herald.partition_bounds(p_table) AS b
+     WHERE NOT b.is_default AND b.upper_bound <= least(p_before, date_trunc('day', now(), 'UTC'))
+$function$;
+
 -- The column p_table is partitioned by, after checking it is one of these tables.
 CREATE OR REPLACE FUNCTION herald.partition_column(p_table regclass)
  RETURNS text
@@ -69,6 +82,7 @@ DECLARE
     v_options text[];
     v_any boolean := false;
     v_waiting timestamptz[] := ARRAY[]::timestamptz[];
+    v_missing timestamptz[];
     v_day timestamptz;
     v_part text;
     v_made integer := 0;
@@ -82,11 +96,15 @@ BEGIN
     IF v_default IS NOT NULL THEN
         EXECUTE format('SELECT EXISTS (SELECT 1 FROM %s)', v_default) INTO v_any;
     END IF;
-    IF NOT v_any AND NOT EXISTS (
-        SELECT 1 FROM generate_series(date_trunc('day', now(), 'UTC'),
-                                      date_trunc('day', now(), 'UTC') + make_interval(days => p_days_ahead), interval '1 day') AS d
-         WHERE NOT EXISTS (SELECT 1 FROM herald.partition_bounds(p_table) AS b
-                            WHERE NOT b.is_default AND coalesce(b.lower_bound <= d, true) AND b.upper_bound > d)) THEN
+    -- Today and the days ahead no partition covers (only this function, under the lock above,
+    -- creates partitions). A day with rows waiting in DEFAULT is never covered: such a row would
+    -- have gone to its day's partition.
+    SELECT coalesce(array_agg(d), ARRAY[]::timestamptz[]) INTO v_missing
+      FROM generate_series(date_trunc('day', now(), 'UTC'),
+                           date_trunc('day', now(), 'UTC') + make_interval(days => p_days_ahead), interval '1 day') AS d
+     WHERE NOT EXISTS (SELECT 1 FROM herald.partition_bounds(p_table) AS b
+                        WHERE NOT b.is_default AND coalesce(b.lower_bound <= d, true) AND b.upper_bound > d);
+    IF NOT v_any AND cardinality(v_missing) = 0 THEN
         RETURN 0;
     END IF;
     IF v_default IS NOT NULL THEN
@@ -96,13 +114,7 @@ BEGIN
         -- The table's storage settings (a partitioned table holds none): each day gets them.
         v_options := (SELECT c.reloptions FROM pg_class c WHERE c.oid = v_default);
     END IF;
-    FOR v_day IN SELECT d FROM unnest(v_waiting) AS d
-                 UNION
-                 SELECT generate_series(date_trunc('day', now(), 'UTC'),
-                                        date_trunc('day', now(), 'UTC') + make_interval(days => p_days_ahead), interval '1 day')
-                 ORDER BY 1 LOOP
-        CONTINUE WHEN EXISTS (SELECT 1 FROM herald.partition_bounds(p_table) AS b
-                               WHERE NOT b.is_default AND coalesce(b.lower_bound <= v_day, true) AND b.upper_bound > v_day);
+    FOR v_day IN SELECT d FROM unnest(v_waiting) AS d UNION SELECT d FROM unnest(v_missing) AS d ORDER BY 1 LOOP
         v_part := format('%s_p%s', v_name, to_char(v_day, 'YYYYMMDD'));
         EXECUTE format('CREATE TABLE herald.%I (LIKE herald.%I INCLUDING DEFAULTS INCLUDING CONSTRAINTS)', v_part, v_name);
         IF v_options IS NOT NULL THEN
@@ -147,8 +159,8 @@ BEGIN
 END
 $function$;
 
--- Drops each partition of p_table whose whole range ends at or before p_before and before today
--- (the legacy partition too, never the DEFAULT one): one catalog change per day, whatever its rows. The
+-- Drops each partition of p_table herald.partitions_due names: one catalog change per day,
+-- whatever its rows. The
 -- ledger's jobs not finished yet (running, retrying) move on to the current day first: their
 -- row is what runs them at most once. Answers each partition dropped, PostgreSQL's estimate of
 -- its rows (its statistics; counted when it has none: counting a day of a busy table would read
@@ -168,9 +180,8 @@ DECLARE
 BEGIN
     PERFORM herald.partition_column(p_table);
     PERFORM pg_advisory_xact_lock(19027, p_table::oid::integer);
-    FOR r IN SELECT b.partition AS part, b.lower_bound, b.upper_bound FROM herald.partition_bounds(p_table) AS b
-              WHERE NOT b.is_default AND b.upper_bound <= least(p_before, date_trunc('day', now(), 'UTC'))
-              ORDER BY b.upper_bound LOOP
+    FOR r IN SELECT d.partition AS part, d.lower_bound, d.upper_bound FROM herald.partitions_due(p_table, p_before) AS d
+              ORDER BY d.upper_bound LOOP
         -- The lock DROP TABLE takes, taken before the ledger's rows move: a claim waiting for a
         -- moved row while holding the table against the DROP would be a deadlock.
         EXECUTE format('LOCK TABLE %s IN ACCESS EXCLUSIVE MODE', p_table);
