@@ -100,17 +100,9 @@ enum BigTables {
         }
     }
 
-    /// Rows of `table` or of its partitions (PostgreSQL's estimates; an analyzed partitioned
-    /// table's own estimate is its partitions' again).
+    /// Rows of `table` (PostgreSQL's estimates, ``DatabaseSize/estimates(_:client:logger:)``).
     static func estimate(_ table: String, _ client: PostgresClient, logger: Logger) async throws -> Int {
-        let rows = try await client.query("""
-            SELECT coalesce(sum(greatest(c.reltuples, 0)), 0)::bigint FROM pg_class c
-             WHERE c.relkind = 'r'
-               AND (c.oid = \("herald." + table)::regclass
-                    OR c.oid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = \("herald." + table)::regclass))
-            """, logger: logger).decode(Int64.self)
-        for try await n in rows { return Int(n) }
-        return 0
+        Int(try await DatabaseSize.estimates([table], client: client, logger: logger)[table] ?? 0)
     }
 
     /// `count` rows of `table` from the number `first`, over the ten days before today.

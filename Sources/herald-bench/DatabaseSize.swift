@@ -19,19 +19,25 @@ struct DatabaseSize: Sendable {
         let client = try Database.makeClient(settings, logger: logger)
         let task = Task { await client.run() }
         defer { task.cancel() }
+        return DatabaseSize(rows: try await estimates(tables, client: client, logger: logger))
+    }
+
+    /// The estimates of `names` (tables of schema herald). A table partitioned by day (the
+    /// ledger) holds no rows itself (an analyzed one repeats its partitions' estimate): its
+    /// partitions' add up.
+    static func estimates(_ names: [String], client: PostgresClient, logger: Logger) async throws -> [String: Int64] {
         var rows: [String: Int64] = [:]
-        // A table partitioned by day (the ledger) holds no rows itself: its partitions' add up.
         for try await (name, estimate) in try await client.query("""
             SELECT c.relname, (CASE WHEN c.relkind = 'p' THEN 0 ELSE greatest(c.reltuples, 0) END
                                + coalesce((SELECT sum(greatest(p.reltuples, 0)) FROM pg_inherits i
                                             JOIN pg_class p ON p.oid = i.inhrelid
                                            WHERE i.inhparent = c.oid), 0))::bigint
               FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-             WHERE n.nspname = 'herald' AND c.relname = ANY (\(tables))
+             WHERE n.nspname = 'herald' AND c.relname = ANY (\(names))
             """, logger: logger).decode((String, Int64).self) {
             rows[name] = estimate
         }
-        return DatabaseSize(rows: rows)
+        return rows
     }
 
     /// `job_runs 2.99M, sms_verifications 2.88M, …` (rows, estimated).
