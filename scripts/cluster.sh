@@ -17,21 +17,23 @@
 #   scripts/cluster.sh pg-start|pg-stop|pg-status|pg-urls [DB]
 #   scripts/cluster.sh pg-kill-primary|pg-promote|pg-rebuild-standby
 #
-# RabbitMQ node N is herald-cN@127.0.0.1N: AMQP on 127.0.0.1:56672, 56682, 56692; Erlang
+# RabbitMQ node N is herald-cN@127.0.0.1N: AMQP on 127.0.0.1:26672, 26682, 26692; Erlang
 # distribution on the node's own loopback address (127.0.0.11, .12, .13), port AMQP+1, and
 # from that address, so iptables can cut one node off by address and touch nothing else; CLI
-# tools on AMQP+2..AMQP+9; a port mapper (epmd) of its own on 56670. A partition is noticed
+# tools on AMQP+2..AMQP+9; a port mapper (epmd) of its own on 26670. A partition is noticed
 # after 1 to 1.25 × NET_TICKTIME seconds (HERALD_CLUSTER_NET_TICKTIME; RabbitMQ's default is 60).
-# PostgreSQL: data in pg-56432 and pg-56433, whichever is primary now; user herald, trust
+# PostgreSQL: data in pg-26432 and pg-26433, whichever is primary now; user herald, trust
 # authentication, TLS with the self-signed certificate pg-tls/server.pem (its own CA).
+# Every port here is below Linux's ephemeral range (32768-60999): one inside it can be held by
+# any outgoing connection of the moment, and a node then fails to listen (it did, at 56682).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 DIR="${HERALD_RUN_DIR:-$ROOT/.run}/cluster"
 RABBIT=/usr/lib/rabbitmq/bin
-EPMD_PORT=56670
+EPMD_PORT=26670
 NET_TICKTIME="${HERALD_CLUSTER_NET_TICKTIME:-10}"
-PG_PORTS=(56432 56433)
+PG_PORTS=(26432 26433)
 TIMEOUT=120
 
 log() { printf '[cluster] %s\n' "$*" >&2; }
@@ -53,7 +55,7 @@ wait_gone() {
 
 # ---------- RabbitMQ ----------
 node_name() { echo "herald-c$1@127.0.0.1$1"; }
-amqp_port() { echo $((56662 + 10 * $1)); }
+amqp_port() { echo $((26662 + 10 * $1)); }
 check_node() { [[ "$1" =~ ^[123]$ ]] || die "name a node: 1, 2 or 3"; }
 rabbit_env() {
   local n="$1" amqp; amqp=$(amqp_port "$n")
@@ -198,7 +200,7 @@ rabbit_rolling_restart() {
   done
   rabbit_status
 }
-rabbit_urls() { echo "amqp://guest:guest@127.0.0.1:56672/,amqp://guest:guest@127.0.0.1:56682/,amqp://guest:guest@127.0.0.1:56692/"; }
+rabbit_urls() { echo "amqp://guest:guest@127.0.0.1:26672/,amqp://guest:guest@127.0.0.1:26682/,amqp://guest:guest@127.0.0.1:26692/"; }
 
 # ---------- Partitions (iptables) ----------
 # After a heal, a paused node can hang booting in Erlang's global:sync (RabbitMQ 3.10, OTP 25:
@@ -208,7 +210,7 @@ ipt() { iptables "$@" 2> >(grep -v 'iptables-legacy tables present' >&2); }
 # Each rule drops the traffic from one node's address to another's on the cluster's
 # distribution ports only, and carries the comment herald-cluster (what heal removes).
 partition_rule() {
-  ipt -A INPUT -i lo -p tcp -s "$1" -d "$2" -m multiport --ports 56673,56683,56693 \
+  ipt -A INPUT -i lo -p tcp -s "$1" -d "$2" -m multiport --ports 26673,26683,26693 \
     -m comment --comment herald-cluster -j DROP
 }
 partition() {
