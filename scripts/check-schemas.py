@@ -17,6 +17,10 @@ VALID = {
         "purpose": "sign_in", "locale": "pt-BR", "force_resend": False,
         "client": {"ip": "203.0.113.7", "app_id": "com.example.app"}, "extra": "ignored",
     },
+    "sms.receipt": {
+        "version": 1, "provider": "twilio", "provider_message_id": "SM0123456789abcdef0123456789abcdef", "status": "delivered",
+        "provider_status": "delivered", "error_code": None, "occurred_at": None, "received_at": "2026-11-27T19:02:03Z",
+    },
     "email.action": {
         "version": 1, "request_id": "r-1", "email": "alice@example.com", "mode": "sign_in", "locale": "en",
         "action_code_settings": {"url": "https://app.example.com/finish?cart=42", "handle_code_in_app": True},
@@ -38,6 +42,9 @@ ALSO_VALID = {
                          {"app_verification": {"captcha": {"provider": "turnstile", "token": "0.abc-XYZ"}}},
                          {"app_verification": {"captcha": {"provider": "hcaptcha", "token": "t"}, "receipt": None}},
                          {"app_verification": None}],
+    "sms.receipt": [{"provider": "kannel", "provider_message_id": "hk-0a1b", "status": "sent", "provider_status": "8"},
+                    {"provider": "webhook", "status": "undelivered", "error_code": "carrier 31", "occurred_at": "2026-11-27T19:02:03.123+01:00"},
+                    {"status": "queued", "provider_status": None, "received_at": "2026-11-27T19:02:03.5Z"}],
     "email.action": [
         {"mode": "verify_email", "action_code_settings": {"url": "HTTP://x.example/"}},
         {"mode": "reset_password", "action_code_settings": {"url": "https://x.example/", "handle_code_in_app": False}},
@@ -68,6 +75,12 @@ INVALID = {
         {"app_verification": {"captcha": {"provider": "recaptcha", "token": ""}}},
         {"app_verification": {"captcha": {"provider": "recaptcha", "token": "t" * 4097}}},
         {"app_verification": {"captcha": {"provider": "recaptcha"}}},
+    ],
+    "sms.receipt": [
+        {"provider": "sns"}, {"provider": MISSING}, {"provider_message_id": ""}, {"provider_message_id": "a b"},
+        {"provider_message_id": "x" * 129}, {"status": "read"}, {"status": MISSING}, {"provider_status": ""},
+        {"error_code": "x" * 65}, {"error_code": "\u00e9"}, {"received_at": MISSING}, {"received_at": "yesterday"},
+        {"occurred_at": "2026-11-27"}, {"version": 2},
     ],
     "email.action": [
         {"email": "a@b"}, {"email": "ab.example.com"}, {"email": "a@@example.com"}, {"email": "a b@example.com"},

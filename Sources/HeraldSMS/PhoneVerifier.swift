@@ -38,6 +38,16 @@ public struct PhoneVerifier: Sendable {
     static func hashContext(phone: String, purpose: String) -> String { "sms:\(phone):\(purpose)" }
 
     public func verify(verificationID: String, code: String, logger: Logger) async throws -> Result {
+        let result = try await check(verificationID: verificationID, code: code, logger: logger)
+        if case .verified(let phone, _) = result {
+            // Test numbers may be fictional: counted under ZZ (libphonenumber's unknown region).
+            let region = (try? PhoneNumberClassifier.classify(PhoneNumber(phone)))?.regionCode ?? "ZZ"
+            metrics.verified(region: region)
+        }
+        return result
+    }
+
+    private func check(verificationID: String, code: String, logger: Logger) async throws -> Result {
         let secret = Secret(code)
         return try await client.withTransaction(logger: logger) { connection in
             let rows = try await connection.query("""

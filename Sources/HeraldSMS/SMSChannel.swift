@@ -7,7 +7,8 @@ public enum SMSChannel: HeraldChannel {
     public static let kind = JobKind.sms
     /// Its SQL: `Sources/HeraldSMS/SQL` (migrations and functions).
     public static let schema = SchemaGroup(name: "sms", files: EmbeddedSQL.files)
-    public static let jobTypes: [any HeraldJob.Type] = [SMSVerificationJob.self]
+    /// The types of queue `herald.sms` (``SMSJob``'s members).
+    public static var jobTypes: [any HeraldJob.Type] { SMSJob.members }
 
     public static func handler(configuration: HeraldConfiguration) throws -> SMSHandler {
         try SMSHandler(configuration: configuration)

@@ -67,6 +67,8 @@ public struct SMSConfiguration: ConfigurationSection {
     public var twilio = Twilio()
     public var kannel = Kannel()
     public var webhook = Webhook()
+    /// `sms.receipts.*`: delivery receipts (SMSConfiguration+Receipts.swift).
+    public var receipts = Receipts()
     /// Lets the providers in use reach a host other than loopback over `http://` (Kannel, a
     /// webhook, a Twilio base URL): off, such a configuration does not start (``ClearTextPolicy``).
     public var allowInsecureTransport = false
@@ -118,6 +120,7 @@ public struct SMSConfiguration: ConfigurationSection {
         webhook.url = try source.string("sms.webhook.url", default: "")
         webhook.secret = try source.string("sms.webhook.secret", default: "", secret: true)
         allowInsecureTransport = try source.bool("sms.allow_insecure_transport", default: false)
+        receipts = try Receipts.read(source, providers: providers, allowInsecureTransport: allowInsecureTransport)
         fraudGuard = try FraudGuardConfiguration(source: source)
         appVerification = try AppVerificationConfiguration(source: source, allowInsecureTransport: allowInsecureTransport)
         try checkProviders()

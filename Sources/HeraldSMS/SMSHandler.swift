@@ -12,6 +12,8 @@ import PostgresNIO
 /// window for a second SMS is a crash between the provider's acceptance and our commit, and
 /// the retry after it is counted (`herald_sms_uncertain_sends_total`).
 public struct SMSHandler: JobHandler {
+    public typealias Job = SMSJob
+
     public let configuration: SMSConfiguration
     let hasher: SecretHasher
     let templates: SMSTemplates
@@ -21,12 +23,14 @@ public struct SMSHandler: JobHandler {
     let appVerifier: AppVerifier
     /// Concurrent jobs' decisions and `sent` records go to PostgreSQL together.
     let groups: SMSGroups
+    /// `runner.max_attempts`: a receipt no send attempt matches is dropped on its last one.
+    let receiptAttempts: Int
 
     /// `eventsExchange`: the events exchange of the worker's `amqp.namespace` (the fraud
     /// guard's pauses go there); `operationTimeout`: `database.operation_timeout_seconds`, the
     /// deadline of each grouped database step.
     public init(configuration: SMSConfiguration, hasher: SecretHasher, templates: SMSTemplates, providers: [SMSProvider],
-                eventsExchange: String, operationTimeout: Duration) {
+                eventsExchange: String, operationTimeout: Duration, receiptAttempts: Int = RunnerConfiguration().maxAttempts) {
         self.configuration = configuration
         self.hasher = hasher
         self.templates = templates
@@ -34,6 +38,7 @@ public struct SMSHandler: JobHandler {
         self.fraudGuard = FraudGuard(configuration: configuration.fraudGuard, eventsExchange: eventsExchange, timeout: operationTimeout)
         self.appVerifier = AppVerifier(configuration: configuration.appVerification)
         self.groups = SMSGroups(timeout: operationTimeout)
+        self.receiptAttempts = receiptAttempts
     }
 
     /// The handler a `herald-sms` process runs, from its configuration.
@@ -42,9 +47,10 @@ public struct SMSHandler: JobHandler {
         let http = ProviderHTTP(timeoutMilliseconds: sms.providerTimeoutMilliseconds)
         let providers: [SMSProvider] = try sms.providers.map { kind throws(ConfigError) -> SMSProvider in
             switch kind {
-            case .twilio: TwilioProvider(configuration: sms.twilio, http: http)
-            case .kannel: KannelProvider(configuration: sms.kannel, http: http)
-            case .webhook: try WebhookProvider(configuration: sms.webhook, http: http)
+            case .twilio: TwilioProvider(configuration: sms.twilio, http: http, statusCallback: sms.receipts.enabled ? sms.receipts.twilioURL : nil)
+            case .kannel: KannelProvider(configuration: sms.kannel, http: http, receipts: sms.receipts.enabled ? sms.receipts : nil)
+            case .webhook: try WebhookProvider(configuration: sms.webhook, http: http,
+                                               receiptURL: sms.receipts.enabled ? sms.receipts.baseURL + "/v1/receipts/webhook" : nil)
             case .outbox: OutboxSMSProvider(outbox: DevOutboxDelivery(configuration: configuration.outbox))
             }
         }
@@ -54,10 +60,26 @@ public struct SMSHandler: JobHandler {
             templates: try SMSTemplates.load(directory: sms.templatesDirectory, appName: sms.appName, webOTPOrigin: sms.webOTPOrigin),
             providers: providers,
             eventsExchange: HeraldTopology(configuration.amqp, configuration.runner).eventsExchange,
-            operationTimeout: .seconds(configuration.database.operationTimeoutSeconds))
+            operationTimeout: .seconds(configuration.database.operationTimeoutSeconds),
+            receiptAttempts: configuration.runner.maxAttempts)
     }
 
-    public func handle(_ job: SMSVerificationJob, context: JobContext) async throws -> JobOutcome {
+    public func handle(_ job: SMSJob, context: JobContext) async throws -> JobOutcome {
+        switch job {
+        case .verification(let verification): try await handle(verification, context: context)
+        case .receipt(let receipt): try await self.receipt(receipt, context: context)
+        }
+    }
+
+    public func exhausted(_ job: SMSJob, reason: String, context: JobContext) -> JobOutcome {
+        switch job {
+        case .verification(let verification): exhausted(verification, reason: reason, context: context)
+        // A receipt has no record of its own: the dead letter is it.
+        case .receipt: .rejected(reason)
+        }
+    }
+
+    func handle(_ job: SMSVerificationJob, context: JobContext) async throws -> JobOutcome {
         let phone: PhoneNumber
         do {
             phone = try PhoneNumber(job.phoneNumber)
@@ -142,7 +164,7 @@ public struct SMSHandler: JobHandler {
 
     /// Out of attempts: the verification ends `failed` with the runner's reason, its code
     /// closed, and `sms.failed` tells the front API, all with the ledger's `dead`.
-    public func exhausted(_ job: SMSVerificationJob, reason: String, context: JobContext) -> JobOutcome {
+    func exhausted(_ job: SMSVerificationJob, reason: String, context: JobContext) -> JobOutcome {
         let phone = (try? PhoneNumber(job.phoneNumber))?.e164 ?? job.phoneNumber
         let (id, messageID, purpose) = (job.verificationID, context.envelope.messageID, job.purpose.rawValue)
         return .rejected(reason, events: [failedEvent(job, phone: phone, provider: nil, reason: reason)]) { connection, logger in

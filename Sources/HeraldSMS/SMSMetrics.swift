@@ -44,4 +44,23 @@ public struct SMSMetrics: Sendable {
     public func fraudGuardPause(scope: String) {
         Counter(label: "herald_sms_fraud_guard_pauses_total", dimensions: [("scope", scope)]).increment()
     }
+
+    /// `herald_sms_receipts_total{provider,status,result}`: receipts herald-sms handled: applied
+    /// (the attempt moved on), duplicate, stale (a later or final status was there), unmatched
+    /// (no send attempt had the message id by the job's last attempt: dropped).
+    public func receipt(provider: String, status: DeliveryStatus, result: String) {
+        Counter(label: "herald_sms_receipts_total", dimensions: [("provider", provider), ("status", status.rawValue), ("result", result)]).increment()
+    }
+
+    /// `herald_sms_deliveries_total{provider,region,status}`: SMS whose final receipt said
+    /// delivered or undelivered, once each: the delivery ratio per provider and region.
+    public func delivery(provider: String, region: String, status: DeliveryStatus) {
+        Counter(label: "herald_sms_deliveries_total", dimensions: [("provider", provider), ("region", region), ("status", status.rawValue)]).increment()
+    }
+
+    /// `herald_sms_verified_total{region}`: codes checked right (``PhoneVerifier``, in the process
+    /// that checks them): over `herald_sms_deliveries_total{status="delivered"}`, the conversion.
+    public func verified(region: String) {
+        Counter(label: "herald_sms_verified_total", dimensions: [("region", region)]).increment()
+    }
 }

@@ -69,7 +69,7 @@ func runnerEndToEnd(count: Int, workers: Int, configuration: HeraldConfiguration
 /// first publish and read after the last outcome.
 func workersEndToEnd<Handler: JobHandler>(
     count: Int, workers: Int, configuration: HeraldConfiguration, logger: Logger, statements: BenchStatements? = nil, name: String,
-    makeHandler: (Stopwatch) throws -> Handler, job: @escaping @Sendable (String) -> Handler.Job
+    makeHandler: (Stopwatch) throws -> Handler, job: @escaping @Sendable (String) -> any HeraldJob
 ) async throws -> BenchResult {
     let watch = Stopwatch()
     let topology = HeraldTopology(configuration.amqp, configuration.runner)

@@ -136,6 +136,7 @@ struct ConfigCommand: AsyncParsableCommand {
             // Region, number-type and per-region cap policy, with what it means (docs/abuse.md).
             values.merge(s.numberPolicyValues) { current, _ in current }
             values.merge(s.guessingAndIPValues) { current, _ in current }
+            values.merge(s.receipts.effectiveValues) { current, _ in current }
             for (name, limit) in [("phone", s.phoneLimit), ("prefix", s.prefixLimit), ("ip", s.ipLimit), ("global", s.globalLimit), ("resend", s.resendLimit)] {
                 values["sms.limits.\(name).max"] = limit.max
                 values["sms.limits.\(name).window_seconds"] = limit.windowSeconds

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import PostgresNIO
 
@@ -10,10 +11,14 @@ public struct AttemptLog: Sendable {
     public let table: String
     /// The column naming what was delivered (`verification_id`, `request_id`, `receipt`).
     public let keyColumn: String
+    /// True when the table keeps what the providers' receipts said (`delivery_status`,
+    /// `delivery_status_at`, `delivery_error_code`).
+    public let receipts: Bool
 
-    public init(table: String, keyColumn: String) {
+    public init(table: String, keyColumn: String, receipts: Bool = false) {
         self.table = table
         self.keyColumn = keyColumn
+        self.receipts = receipts
     }
 
     /// One statement: `change` (an UPDATE returning `keyColumn`, with binds `$1…`), then the
@@ -81,14 +86,18 @@ public struct AttemptLog: Sendable {
     public func read(_ key: String, client: PostgresClient, logger: Logger) async throws -> [DeliveryAttempt] {
         var binds = PostgresBindings()
         try binds.append(key)
+        let delivery = receipts ? "delivery_status, delivery_status_at, delivery_error_code" : "NULL::text, NULL::timestamptz, NULL::text"
         let rows = try await client.query(PostgresQuery(unsafeSQL: """
-            SELECT provider, result, http_status, error_code, provider_message_id, duration_ms
+            SELECT provider, result, http_status, error_code, provider_message_id, duration_ms, \(delivery)
               FROM \(table) WHERE \(keyColumn) = $1 ORDER BY id
             """, binds: binds), logger: logger)
         var out: [DeliveryAttempt] = []
-        for try await (provider, result, status, code, messageID, ms) in rows.decode((String, DeliveryAttempt.Result, Int?, String?, String?, Int).self) {
-            out.append(DeliveryAttempt(provider: provider, result: result, httpStatus: status, errorCode: code,
-                                       providerMessageID: messageID, durationMilliseconds: ms))
+        for try await (provider, result, status, code, messageID, ms, delivery, at, deliveryCode)
+            in rows.decode((String, DeliveryAttempt.Result, Int?, String?, String?, Int, DeliveryStatus?, Date?, String?).self) {
+            var attempt = DeliveryAttempt(provider: provider, result: result, httpStatus: status, errorCode: code,
+                                          providerMessageID: messageID, durationMilliseconds: ms)
+            if let delivery, let at { attempt.delivery = .init(status: delivery, at: at, errorCode: deliveryCode) }
+            out.append(attempt)
         }
         return out
     }
@@ -102,6 +111,11 @@ extension DeliveryAttempt {
         call["http_status"] = httpStatus
         call["error_code"] = errorCode
         call["provider_message_id"] = providerMessageID
+        if let delivery {
+            call["delivery_status"] = delivery.status.rawValue
+            call["delivery_status_at"] = delivery.at.iso8601
+            call["delivery_error_code"] = delivery.errorCode
+        }
         return call
     }
 }

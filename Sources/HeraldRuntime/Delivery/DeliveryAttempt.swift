@@ -1,3 +1,5 @@
+import Foundation
+
 /// One provider call, as every channel records it (`herald.<channel>_send_attempts`).
 public struct DeliveryAttempt: Sendable, Equatable {
     /// The `result` column: `timeout` is a failed call that may have delivered (uncertain).
@@ -9,6 +11,20 @@ public struct DeliveryAttempt: Sendable, Equatable {
     public var errorCode: String?
     public var providerMessageID: String?
     public var durationMilliseconds: Int
+    /// What the provider's receipts said of the message since (channels that take receipts).
+    public var delivery: Delivery?
+
+    /// The furthest status a receipt gave, when it happened, and the provider's error code.
+    public struct Delivery: Sendable, Equatable {
+        public var status: DeliveryStatus
+        public var at: Date
+        public var errorCode: String?
+        public init(status: DeliveryStatus, at: Date, errorCode: String? = nil) {
+            self.status = status
+            self.at = at
+            self.errorCode = errorCode
+        }
+    }
 
     public init(provider: String, result: Result, httpStatus: Int? = nil, errorCode: String? = nil,
                 providerMessageID: String? = nil, durationMilliseconds: Int) {

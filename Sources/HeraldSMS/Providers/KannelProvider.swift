@@ -6,12 +6,15 @@ import NIOCore
 
 /// Kannel's smsbox HTTP interface: `GET /cgi-bin/sendsms?username&password&to&text&from`,
 /// with `charset=UTF-8` and `coding=2` (UCS-2) when the text is not GSM-7. Kannel answers
-/// 202 `0: Accepted for delivery` or `3: Queued for later delivery`, with no message id
-/// (none is recorded); 4xx (bad number, missing field) is final, 403 (credentials) and
-/// 5xx go to the next provider.
+/// 202 `0: Accepted for delivery` or `3: Queued for later delivery`, with no message id; 4xx
+/// (bad number, missing field) is final, 403 (credentials) and 5xx go to the next provider.
+/// With receipts on (`sms.receipts.*`), Herald names the message itself (`hk-…`, recorded as its
+/// provider message id) and gives Kannel a signed `dlr-url` carrying that name and a `dlr-mask`.
 struct KannelProvider: DeliveryProvider {
     let configuration: SMSConfiguration.Kannel
     let http: ProviderHTTP
+    /// Where Kannel reports, or nil for no receipts.
+    var receipts: SMSConfiguration.Receipts?
     var name: String { "kannel" }
 
     func send(_ message: SMSMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
@@ -21,6 +24,13 @@ struct KannelProvider: DeliveryProvider {
             ("coding", message.encoding.scheme == .gsm7 ? "0" : "2"),
         ]
         if !configuration.from.isEmpty { fields.append(("from", configuration.from)) }
+        var messageID: String?
+        if let receipts {
+            let id = "hk-" + RandomID.hex()
+            fields.append(("dlr-mask", String(receipts.kannelDLRMask)))
+            fields.append(("dlr-url", receipts.kannelURL(id: id)))
+            messageID = id
+        }
         let separator = configuration.url.contains("?") ? "&" : "?"
         var request = HTTPClientRequest(url: configuration.url + separator + ProviderHTTP.formEncode(fields))
         request.method = .GET
@@ -35,7 +45,7 @@ struct KannelProvider: DeliveryProvider {
             guard kannelCode == "0" || kannelCode == "3" else {
                 return .next("kannel-unexpected-answer", httpStatus: status)
             }
-            return .accepted(nil, httpStatus: status)
+            return .accepted(messageID, httpStatus: status)
         }
     }
 }

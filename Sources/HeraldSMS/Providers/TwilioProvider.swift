@@ -8,10 +8,13 @@ import NIOCore
 /// body (`To`, `From` or `MessagingServiceSid`, `Body`), HTTP basic auth with the account
 /// SID and auth token. 201 carries the message `sid`; errors carry Twilio's numeric `code`
 /// (21211 invalid number, 21610 unsubscribed, 21408 region not enabled, …), recorded as
-/// `twilio-<code>`.
+/// `twilio-<code>`. With `sms.receipts.base_url` set, each message names Herald's receipt
+/// endpoint as its `StatusCallback`: Twilio posts every change of the message's status there.
 struct TwilioProvider: DeliveryProvider {
     let configuration: SMSConfiguration.Twilio
     let http: ProviderHTTP
+    /// `StatusCallback`, or nil for none.
+    var statusCallback: String?
     var name: String { "twilio" }
 
     func send(_ message: SMSMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
@@ -27,6 +30,7 @@ struct TwilioProvider: DeliveryProvider {
         } else {
             fields.append(("MessagingServiceSid", configuration.messagingServiceSID))
         }
+        if let statusCallback { fields.append(("StatusCallback", statusCallback)) }
         request.body = .bytes(ByteBuffer(string: ProviderHTTP.formEncode(fields)))
 
         return await http.send(request, logger: context.logger) { status, body in

@@ -9,22 +9,26 @@ import NIOCore
 /// `webhook-timestamp` (Unix seconds) and `webhook-signature: v1,<base64 HMAC-SHA256>`
 /// over `id.timestamp.body`, keyed with the base64 part of the `whsec_…` secret. The body:
 /// `{"type":"sms.send","timestamp":…,"data":{"to","text","verification_id","encoding","segments"}}`.
-/// A 2xx answer may carry `{"message_id": "…"}` (or `id`).
+/// A 2xx answer may carry `{"message_id": "…"}` (or `id`): the message's name in the provider's
+/// receipts; without one, the request's `webhook-id` is. With `sms.receipts.base_url` set, `data`
+/// also carries `receipt_url`, where the provider posts its receipts (signed the same way).
 struct WebhookProvider: DeliveryProvider {
     let url: String
     /// The signing key's bytes (`SymmetricKey` is not `Sendable`).
     let key: [UInt8]
     let http: ProviderHTTP
+    /// `data.receipt_url`, or nil.
+    var receiptURL: String?
     var name: String { "webhook" }
 
-    init(configuration: SMSConfiguration.Webhook, http: ProviderHTTP) throws(ConfigError) {
-        let encoded = configuration.secret.hasPrefix("whsec_") ? String(configuration.secret.dropFirst(6)) : configuration.secret
-        guard let bytes = Data(base64Encoded: encoded), bytes.count >= 24 else {
+    init(configuration: SMSConfiguration.Webhook, http: ProviderHTTP, receiptURL: String? = nil) throws(ConfigError) {
+        guard let key = StandardWebhooks.key(secret: configuration.secret) else {
             throw ConfigError(key: "sms.webhook.secret", reason: "must be whsec_ and the base64 of at least 24 random bytes")
         }
         self.url = configuration.url
-        self.key = Array(bytes)
+        self.key = key
         self.http = http
+        self.receiptURL = receiptURL
     }
 
     struct Payload: Encodable {
@@ -34,7 +38,8 @@ struct WebhookProvider: DeliveryProvider {
             var verificationID: String
             var encoding: String
             var segments: Int
-            enum CodingKeys: String, CodingKey { case to, text, encoding, segments, verificationID = "verification_id" }
+            var receiptURL: String?
+            enum CodingKeys: String, CodingKey { case to, text, encoding, segments, verificationID = "verification_id", receiptURL = "receipt_url" }
         }
         var type = "sms.send"
         var timestamp: String
@@ -58,18 +63,12 @@ struct WebhookProvider: DeliveryProvider {
         }
     }
 
-    /// `v1,` and the signature of `id.timestamp.body`.
-    static func signature(id: String, timestamp: Int, body: [UInt8], key: [UInt8]) -> String {
-        let signed = Array("\(id).\(timestamp).".utf8) + body
-        return "v1," + Data(HMAC<SHA256>.authenticationCode(for: signed, using: SymmetricKey(data: key))).base64EncodedString()
-    }
-
     func send(_ message: SMSMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
         let now = Date()
         let payload = Payload(
             timestamp: now.iso8601,
             data: .init(to: message.to, text: message.text.revealed, verificationID: message.verificationID,
-                        encoding: message.encoding.scheme.rawValue, segments: message.encoding.segments))
+                        encoding: message.encoding.scheme.rawValue, segments: message.encoding.segments, receiptURL: receiptURL))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let body = try? encoder.encode(payload) else { return .refused("encoding") }
@@ -80,13 +79,13 @@ struct WebhookProvider: DeliveryProvider {
         request.headers.add(name: "Content-Type", value: "application/json")
         request.headers.add(name: "webhook-id", value: id)
         request.headers.add(name: "webhook-timestamp", value: "\(timestamp)")
-        request.headers.add(name: "webhook-signature", value: Self.signature(id: id, timestamp: timestamp, body: Array(body), key: key))
+        request.headers.add(name: "webhook-signature", value: StandardWebhooks.signature(id: id, timestamp: timestamp, body: Array(body), key: key))
         request.body = .bytes(ByteBuffer(bytes: body))
 
         return await http.send(request, logger: context.logger) { status, answer in
             if let failure = ProviderHTTP.classify(status: status, code: nil) { return ProviderAnswer(failure, httpStatus: status) }
             let body = try? JSONDecoder().decode(Answer.self, from: Data(buffer: answer))
-            return .accepted(body?.name, httpStatus: status)
+            return .accepted(body?.name ?? id, httpStatus: status)
         }
     }
 }

@@ -117,7 +117,7 @@ public enum SMSStore {
 
     /// `herald.sms_send_attempts`: every provider call of a verification (`heraldctl verify show-*`
     /// prints them).
-    public static let attempts = AttemptLog(table: "herald.sms_send_attempts", keyColumn: "verification_id")
+    public static let attempts = AttemptLog(table: "herald.sms_send_attempts", keyColumn: "verification_id", receipts: true)
 
     /// What a provider accepted, for ``sent(_:client:logger:)``.
     public struct Sent: Sendable {

@@ -1,0 +1,55 @@
+import Foundation
+import HeraldRuntime
+import Logging
+
+extension SMSHandler {
+    /// `sms.receipt`: the provider's word on a message it accepted, applied to its send attempt.
+    /// A receipt may come before the send's own commit (the provider answered, the worker has not
+    /// recorded it yet): it is retried through the delay queues (`runner.retry_delays_ms`), and
+    /// dropped with `herald_sms_receipts_total{result="unmatched"}` on its last attempt.
+    /// `sms.delivered` / `sms.undelivered` go out when the attempt reaches that status, and again
+    /// for a repeat of it (events are at least once: the first may have been lost with a crash
+    /// between the status's commit and the job's).
+    func receipt(_ receipt: SMSReceiptJob, context: JobContext) async throws -> JobOutcome {
+        var logger = context.logger
+        logger[metadataKey: "provider"] = "\(receipt.provider.rawValue)"
+        logger[metadataKey: "provider_message_id"] = "\(receipt.providerMessageID)"
+        let result = try await SMSStore.applyReceipt(receipt, client: context.database, logger: logger)
+        let provider = receipt.provider.rawValue
+        switch result.kind {
+        case .unknown:
+            guard context.attempt >= receiptAttempts else { throw JobFailure.transient("receipt_before_send") }
+            metrics.receipt(provider: provider, status: receipt.status, result: "unmatched")
+            logger.notice("a receipt for a message no send attempt has: dropped", metadata: ["attempts": "\(context.attempt)"])
+            return .completed()
+        case .stale:
+            metrics.receipt(provider: provider, status: receipt.status, result: "stale")
+            logger.debug("a receipt older than the attempt's status: ignored", metadata: ["status": "\(result.status?.rawValue ?? "")"])
+            return .completed()
+        case .duplicate, .applied:
+            metrics.receipt(provider: provider, status: receipt.status, result: result.kind.rawValue)
+            guard let status = result.status, status.isFinal, let id = result.verificationID else { return .completed() }
+            let region = result.phone.flatMap { try? PhoneNumberClassifier.classify(PhoneNumber($0)).regionCode } ?? "ZZ"
+            if result.kind == .applied { metrics.delivery(provider: provider, region: region, status: status) }
+            return .completed(events: [OutgoingEvent(name: "sms.\(status.rawValue)", payload: SMSDeliveryEvent(
+                verificationID: id, phone: result.phone.map(Redact.phone) ?? "", provider: provider,
+                providerMessageID: receipt.providerMessageID, status: status.rawValue, errorCode: result.errorCode, region: region))])
+        }
+    }
+}
+
+/// Payload of `sms.delivered` and `sms.undelivered` (the number masked).
+struct SMSDeliveryEvent: Encodable {
+    var verificationID: String
+    var phone: String
+    var provider: String
+    var providerMessageID: String
+    var status: String
+    var errorCode: String?
+    var region: String
+
+    enum CodingKeys: String, CodingKey {
+        case phone, provider, status, region
+        case verificationID = "verification_id", providerMessageID = "provider_message_id", errorCode = "error_code"
+    }
+}

@@ -1,0 +1,18 @@
+-- Delivery receipts (issue 35): each accepted send attempt learns what became of its message from
+-- the provider's receipts (Twilio's status callbacks, Kannel's DLRs, the webhook provider's),
+-- applied by herald.sms_receipt_apply (functions/sms_receipt_apply.sql), which finds the attempt
+-- by the provider's message id across the table's days.
+-- squawk-ignore-file require-concurrent-index-creation, require-lock-timeout, require-statement-timeout
+-- why: require-concurrent-index-creation: the index is on a partitioned table (no CONCURRENTLY
+--   there); PostgreSQL builds it on each day, the legacy partition included, under this lock.
+-- why: require-lock-timeout, require-statement-timeout: as 0013, a timeout would only make a large
+--   table's migration fail; new columns without a default and a NOT VALID check rewrite nothing.
+ALTER TABLE herald.sms_send_attempts
+    ADD COLUMN delivery_status text,
+    ADD COLUMN delivery_status_at timestamptz,
+    ADD COLUMN delivery_error_code text;
+-- NOT VALID: every existing row holds NULL; new and updated rows are checked.
+ALTER TABLE herald.sms_send_attempts ADD CONSTRAINT sms_send_attempts_delivery_status_check
+    CHECK (delivery_status IN ('queued', 'sent', 'delivered', 'undelivered')) NOT VALID;
+CREATE INDEX sms_send_attempts_message_idx ON herald.sms_send_attempts (provider_message_id)
+    WHERE provider_message_id IS NOT NULL;
