@@ -19,6 +19,10 @@ public struct APIConfiguration: ConfigurationSection {
     /// Requests per second per API key (a token bucket per replica; `burst` requests at once).
     public var keyRatePerSecond = 100
     public var keyRateBurst = 200
+    /// Provider callbacks (`/v1/receipts/…`) per second per source address (a token bucket per
+    /// replica; `burst` at once): a provider's receipts come from a handful of addresses.
+    public var receiptRatePerSecond = 200
+    public var receiptRateBurst = 1_000
     /// How long a request waits for the broker's confirm of its job before answering 503.
     public var publishTimeoutMilliseconds = 5_000
     /// TLS served by herald-api itself: PEM certificate chain and private key, read again on
@@ -44,6 +48,8 @@ public struct APIConfiguration: ConfigurationSection {
         }
         keyRatePerSecond = try source.int("api.key_rate_per_second", default: keyRatePerSecond, range: 1...100_000)
         keyRateBurst = try source.int("api.key_rate_burst", default: keyRateBurst, range: 1...1_000_000)
+        receiptRatePerSecond = try source.int("api.receipts.rate_per_second", default: receiptRatePerSecond, range: 1...100_000)
+        receiptRateBurst = try source.int("api.receipts.rate_burst", default: receiptRateBurst, range: 1...1_000_000)
         publishTimeoutMilliseconds = try source.int("api.publish_timeout_ms", default: publishTimeoutMilliseconds, range: 100...60_000)
         tlsCertificateFile = try source.path("api.tls.certificate_file", default: "")
         tlsKeyFile = try source.path("api.tls.key_file", default: "")
@@ -69,6 +75,7 @@ public struct APIConfiguration: ConfigurationSection {
         [
             "api.host": host, "api.port": port, "api.max_body_bytes": maxBodyBytes, "api.trusted_proxies": trustedProxies,
             "api.key_rate_per_second": keyRatePerSecond, "api.key_rate_burst": keyRateBurst,
+            "api.receipts.rate_per_second": receiptRatePerSecond, "api.receipts.rate_burst": receiptRateBurst,
             "api.publish_timeout_ms": publishTimeoutMilliseconds, "api.tls.certificate_file": tlsCertificateFile,
             "api.tls.key_file": tlsKeyFile, "api.allow_insecure_transport": allowInsecureTransport, "api.public_url": publicURL,
         ]

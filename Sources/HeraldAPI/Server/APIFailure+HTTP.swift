@@ -5,7 +5,7 @@ extension APIFailure {
         switch self {
         case .invalid: .badRequest
         case .bodyTooLarge: .contentTooLarge
-        case .unauthenticated: .unauthorized
+        case .unauthenticated, .forgedCallback: .unauthorized
         case .forbidden: .forbidden
         case .rateLimited: .tooManyRequests
         case .notFound: .notFound

@@ -8,6 +8,8 @@ public enum APIFailure: Error, Sendable, Equatable {
     case bodyTooLarge(limit: Int)
     /// No credentials, or credentials that are unknown, wrong, revoked or expired (401).
     case unauthenticated
+    /// A provider's callback whose signature does not hold, is missing, or is too old (401).
+    case forgedCallback
     /// The key lacks the route's scope (403).
     case forbidden(scope: String)
     /// The key's request rate is spent (429).
@@ -41,6 +43,7 @@ public enum APIFailure: Error, Sendable, Equatable {
         case .invalid(let field, let reason): field.map { reason.contains($0) ? reason : "\($0): \(reason)" } ?? reason
         case .bodyTooLarge(let limit): "the body is larger than \(limit) bytes (api.max_body_bytes)"
         case .unauthenticated: "authentication required: HTTP Basic with an API key id and secret (or Bearer id.secret on /v1)"
+        case .forgedCallback: "the callback's signature is missing, wrong or too old"
         case .forbidden(let scope): "this API key lacks the '\(scope)' scope"
         case .rateLimited: "too many requests for this API key"
         case .notFound(let what): "\(what) not found"

@@ -30,6 +30,14 @@ struct APIMetrics: Sendable {
         Counter(label: "herald_api_enqueue_failures_total", dimensions: [("reason", reason)])
     }
     private let rateLimits = Counter(label: "herald_api_rate_limited_total")
+    private let receipts = MetricHandles<ReceiptKey, Counter> { key in
+        Counter(label: "herald_api_receipts_total", dimensions: [("provider", key.provider), ("outcome", key.outcome)])
+    }
+
+    private struct ReceiptKey: Hashable, Sendable {
+        var provider: String
+        var outcome: String
+    }
 
     func request(family: String, route: String, status: Int, duration: Duration) {
         requests.handle(RequestKey(family: family, route: route, status: status)).increment()
@@ -41,6 +49,11 @@ struct APIMetrics: Sendable {
     func rateLimited() { rateLimits.increment() }
 
     func enqueueFailed(_ why: String) { enqueueFailures.handle(why).increment() }
+
+    /// `herald_api_receipts_total{provider,outcome}`: provider callbacks by what became of them:
+    /// accepted (published), forged (a signature missing, wrong or too old), invalid,
+    /// rate_limited, unconfigured (no key to check it with), unavailable (not published).
+    func receipt(_ provider: String, _ outcome: String) { receipts.handle(ReceiptKey(provider: provider, outcome: outcome)).increment() }
 }
 
 /// Counts and times every request of a family (the route is the matched pattern, never the path).

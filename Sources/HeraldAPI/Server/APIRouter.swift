@@ -30,6 +30,8 @@ enum APIRouter {
         PushRoutes(dependencies: dependencies).add(to: v1.group("push").add(middleware: authenticator(.push, bearer: true)))
         AppleRoutes(dependencies: dependencies).add(to: v1.group("apple").add(middleware: authenticator(.apple, bearer: true)))
         AccountRoutes(dependencies: dependencies).add(to: v1.group("accounts").add(middleware: authenticator(.accounts, bearer: true)))
+        // Providers' callbacks: no API key, each checked by the provider's own signature.
+        ReceiptRoutes(dependencies: dependencies, addresses: addresses).add(to: v1.group("receipts"))
 
         let v2 = router.group("v2")
             .add(middleware: RequestMetrics(family: "verify", metrics: dependencies.metrics))

@@ -35,6 +35,7 @@ struct V1Error: HTTPResponseError {
         case .invalid: "invalid_request"
         case .bodyTooLarge: "body_too_large"
         case .unauthenticated: "unauthenticated"
+        case .forgedCallback: "bad_signature"
         case .forbidden: "forbidden"
         case .rateLimited: "rate_limited"
         case .notFound: "not_found"

@@ -2,25 +2,30 @@ import Foundation
 import HeraldRuntime
 import Synchronization
 
-/// A token bucket per API key, in this replica: `perSecond` requests a second, `burst` at once.
-/// N replicas allow N times the rate; the workers' own limits (per number, IP, region) are
-/// counted in PostgreSQL across all of them.
+/// A token bucket per API key (or per source address, for the receipt callbacks), in this
+/// replica: `perSecond` requests a second, `burst` at once. N replicas allow N times the rate;
+/// the workers' own limits (per number, IP, region) are counted in PostgreSQL across all of
+/// them. At most `maxKeys` buckets are kept: past that, the full ones (a bucket refilled is the
+/// same as none) are forgotten.
 final class KeyRateLimiter: Sendable {
     private struct Bucket { var tokens: Double; var at: ContinuousClock.Instant }
     private let state = Mutex([String: Bucket]())
     private let perSecond: Double
     private let burst: Double
     private let clock = ContinuousClock()
+    private let maxKeys: Int
 
-    init(perSecond: Int, burst: Int) {
+    init(perSecond: Int, burst: Int, maxKeys: Int = 100_000) {
         self.perSecond = Double(perSecond)
         self.burst = Double(max(burst, 1))
+        self.maxKeys = maxKeys
     }
 
     /// Takes one request's token; nil when taken, else the seconds until one is there.
     func take(_ key: String) -> Int? {
         let now = clock.now
         return state.withLock { buckets in
+            if buckets[key] == nil, buckets.count >= maxKeys { forgetFull(&buckets, now: now) }
             var bucket = buckets[key] ?? Bucket(tokens: burst, at: now)
             bucket.tokens = min(burst, bucket.tokens + (now - bucket.at).seconds * perSecond)
             bucket.at = now
@@ -29,5 +34,13 @@ final class KeyRateLimiter: Sendable {
             bucket.tokens -= 1
             return nil
         }
+    }
+
+    /// Drops the buckets that have refilled by `now`; every one if none has (a flood of new
+    /// keys then starts them all afresh rather than growing without bound).
+    private func forgetFull(_ buckets: inout [String: Bucket], now: ContinuousClock.Instant) {
+        let (perSecond, burst) = (perSecond, burst)
+        buckets = buckets.filter { $0.value.tokens + (now - $0.value.at).seconds * perSecond < burst }
+        if buckets.count >= maxKeys { buckets.removeAll(keepingCapacity: true) }
     }
 }

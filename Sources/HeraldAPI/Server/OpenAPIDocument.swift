@@ -41,6 +41,8 @@ tags:
     description: "Sign in with Apple (scope `apple`)"
   - name: accounts
     description: "Account deletion (scope `accounts`)"
+  - name: receipts
+    description: "Providers' delivery receipts (no API key: each signed the provider's way)"
   - name: verify
     description: "Twilio Verify v2 compatible routes (scope `verify`, HTTP Basic only)"
   - name: meta
@@ -543,6 +545,132 @@ paths:
           $ref: "#/components/responses/V1Internal"
 
   # ------------------------------------------------------------------------------------------
+  # /v1/receipts: the providers' delivery receipts
+
+  /v1/receipts/twilio:
+    post:
+      tags: [receipts]
+      operationId: twilioStatusCallback
+      summary: Twilio's message status callback
+      description: |
+        Where herald-sms asks Twilio to report (`StatusCallback` = `sms.receipts.base_url` +
+        this path). Checked by `X-Twilio-Signature`: the HMAC-SHA1 under `sms.twilio.auth_token`
+        of this URL (as configured, with the request's query) and the sorted parameters. Each
+        valid callback is published as an `sms.receipt` job; 204 once the broker confirmed it.
+        404 when `sms.receipts.base_url` or `sms.twilio.auth_token` is not set. Rate-limited per
+        source address (`api.receipts.rate_per_second`).
+      security: []
+      parameters:
+        - name: X-Twilio-Signature
+          in: header
+          required: false
+          description: The request's signature (missing or wrong is 401).
+          schema:
+            type: string
+      requestBody:
+        required: true
+        content:
+          application/x-www-form-urlencoded:
+            schema:
+              $ref: "#/components/schemas/TwilioStatusCallback"
+      responses:
+        "204":
+          description: Published as an `sms.receipt` job.
+        "400":
+          $ref: "#/components/responses/V1BadRequest"
+        "401":
+          $ref: "#/components/responses/V1BadSignature"
+        "404":
+          $ref: "#/components/responses/V1NotFound"
+        "413":
+          $ref: "#/components/responses/V1TooLarge"
+        "429":
+          $ref: "#/components/responses/V1RateLimited"
+        "503":
+          $ref: "#/components/responses/V1Unavailable"
+        "500":
+          $ref: "#/components/responses/V1Internal"
+
+  /v1/receipts/kannel:
+    get:
+      tags: [receipts]
+      operationId: kannelDeliveryReport
+      summary: A Kannel delivery report (DLR)
+      description: |
+        The `dlr-url` herald-sms gives Kannel with each message, Kannel's escapes filled in:
+        `id` and `sig` are Herald's (the message's name and its signature under
+        `sms.receipts.kannel_secret`: missing or wrong is 401), `type` is `%d`, `ts` `%T`,
+        `reply` `%A`. 204 once the broker confirmed the `sms.receipt` job; 404 when
+        `sms.receipts.base_url` or `sms.receipts.kannel_secret` is not set. POST with the same
+        query is taken too.
+      security: []
+      parameters:
+        - {name: id, in: query, required: true, schema: {type: string, pattern: "^[!-~]{1,128}$"}}
+        - {name: sig, in: query, required: true, schema: {type: string, maxLength: 128}}
+        - name: type
+          in: query
+          required: true
+          description: "1 delivered, 2 undelivered, 4 queued on the SMSC, 8 accepted by the SMSC, 16 refused by the SMSC."
+          schema: {type: integer, enum: [1, 2, 4, 8, 16]}
+        - {name: ts, in: query, required: false, description: "Unix seconds.", schema: {type: integer, minimum: 0, maximum: 2147483647}}
+        - {name: reply, in: query, required: false, description: "The SMSC's reply (an SMPP receipt's text).", schema: {type: string, maxLength: 512}}
+      responses:
+        "204":
+          description: Published as an `sms.receipt` job.
+        "400":
+          $ref: "#/components/responses/V1BadRequest"
+        "401":
+          $ref: "#/components/responses/V1BadSignature"
+        "404":
+          $ref: "#/components/responses/V1NotFound"
+        "429":
+          $ref: "#/components/responses/V1RateLimited"
+        "503":
+          $ref: "#/components/responses/V1Unavailable"
+        "500":
+          $ref: "#/components/responses/V1Internal"
+
+  /v1/receipts/webhook:
+    post:
+      tags: [receipts]
+      operationId: webhookReceipt
+      summary: A receipt of the webhook provider
+      description: |
+        Signed as Herald signs its requests to the webhook provider (Standard Webhooks under
+        `sms.webhook.secret`: `webhook-id`, `webhook-timestamp` within 5 minutes,
+        `webhook-signature`; missing, wrong or old is 401). `message_id` is what the provider
+        answered the send with (else the send's `webhook-id`). 204 once the broker confirmed the
+        `sms.receipt` job; 404 when `sms.webhook.secret` is not set.
+      security: []
+      parameters:
+        - {name: webhook-id, in: header, required: false, schema: {type: string}}
+        - {name: webhook-timestamp, in: header, required: false, schema: {type: string}}
+        - {name: webhook-signature, in: header, required: false, schema: {type: string}}
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              $ref: "#/components/schemas/WebhookReceipt"
+      responses:
+        "204":
+          description: Published as an `sms.receipt` job.
+        "400":
+          $ref: "#/components/responses/V1BadRequest"
+        "401":
+          $ref: "#/components/responses/V1BadSignature"
+        "404":
+          $ref: "#/components/responses/V1NotFound"
+        "413":
+          $ref: "#/components/responses/V1TooLarge"
+        "429":
+          $ref: "#/components/responses/V1RateLimited"
+        "503":
+          $ref: "#/components/responses/V1Unavailable"
+        "500":
+          $ref: "#/components/responses/V1Internal"
+
+  # ------------------------------------------------------------------------------------------
   # /v2: Twilio Verify
 
   /v2/Services:
@@ -1035,6 +1163,18 @@ components:
                     properties:
                       code:
                         const: unauthenticated
+    V1BadSignature:
+      description: "`bad_signature`: a provider callback whose signature is missing, wrong or too old."
+      content:
+        application/json:
+          schema:
+            allOf:
+              - $ref: "#/components/schemas/V1Error"
+              - properties:
+                  error:
+                    properties:
+                      code:
+                        const: bad_signature
     V1Forbidden:
       description: "`forbidden`: the key lacks the route family's scope."
       content:
@@ -1269,7 +1409,7 @@ components:
           properties:
             code:
               type: string
-              enum: [invalid_request, body_too_large, unauthenticated, forbidden, rate_limited, not_found,
+              enum: [invalid_request, body_too_large, unauthenticated, bad_signature, forbidden, rate_limited, not_found,
                      broker_unavailable, database_unavailable, upstream_unavailable, internal]
             message:
               type: string
@@ -1504,6 +1644,55 @@ components:
           type: string
         provider_message_id:
           type: string
+        delivery_status:
+          type: string
+          enum: [queued, sent, delivered, undelivered]
+          description: "SMS: the furthest status the provider's receipts gave (docs/sms.md, \"Delivery receipts\")."
+        delivery_status_at:
+          $ref: "#/components/schemas/Timestamp"
+        delivery_error_code:
+          type: string
+
+    TwilioStatusCallback:
+      type: object
+      description: "Twilio's parameters (others, such as AccountSid, From, To, ApiVersion, are signed and ignored)."
+      required: [MessageSid, MessageStatus]
+      properties:
+        MessageSid:
+          type: string
+          pattern: "^[!-~]{1,128}$"
+        MessageStatus:
+          type: string
+          enum: [accepted, scheduled, queued, sending, sent, delivered, read, undelivered, failed, canceled]
+        ErrorCode:
+          type: string
+          pattern: "^[0-9]{0,8}$"
+    WebhookReceipt:
+      type: object
+      required: [type, data]
+      additionalProperties: false
+      properties:
+        type:
+          const: sms.status
+        timestamp:
+          type: string
+        data:
+          type: object
+          required: [message_id, status]
+          additionalProperties: false
+          properties:
+            message_id:
+              type: string
+              pattern: "^[!-~]{1,128}$"
+            status:
+              type: string
+              enum: [queued, sent, delivered, undelivered]
+            error_code:
+              type: string
+              pattern: "^[ -~]{1,64}$"
+            occurred_at:
+              type: string
+              format: date-time
 
     # ---------------------------------------------------------------------------------------
     # /v1/email

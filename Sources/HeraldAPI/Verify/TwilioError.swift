@@ -33,7 +33,7 @@ struct TwilioError: HTTPResponseError {
         switch failure {
         case .invalid(let field, let reason): self = .invalid(field ?? "body", reason)
         case .bodyTooLarge: self.init(code: 60200, status: .contentTooLarge, message: failure!.message)
-        case .unauthenticated: self.init(code: 20003, status: .unauthorized, message: "Authenticate")
+        case .unauthenticated, .forgedCallback: self.init(code: 20003, status: .unauthorized, message: "Authenticate")
         case .forbidden: self.init(code: 20403, status: .forbidden, message: failure!.message)
         case .rateLimited(let seconds): self.init(code: 20429, status: .tooManyRequests, message: "Too Many Requests", retryAfter: seconds)
         case .notFound: self = .notFound(path)

@@ -1,0 +1,119 @@
+import Foundation
+import HeraldRuntime
+import HeraldSMS
+import HTTPTypes
+import Hummingbird
+import Logging
+
+/// `/v1/receipts/{twilio,kannel,webhook}`: the providers' delivery receipts (docs/sms.md,
+/// "Delivery receipts"). No API key: each callback is checked the provider's way (Twilio's
+/// `X-Twilio-Signature` over `sms.receipts.base_url`'s URL, the signature herald-sms put in
+/// Kannel's `dlr-url`, Standard Webhooks for the webhook provider); a callback that fails it is
+/// 401. Each one that holds is published as an `sms.receipt` job (one message id per provider
+/// message and status, so a callback sent again is handled once) and answered 204 once the
+/// broker confirmed it; 503 otherwise, for the provider to try again. Rate-limited per source
+/// address (`api.receipts.rate_per_second`).
+struct ReceiptRoutes {
+    let dependencies: APIDependencies
+    let limiter: KeyRateLimiter
+    let addresses: ClientAddress
+
+    init(dependencies: APIDependencies, addresses: ClientAddress) {
+        self.dependencies = dependencies
+        self.addresses = addresses
+        limiter = KeyRateLimiter(perSecond: dependencies.api.receiptRatePerSecond, burst: dependencies.api.receiptRateBurst)
+    }
+
+    func add(to group: RouterGroup<APIContext>) {
+        group.post("twilio", use: twilio)
+        group.get("kannel", use: kannel)
+        group.post("kannel", use: kannel)
+        group.post("webhook", use: webhook)
+    }
+
+    private var receipts: SMSConfiguration.Receipts { dependencies.sms.receipts }
+
+    func twilio(_ request: Request, context: APIContext) async throws -> Response {
+        try await take("twilio", request, context) {
+            guard receipts.enabled, !dependencies.sms.twilio.authToken.isEmpty else { throw Unconfigured() }
+            var request = request
+            let buffer = try await request.collectBody(upTo: dependencies.api.maxBodyBytes)
+            guard let text = String(validating: buffer.readableBytesView, as: UTF8.self) else {
+                throw APIFailure.invalid(field: "body", reason: "not UTF-8")
+            }
+            let pairs = try TwilioStatusCallback.pairs(text)
+            // The URL Twilio requested: the StatusCallback herald-sms gave it, and any query on it.
+            let url = receipts.twilioURL + (request.uri.query.map { "?" + $0 } ?? "")
+            guard TwilioStatusCallback.holds(request.headers[.twilioSignature], url: url, pairs: pairs,
+                                             authToken: dependencies.sms.twilio.authToken) else { throw APIFailure.forgedCallback }
+            return try TwilioStatusCallback.receipt(pairs)
+        }
+    }
+
+    func kannel(_ request: Request, context: APIContext) async throws -> Response {
+        try await take("kannel", request, context) {
+            guard receipts.enabled, !receipts.kannelSecret.isEmpty else { throw Unconfigured() }
+            let fields = try FormFields.query(request, accepted: KannelDLR.accepted)
+            let id = try KannelDLR.signedID(fields, secret: receipts.kannelSecret)
+            return try KannelDLR.receipt(fields, id: id)
+        }
+    }
+
+    func webhook(_ request: Request, context: APIContext) async throws -> Response {
+        try await take("webhook", request, context) {
+            guard let key = StandardWebhooks.key(secret: dependencies.sms.webhook.secret) else { throw Unconfigured() }
+            var request = request
+            let body = Array(try await request.collectBody(upTo: dependencies.api.maxBodyBytes).readableBytesView)
+            do {
+                try StandardWebhooks.verify(id: request.headers[.webhookID], timestamp: request.headers[.webhookTimestamp],
+                                            signatures: request.headers[.webhookSignature], body: body, key: key)
+            } catch {
+                throw APIFailure.forgedCallback
+            }
+            return try WebhookReceipt.receipt(body)
+        }
+    }
+
+    /// No key to check this provider's callbacks with: the route is not there (404).
+    private struct Unconfigured: Error {}
+
+    /// The rate limit per source, then `read` (checks the signature, gives the receipt), then
+    /// the job published; each outcome counted.
+    private func take(_ provider: String, _ request: Request, _ context: APIContext,
+                      _ read: () async throws -> SMSReceiptJob) async throws -> Response {
+        let metrics = dependencies.metrics
+        let source = addresses.resolve(peer: context.peer, forwardedFor: request.headers[values: .forwardedFor])?.description ?? "unknown"
+        if let wait = limiter.take(source) {
+            metrics.receipt(provider, "rate_limited")
+            throw APIFailure.rateLimited(retryAfterSeconds: wait)
+        }
+        let receipt: SMSReceiptJob
+        do {
+            receipt = try await read()
+        } catch is Unconfigured {
+            metrics.receipt(provider, "unconfigured")
+            throw APIFailure.notFound("receipt endpoint")
+        } catch let failure as APIFailure {
+            metrics.receipt(provider, failure == .forgedCallback ? "forged" : "invalid")
+            if failure == .forgedCallback {
+                context.logger.notice("a receipt callback refused: its signature does not hold", metadata: ["provider": "\(provider)", "source": "\(source)"])
+            }
+            throw failure
+        }
+        do {
+            try await dependencies.publisher.enqueue(receipt, messageID: receipt.messageID, correlationID: nil, logger: context.logger)
+        } catch {
+            metrics.receipt(provider, "unavailable")
+            throw error
+        }
+        metrics.receipt(provider, "accepted")
+        return Response(status: .noContent)
+    }
+}
+
+extension HTTPField.Name {
+    static let twilioSignature = HTTPField.Name("X-Twilio-Signature")!
+    static let webhookID = HTTPField.Name("webhook-id")!
+    static let webhookTimestamp = HTTPField.Name("webhook-timestamp")!
+    static let webhookSignature = HTTPField.Name("webhook-signature")!
+}

@@ -1,0 +1,80 @@
+import Crypto
+import Foundation
+import HeraldRuntime
+import HeraldSMS
+
+/// Twilio's message status callback: a form POST to the message's `StatusCallback` with
+/// `MessageSid`, `MessageStatus` and, when it failed, `ErrorCode`, signed in `X-Twilio-Signature`:
+/// the base64 HMAC-SHA1, under the account's auth token, of the exact URL Twilio requested
+/// followed by each POST parameter's name and value, sorted by name. Pure, for the fuzz target
+/// and the unit tests.
+enum TwilioStatusCallback {
+    /// The form body as Twilio sent it: name and value pairs, in order, decoded.
+    static func pairs(_ body: String) throws -> [(String, String)] {
+        try body.split(separator: "&").filter { !$0.isEmpty }.map { pair in
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = decode(parts[0]), let value = decode(parts.count > 1 ? parts[1] : "") else {
+                throw APIFailure.invalid(field: "body", reason: "not form-encoded")
+            }
+            return (name, value)
+        }
+    }
+
+    private static func decode(_ part: Substring) -> String? {
+        String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    }
+
+    /// `X-Twilio-Signature` of a POST to `url` with `pairs`.
+    static func signature(url: String, pairs: [(String, String)], authToken: String) -> String {
+        Data(HMAC<Insecure.SHA1>.authenticationCode(for: signed(url: url, pairs: pairs), using: SymmetricKey(data: Array(authToken.utf8))))
+            .base64EncodedString()
+    }
+
+    /// True when `header` is the signature of this request (compared in constant time).
+    static func holds(_ header: String?, url: String, pairs: [(String, String)], authToken: String) -> Bool {
+        guard let header, let given = Data(base64Encoded: header), !authToken.isEmpty else { return false }
+        return HMAC<Insecure.SHA1>.isValidAuthenticationCode(given, authenticating: signed(url: url, pairs: pairs),
+                                                             using: SymmetricKey(data: Array(authToken.utf8)))
+    }
+
+    /// The URL, then every parameter's name and value, sorted by name (then value: a name sent
+    /// twice, as Twilio's own validator sorts them).
+    private static func signed(url: String, pairs: [(String, String)]) -> [UInt8] {
+        let sorted = pairs.sorted { $0.0 == $1.0 ? $0.1 < $1.1 : $0.0 < $1.0 }
+        return Array((url + sorted.map { $0.0 + $0.1 }.joined()).utf8)
+    }
+
+    /// Twilio's message statuses as Herald keeps them: accepted, scheduled, queued and sending
+    /// are `queued`; sent `sent`; delivered and read `delivered`; undelivered, failed and canceled
+    /// `undelivered`.
+    static func status(_ twilio: String) -> DeliveryStatus? {
+        switch twilio {
+        case "accepted", "scheduled", "queued", "sending": .queued
+        case "sent": .sent
+        case "delivered", "read": .delivered
+        case "undelivered", "failed", "canceled": .undelivered
+        default: nil
+        }
+    }
+
+    /// The receipt a signed callback carries.
+    static func receipt(_ pairs: [(String, String)], receivedAt: Date = Date()) throws -> SMSReceiptJob {
+        let fields = Dictionary(pairs, uniquingKeysWith: { first, _ in first })
+        guard let sid = fields["MessageSid"] ?? fields["SmsSid"], !sid.isEmpty else {
+            throw APIFailure.invalid(field: "MessageSid", reason: "required")
+        }
+        guard let twilio = fields["MessageStatus"] ?? fields["SmsStatus"], !twilio.isEmpty else {
+            throw APIFailure.invalid(field: "MessageStatus", reason: "required")
+        }
+        guard let status = status(twilio) else {
+            throw APIFailure.invalid(field: "MessageStatus", reason: "not a status of an outgoing message")
+        }
+        let code = fields["ErrorCode"].flatMap { $0.isEmpty ? nil : $0 }
+        if let code, !(code.count <= 8 && code.allSatisfy(\.isNumber)) {
+            throw APIFailure.invalid(field: "ErrorCode", reason: "not a Twilio error code")
+        }
+        let job = SMSReceiptJob(provider: .twilio, providerMessageID: sid, status: status, providerStatus: APIFailure.printableName(twilio),
+                                errorCode: code.map { "twilio-\($0)" }, receivedAt: receivedAt)
+        return try JSONFields.validated(job)
+    }
+}
