@@ -150,6 +150,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: strict
         ),
@@ -230,7 +231,7 @@ let package = Package(
         .testTarget(
             name: "HeraldUnitTests",
             dependencies: [
-                "HeraldRuntime", "HeraldClient", "AMQP",
+                "HeraldRuntime", "HeraldClient", "AMQP", "HeraldAPI",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -16,11 +16,13 @@ final class APIProcess: Sendable {
     let key: String
     private let keys: APIKeyStore
 
-    /// `environment`: more of herald-api's settings (`HERALD_API_…`, `HERALD_APPLE_…`).
-    init(_ harness: Harness, environment: [String: String] = [:]) async throws {
+    /// `environment`: more of herald-api's settings (`HERALD_API_…`, `HERALD_APPLE_…`); `port`:
+    /// its API port, when the test must know it first (a free one otherwise).
+    init(_ harness: Harness, port: Int? = nil, environment: [String: String] = [:]) async throws {
         self.harness = harness
         keys = APIKeyStore(client: harness.database, hasher: SecretHasher(keyRing: try harness.configuration.secrets.keyRing()))
-        port = try WorkerProcess.freePort()
+        let port = try port ?? WorkerProcess.freePort()
+        self.port = port
         process = try WorkerProcess("herald-api", namespace: harness.namespace, environment: ["HERALD_API_PORT": String(port)].merging(environment) { $1 })
         let process = self.process
         harness.onClose {

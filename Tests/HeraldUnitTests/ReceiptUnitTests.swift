@@ -1,0 +1,187 @@
+import Foundation
+import Testing
+@testable import HeraldAPI
+@testable import HeraldRuntime
+@testable import HeraldSMS
+
+/// The receipt callbacks' signatures and decoders (herald-api), the `sms.receipt` job's rules
+/// and the receipt settings (herald-sms), without servers.
+@Suite struct ReceiptUnitTests {
+    // MARK: Twilio
+
+    /// Twilio's own example (its "Validating signatures" page), and one computed with Twilio's
+    /// Python library (twilio 9, `RequestValidator("12345").compute_signature(url, params)`).
+    @Test func twilioSignaturesMatchTwilios() throws {
+        let example: [(String, String)] = [("CallSid", "CA1234567890ABCDE"), ("Caller", "+12349013030"), ("Digits", "1234"),
+                                           ("From", "+12349013030"), ("To", "+18005551212")]
+        let url = "https://mycompany.com/myapp.php?foo=1&bar=2"
+        #expect(TwilioStatusCallback.signature(url: url, pairs: example, authToken: "12345") == "0/KCTR6DLpKmkAf8muzZqo1nDgQ=")
+        // Order of the body does not matter: Twilio's signature sorts the names.
+        #expect(TwilioStatusCallback.holds("0/KCTR6DLpKmkAf8muzZqo1nDgQ=", url: url, pairs: example.reversed(), authToken: "12345"))
+        let callback = try TwilioStatusCallback.pairs("MessageStatus=delivered&AccountSid=AC1&MessageSid=SM1")
+        #expect(TwilioStatusCallback.holds("LV3V0/R1vm/RdTx9t8dG+o1RLgI=", url: "https://herald.example.com/v1/receipts/twilio", pairs: callback, authToken: "12345"))
+        // Anything changed: another URL (the port, the query), a value, the token, no header.
+        #expect(!TwilioStatusCallback.holds("LV3V0/R1vm/RdTx9t8dG+o1RLgI=", url: "https://herald.example.com:443/v1/receipts/twilio", pairs: callback, authToken: "12345"))
+        #expect(!TwilioStatusCallback.holds("LV3V0/R1vm/RdTx9t8dG+o1RLgI=", url: "https://herald.example.com/v1/receipts/twilio?x=1", pairs: callback, authToken: "12345"))
+        let forged = try TwilioStatusCallback.pairs("MessageStatus=undelivered&AccountSid=AC1&MessageSid=SM1")
+        #expect(!TwilioStatusCallback.holds("LV3V0/R1vm/RdTx9t8dG+o1RLgI=", url: "https://herald.example.com/v1/receipts/twilio", pairs: forged, authToken: "12345"))
+        #expect(!TwilioStatusCallback.holds("LV3V0/R1vm/RdTx9t8dG+o1RLgI=", url: "https://herald.example.com/v1/receipts/twilio", pairs: callback, authToken: "54321"))
+        #expect(!TwilioStatusCallback.holds(nil, url: "https://herald.example.com/v1/receipts/twilio", pairs: callback, authToken: "12345"))
+        #expect(!TwilioStatusCallback.holds("LV3V0/R1vm/RdTx9t8dG+o1RLgI=", url: "https://herald.example.com/v1/receipts/twilio", pairs: callback, authToken: ""))
+    }
+
+    @Test(arguments: [
+        ("queued", DeliveryStatus.queued), ("accepted", .queued), ("sending", .queued), ("scheduled", .queued), ("sent", .sent),
+        ("delivered", .delivered), ("read", .delivered), ("undelivered", .undelivered), ("failed", .undelivered), ("canceled", .undelivered),
+    ])
+    func twilioStatusesMapToHeralds(twilio: String, status: DeliveryStatus) throws {
+        let job = try TwilioStatusCallback.receipt([("MessageSid", "SMabc"), ("MessageStatus", twilio)])
+        #expect(job.status == status && job.provider == .twilio && job.providerMessageID == "SMabc" && job.providerStatus == twilio)
+    }
+
+    @Test func aTwilioCallbackNamesWhatIsWrong() throws {
+        let failed = try TwilioStatusCallback.receipt([("MessageSid", "SMabc"), ("MessageStatus", "undelivered"), ("ErrorCode", "30003")])
+        #expect(failed.errorCode == "twilio-30003")
+        for (pairs, field) in [([("MessageStatus", "sent")], "MessageSid"), ([("MessageSid", "SMabc")], "MessageStatus"),
+                               ([("MessageSid", "SMabc"), ("MessageStatus", "received")], "MessageStatus"),
+                               ([("MessageSid", "SMabc"), ("MessageStatus", "sent"), ("ErrorCode", "30003x")], "ErrorCode"),
+                               ([("MessageSid", "SM a"), ("MessageStatus", "sent")], "provider_message_id")] {
+            #expect { try TwilioStatusCallback.receipt(pairs) } throws: { error in
+                guard case .invalid(let named?, _) = error as? APIFailure else { return false }
+                return named == field
+            }
+        }
+    }
+
+    // MARK: Kannel
+
+    @Test func kannelDLRsAreSignedByIDAndMapTheirTypes() throws {
+        let secret = String(repeating: "k", count: 32)
+        let signature = SMSConfiguration.Receipts.kannelSignature(id: "hk-1", secret: secret)
+        #expect(SMSConfiguration.Receipts.kannelSignatureHolds(id: "hk-1", signature: signature, secret: secret))
+        #expect(!SMSConfiguration.Receipts.kannelSignatureHolds(id: "hk-2", signature: signature, secret: secret))
+        #expect(!SMSConfiguration.Receipts.kannelSignatureHolds(id: "hk-1", signature: signature, secret: secret + "x"))
+        #expect(!SMSConfiguration.Receipts.kannelSignatureHolds(id: "hk-1", signature: signature, secret: ""))
+        #expect(!signature.contains("=") && !signature.contains("+") && !signature.contains("/"))
+
+        var receipts = SMSConfiguration.Receipts()
+        receipts.baseURL = "https://herald.example.com"
+        receipts.kannelSecret = secret
+        let url = receipts.kannelURL(id: "hk-1")
+        #expect(url == "https://herald.example.com/v1/receipts/kannel?id=hk-1&sig=\(signature)&type=%d&ts=%T&reply=%A")
+
+        // As Kannel fills it in (its fake SMSC's "delivered", then an SMPP receipt's failure).
+        let delivered = try FormFields("id=hk-1&sig=\(signature)&type=1&ts=1795806119&reply=", accepted: KannelDLR.accepted, ignored: [])
+        let id = try KannelDLR.signedID(delivered, secret: secret)
+        let job = try KannelDLR.receipt(delivered, id: id)
+        #expect(job.status == .delivered && job.providerMessageID == "hk-1" && job.errorCode == nil && job.providerStatus == "1")
+        #expect(job.occurredAt == "2026-11-27T19:01:59Z")
+        let failed = try FormFields("id=hk-1&sig=\(signature)&type=2&reply=id%3A42+sub%3A001+dlvrd%3A000+stat%3AUNDELIV+err%3A0B1+text%3A",
+                                    accepted: KannelDLR.accepted, ignored: [])
+        #expect(try KannelDLR.receipt(failed, id: "hk-1").errorCode == "smpp-err-0b1")
+        #expect(KannelDLR.errorCode(type: 16, reply: "NACK/0x00000045/Unknown") == "kannel-16")
+        #expect(KannelDLR.errorCode(type: 1, reply: "id:1 stat:DELIVRD err:000") == nil)
+        for (type, status) in [(2, DeliveryStatus.undelivered), (4, .queued), (8, .sent), (16, .undelivered)] {
+            let fields = try FormFields("id=hk-1&sig=\(signature)&type=\(type)", accepted: KannelDLR.accepted, ignored: [])
+            #expect(try KannelDLR.receipt(fields, id: "hk-1").status == status)
+        }
+        for bad in ["type=3", "type=0", "type=x", ""] {
+            let fields = try FormFields("id=hk-1&sig=\(signature)&\(bad)", accepted: KannelDLR.accepted, ignored: [])
+            #expect(throws: APIFailure.invalid(field: "type", reason: "a DLR type: 1, 2, 4, 8 or 16")) { try KannelDLR.receipt(fields, id: "hk-1") }
+        }
+        let unsigned = try FormFields("id=hk-1&type=1", accepted: KannelDLR.accepted, ignored: [])
+        #expect(throws: APIFailure.forgedCallback) { try KannelDLR.signedID(unsigned, secret: secret) }
+        let otherID = try FormFields("id=hk-2&sig=\(signature)&type=1", accepted: KannelDLR.accepted, ignored: [])
+        #expect(throws: APIFailure.forgedCallback) { try KannelDLR.signedID(otherID, secret: secret) }
+    }
+
+    // MARK: Standard Webhooks
+
+    /// The specification's own test vector (standard-webhooks, "Test vectors").
+    @Test func standardWebhooksSignaturesMatchTheSpecification() throws {
+        let key = try #require(StandardWebhooks.key(secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"))
+        let body = Array(#"{"test": 2432232314}"#.utf8)
+        let signature = StandardWebhooks.signature(id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330, body: body, key: key)
+        #expect(signature == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
+        let then = Date(timeIntervalSince1970: 1_614_265_330)
+        try StandardWebhooks.verify(id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: "1614265330", signatures: signature, body: body, key: key, now: then)
+        // Several signatures (a key being rotated): one that holds is enough.
+        try StandardWebhooks.verify(id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: "1614265330", signatures: "v1,AAAA \(signature)", body: body, key: key, now: then)
+        #expect(throws: StandardWebhooks.Refusal.forged) {
+            try StandardWebhooks.verify(id: "msg_other", timestamp: "1614265330", signatures: signature, body: body, key: key, now: then)
+        }
+        #expect(throws: StandardWebhooks.Refusal.forged) {
+            try StandardWebhooks.verify(id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: "1614265330", signatures: signature, body: body + [0x20], key: key, now: then)
+        }
+        #expect(throws: StandardWebhooks.Refusal.stale) {
+            try StandardWebhooks.verify(id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: "1614265330", signatures: signature, body: body, key: key,
+                                        now: then.addingTimeInterval(301))
+        }
+        #expect(throws: StandardWebhooks.Refusal.unsigned) {
+            try StandardWebhooks.verify(id: nil, timestamp: "1614265330", signatures: signature, body: body, key: key, now: then)
+        }
+        #expect(throws: StandardWebhooks.Refusal.unsigned) {
+            try StandardWebhooks.verify(id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: "soon", signatures: signature, body: body, key: key, now: then)
+        }
+        #expect(StandardWebhooks.key(secret: "whsec_c2hvcnQ=") == nil)
+    }
+
+    @Test func webhookReceiptsAreReadStrictly() throws {
+        let job = try WebhookReceipt.receipt(Array(#"{"type":"sms.status","data":{"message_id":"m-1","status":"undelivered","error_code":"absent subscriber","occurred_at":"2026-11-27T19:02:03.5+01:00"}}"#.utf8))
+        #expect(job.provider == .webhook && job.providerMessageID == "m-1" && job.status == .undelivered && job.errorCode == "absent subscriber")
+        #expect(job.occurredAt == "2026-11-27T18:02:03Z")
+        for (body, field) in [(#"{"type":"sms.sent","data":{"message_id":"m","status":"sent"}}"#, "type"),
+                              (#"{"type":"sms.status"}"#, "data"),
+                              (#"{"type":"sms.status","data":{"message_id":"m","status":"read"}}"#, "data.status"),
+                              (#"{"type":"sms.status","data":{"status":"sent"}}"#, "data.message_id"),
+                              (#"{"type":"sms.status","data":{"message_id":"m","status":"sent","extra":1}}"#, "data.extra"),
+                              (#"{"type":"sms.status","data":{"message_id":"m","status":"sent","occurred_at":"today"}}"#, "data.occurred_at")] {
+            #expect { try WebhookReceipt.receipt(Array(body.utf8)) } throws: { error in
+                guard case .invalid(let named?, _) = error as? APIFailure else { return false }
+                return named == field
+            }
+        }
+    }
+
+    // MARK: The job and the settings
+
+    @Test func aReceiptJobIsOneMessagePerProviderMessageAndStatus() throws {
+        let a = SMSReceiptJob(provider: .twilio, providerMessageID: "SM1", status: .delivered, receivedAt: Date(timeIntervalSince1970: 1))
+        let again = SMSReceiptJob(provider: .twilio, providerMessageID: "SM1", status: .delivered, receivedAt: Date(timeIntervalSince1970: 2))
+        #expect(a.messageID == again.messageID)
+        #expect(a.messageID != SMSReceiptJob(provider: .twilio, providerMessageID: "SM1", status: .sent).messageID)
+        #expect(a.messageID != SMSReceiptJob(provider: .kannel, providerMessageID: "SM1", status: .delivered).messageID)
+        try a.validate()
+        var bad = a
+        bad.receivedAt = "yesterday"
+        #expect(throws: JobValidationError("received_at must be an RFC 3339 time")) { try bad.validate() }
+        bad = a
+        bad.errorCode = "é"
+        #expect(throws: JobValidationError("error_code must be 1 to 64 printable ASCII characters")) { try bad.validate() }
+        // Decoded as the family's member by its type.
+        let body = try JSONEncoder().encode(a)
+        let decoded = try JSONDecoder().decode(SMSReceiptJob.self, from: body)
+        #expect(decoded == a && decoded.statusTime == Date(timeIntervalSince1970: 1))
+        #expect(SMSJob.wrap(a) == .receipt(a))
+    }
+
+    @Test func receiptSettingsAreCheckedAtStart() throws {
+        func read(_ values: [String: Any]) throws -> SMSConfiguration {
+            try SMSConfiguration(source: ConfigSource(values: values, environment: [:]))
+        }
+        #expect(try read([:]).receipts.enabled == false)
+        let on = try read(["sms.receipts.base_url": "https://herald.example.com", "sms.providers": ["kannel"],
+                           "sms.receipts.kannel_secret": String(repeating: "s", count: 32)])
+        #expect(on.receipts.twilioURL == "https://herald.example.com/v1/receipts/twilio")
+        for (values, key) in [
+            (["sms.receipts.base_url": "https://herald.example.com/"], "sms.receipts.base_url"),
+            (["sms.receipts.base_url": "ftp://herald.example.com"], "sms.receipts.base_url"),
+            (["sms.receipts.base_url": "http://herald.example.com"], "sms.receipts.base_url"),
+            (["sms.receipts.base_url": "https://herald.example.com", "sms.providers": ["kannel"]], "sms.receipts.kannel_secret"),
+            (["sms.receipts.kannel_secret": "short"], "sms.receipts.kannel_secret"),
+            (["sms.receipts.kannel_dlr_mask": 32], "sms.receipts.kannel_dlr_mask"),
+        ] as [([String: Any], String)] {
+            #expect { try read(values) } throws: { ($0 as? ConfigError)?.key == key }
+        }
+    }
+}
