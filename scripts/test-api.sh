@@ -29,6 +29,9 @@ export HERALD_SECRETS_HMAC_KEYS_FILE="$HERALD_DEV_HMAC_KEYS_FILE"
 export HERALD_OUTBOX_DIRECTORY="$WORK/outbox"
 export HERALD_LOG_LEVEL="${HERALD_LOG_LEVEL:-warning}"
 export HERALD_API_PORT=18090
+# Delivery receipts on (docs/sms.md): herald-api checks Twilio's signature with this token over
+# this base URL; the acceptance script signs a status callback with Twilio's own RequestValidator.
+export HERALD_SMS_RECEIPTS_BASE_URL="http://127.0.0.1:$HERALD_API_PORT" HERALD_SMS_TWILIO_AUTH_TOKEN="acceptance-twilio-token"
 mkdir -p "$HERALD_OUTBOX_DIRECTORY"
 ADMIN_URL="${HERALD_DATABASE_URL%/*}/postgres"
 psql -X -q -v ON_ERROR_STOP=1 "$ADMIN_URL" -c "DROP DATABASE IF EXISTS herald_api_test WITH (FORCE)" -c "CREATE DATABASE herald_api_test"

@@ -13,9 +13,11 @@ import os
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 from twilio.base.exceptions import TwilioRestException
+from twilio.request_validator import RequestValidator
 from twilio.rest import Client
 
 URL = os.environ["HERALD_API_URL"]
@@ -196,6 +198,28 @@ bearer = KEY_ID + "." + KEY_SECRET
 request = urllib.request.Request(URL + "/v1/sms/verifications/acc-v1-1", headers={"Authorization": "Bearer " + bearer})
 with urllib.request.urlopen(request) as response:
     check("v1 Bearer id.secret", response.status == 200)
+
+# A Twilio message status callback, signed by Twilio's own RequestValidator (the code Twilio's
+# libraries check Twilio's requests with), to herald-api's receipt endpoint: 204; the same with
+# one parameter changed: 401.
+def status_callback(params, signature):
+    request = urllib.request.Request(URL + "/v1/receipts/twilio", data=urllib.parse.urlencode(params).encode(), method="POST")
+    request.add_header("Content-Type", "application/x-www-form-urlencoded")
+    request.add_header("X-Twilio-Signature", signature)
+    try:
+        with urllib.request.urlopen(request) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+callback = {"AccountSid": "AC" + "0" * 32, "ApiVersion": "2010-04-01", "From": "+15005550006", "To": "+14155550109",
+            "MessageSid": "SM" + "1" * 32, "SmsSid": "SM" + "1" * 32, "MessageStatus": "delivered", "SmsStatus": "delivered"}
+signature = RequestValidator(os.environ["HERALD_SMS_TWILIO_AUTH_TOKEN"]).compute_signature(URL + "/v1/receipts/twilio", callback)
+status, body = status_callback(callback, signature)
+check("receipt signed by Twilio's RequestValidator: 204", status == 204, (status, body))
+status, body = status_callback(dict(callback, MessageStatus="undelivered"), signature)
+check("receipt with a changed parameter: 401 bad_signature", status == 401 and json.loads(body)["error"]["code"] == "bad_signature", (status, body))
 
 failed = [name for name, ok in checks if not ok]
 print(f"{len(checks) - len(failed)} of {len(checks)} checks passed")
