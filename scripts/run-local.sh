@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `make run`: migrate, declare, start the local Apple and all five workers (the dev outbox
-# providers; herald-apple calls the local Apple), enqueue one job of each flow and show what
-# was "delivered", then Sign in with Apple's three jobs. Then keep the workers
+# `make run`: migrate, declare, start the local Apple and all five workers (SMS through the local
+# Kannel, with delivery receipts back to herald-api; the dev outbox for email and push;
+# herald-apple calls the local Apple), enqueue one job of each flow and show what was
+# "delivered", then Sign in with Apple's three jobs. Then keep the workers
 # running (logs in .run/logs) until Ctrl-C, which drains them. RUN_ONCE=1 stops after the demo.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +15,20 @@ export HERALD_OUTBOX_DIRECTORY="$HERALD_DEV_OUTBOX_DIRECTORY"
 BIN=.build/debug
 LOGS=.run/logs
 mkdir -p "$LOGS"
+# SMS goes through the local Kannel (a real SMS gateway; its fake SMSC is the phone: every message
+# in $HERALD_DEV_KANNEL_SMSC_LOG), which reports each message's fate to herald-api's receipt
+# endpoint (docs/sms.md, "Delivery receipts"); the dev outbox takes over if Kannel fails.
+[ -s .run/secrets/kannel-dlr-secret ] || (umask 077; mkdir -p .run/secrets; openssl rand -hex 32 >.run/secrets/kannel-dlr-secret)
+export HERALD_SMS_PROVIDERS=kannel,outbox HERALD_SMS_KANNEL_URL="$HERALD_DEV_KANNEL_URL" HERALD_SMS_KANNEL_USERNAME=herald \
+  HERALD_SMS_KANNEL_PASSWORD=herald-dev HERALD_SMS_RECEIPTS_BASE_URL=http://127.0.0.1:8090 \
+  HERALD_SMS_RECEIPTS_KANNEL_SECRET_FILE=.run/secrets/kannel-dlr-secret
+SMSC_LOG="$HERALD_DEV_KANNEL_SMSC_LOG"
+smsc_mark() { wc -l <"$SMSC_LOG" 2>/dev/null || echo 0; }
+sms_to() {  # NUMBER MARK: the text of the first SMS the fake SMSC got for NUMBER after line MARK
+  for _ in $(seq 1 50); do tail -n +$(($2 + 1)) "$SMSC_LOG" | grep -q "<[^ ]* $1 text " && break; sleep 0.2; done
+  tail -n +$(($2 + 1)) "$SMSC_LOG" | grep "<[^ ]* $1 text " | head -1 | sed 's/.* text \(.*\)>$/\1/'
+}
+code_to() { grep -o '[0-9]\{6\}' <<<"$(sms_to "$1" "$2")" | head -1; }
 
 $BIN/heraldctl migrate
 $BIN/heraldctl topology declare
@@ -62,29 +77,33 @@ done
 
 echo; echo "== enqueueing one job of each flow"
 before=$($BIN/heraldctl outbox --limit 100000 --output json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
+mark=$(smsc_mark)
 demo=$($BIN/heraldctl demo)
 echo "$demo"
 verification=$(sed -n 's/^sms verification_id: //p' <<<"$demo")
+phone=$(sed -n 's/^sms phone_number: //p' <<<"$demo")
 for _ in $(seq 1 100); do
   now=$($BIN/heraldctl outbox --limit 100000 --output json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')
-  # sms, email, push; the cleanup demo job is a dry run, recorded in herald.cleanup_runs.
-  [ "$now" -ge $((before + 3)) ] && break
+  # email, push; the cleanup demo job is a dry run, recorded in herald.cleanup_runs.
+  [ "$now" -ge $((before + 2)) ] && break
   sleep 0.2
 done
 
-echo; echo "== what the dev outbox delivered (latest 3)"
-$BIN/heraldctl outbox --limit 3
+echo; echo "== what the dev outbox delivered (latest 2)"
+$BIN/heraldctl outbox --limit 2
 
-# The phone flow to its end: the code as the phone got it (the dev outbox's spool, the only
-# place a dev run's codes exist in clear), checked through the check API. A wrong code first.
+# The phone flow to its end: the code as the phone got it (Kannel's fake SMSC, the only place a
+# dev run's codes exist in clear), checked through the check API. A wrong code first. Then the
+# attempt as Kannel's delivery reports left it: the SMSC took it (8), the phone got it (1).
 echo; echo "== SMS code check for $verification"
-spool="$HERALD_OUTBOX_DIRECTORY/sms.jsonl"
-for _ in $(seq 1 50); do grep -q "\"$verification\"" "$spool" 2>/dev/null && break; sleep 0.2; done
-text=$(grep "\"$verification\"" "$spool" | tail -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["text"])')
-echo "the phone shows: $text"
-code=$(grep -o '[0-9]\{6\}' <<<"$text" | head -1)
+echo "the phone shows: $(sms_to "$phone" "$mark")"
+code=$(code_to "$phone" "$mark")
 $BIN/heraldctl verify sms "$verification" - <<<"000000" || true
 $BIN/heraldctl verify sms "$verification" - <<<"$code"
+for _ in $(seq 1 50); do
+  $BIN/heraldctl verify show-sms "$verification" --output json | grep -q '"delivery_status" *: *"delivered"' && break
+  sleep 0.2
+done
 $BIN/heraldctl verify show-sms "$verification"
 
 # The same flow over HTTP, as a front API in any language calls it (docs/api.md): an API key,
@@ -92,22 +111,20 @@ $BIN/heraldctl verify show-sms "$verification"
 echo; echo "== herald-api on http://127.0.0.1:8090: an API key, then the SMS flow with curl"
 key=$($BIN/heraldctl api-keys create --name make-run --scopes sms,verify --output json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["id"] + ":" + d["secret"])')
 echo "key ${key%%:*} (its secret is shown once; heraldctl api-keys list shows the rest)"
-code_of() {  # the code the dev outbox "delivered" for a verification id
-  for _ in $(seq 1 50); do grep -q "\"$1\"" "$spool" 2>/dev/null && break; sleep 0.2; done
-  grep "\"$1\"" "$spool" | tail -1 | python3 -c 'import json,sys; print(json.load(sys.stdin)["text"].split()[0])'
-}
 echo '$ curl -u KEY -X POST /v1/sms/verifications -d {"phone_number":"+14155550142"}'
+mark=$(smsc_mark)
 started=$(curl -fsS -u "$key" -H 'Content-Type: application/json' -d '{"phone_number":"+14155550142"}' http://127.0.0.1:8090/v1/sms/verifications)
 echo "$started"
 vid=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["verification_id"])' "$started")
 echo "\$ curl -u KEY -X POST /v1/sms/verifications/$vid/check -d {\"code\":\"…\"}"
-curl -sS -u "$key" -H 'Content-Type: application/json' -d "{\"code\":\"$(code_of "$vid")\"}" "http://127.0.0.1:8090/v1/sms/verifications/$vid/check"; echo
+curl -sS -u "$key" -H 'Content-Type: application/json' -d "{\"code\":\"$(code_to +14155550142 "$mark")\"}" "http://127.0.0.1:8090/v1/sms/verifications/$vid/check"; echo
 echo; echo "== Twilio Verify on the same server (what Twilio's libraries send)"
 service=$(curl -fsS -u "$key" -d FriendlyName=Demo http://127.0.0.1:8090/v2/Services | python3 -c 'import json,sys; print(json.load(sys.stdin)["sid"])')
 echo "Service $service"
+mark=$(smsc_mark)
 verification_json=$(curl -fsS -u "$key" --data-urlencode To=+14155550143 -d Channel=sms "http://127.0.0.1:8090/v2/Services/$service/Verifications")
-attempt=$(python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(d["status"], d["sid"], file=sys.stderr); print(d["send_code_attempts"][0]["attempt_sid"])' "$verification_json")
-curl -sS -u "$key" --data-urlencode To=+14155550143 -d Code="$(code_of "$attempt")" "http://127.0.0.1:8090/v2/Services/$service/VerificationCheck" \
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); print(d["status"], d["sid"])' "$verification_json"
+curl -sS -u "$key" --data-urlencode To=+14155550143 -d Code="$(code_to +14155550143 "$mark")" "http://127.0.0.1:8090/v2/Services/$service/VerificationCheck" \
   | python3 -c 'import json,sys; d=json.load(sys.stdin); print("VerificationCheck:", d["status"], "valid" if d["valid"] else "not valid")'
 
 # The email flow to its end: the message as the mailbox got it (the dev outbox's spool), its

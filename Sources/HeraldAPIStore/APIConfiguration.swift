@@ -19,10 +19,11 @@ public struct APIConfiguration: ConfigurationSection {
     /// Requests per second per API key (a token bucket per replica; `burst` requests at once).
     public var keyRatePerSecond = 100
     public var keyRateBurst = 200
-    /// Provider callbacks (`/v1/receipts/…`) per second per source address (a token bucket per
-    /// replica; `burst` at once): a provider's receipts come from a handful of addresses.
-    public var receiptRatePerSecond = 200
-    public var receiptRateBurst = 1_000
+    /// Signed provider callbacks (`/v1/receipts/…`) per second per source address (a token
+    /// bucket per replica; `burst` at once): a provider's receipts come from a handful of
+    /// addresses, two or three per SMS. Refused callbacks get a hundredth of it.
+    public var receiptRatePerSecond = 2_000
+    public var receiptRateBurst = 10_000
     /// How long a request waits for the broker's confirm of its job before answering 503.
     public var publishTimeoutMilliseconds = 5_000
     /// TLS served by herald-api itself: PEM certificate chain and private key, read again on

@@ -17,6 +17,13 @@ extension SMSConfiguration {
         /// The key of the signature each Kannel `dlr-url` carries (Kannel cannot sign its
         /// requests): at least 32 characters, shared by herald-sms and herald-api.
         public var kannelSecret = ""
+        /// A Kannel `dlr-url` is taken for this long after the send (its signature carries the
+        /// end), and a receipt's attempt is looked for this far back: the longest an SMSC keeps
+        /// trying a message (its validity period) plus its report's delay.
+        public var maxAgeHours = 96
+        /// Where Kannel's reports may come from (addresses or CIDR blocks; the client address as
+        /// `api.trusted_proxies` resolves it); empty: anywhere the signature holds.
+        public var kannelAllowedSources: [String] = []
 
         public var enabled: Bool { !baseURL.isEmpty }
 
@@ -25,6 +32,11 @@ extension SMSConfiguration {
             receipts.baseURL = try source.string("sms.receipts.base_url", default: "")
             receipts.kannelDLRMask = try source.int("sms.receipts.kannel_dlr_mask", default: receipts.kannelDLRMask, range: 1...31)
             receipts.kannelSecret = try source.string("sms.receipts.kannel_secret", default: "", secret: true)
+            receipts.maxAgeHours = try source.int("sms.receipts.max_age_hours", default: receipts.maxAgeHours, range: 1...720)
+            receipts.kannelAllowedSources = try source.stringList("sms.receipts.kannel_allowed_sources", default: [])
+            for entry in receipts.kannelAllowedSources where CIDRBlock(entry) == nil {
+                throw ConfigError(key: "sms.receipts.kannel_allowed_sources", reason: "every entry must be an IP address or a CIDR block")
+            }
             try receipts.check(providers: providers, allowInsecureTransport: allowInsecureTransport)
             return receipts
         }
@@ -35,9 +47,10 @@ extension SMSConfiguration {
             }
             guard enabled else { return }
             let lower = baseURL.lowercased()
-            guard lower.hasPrefix("https://") || lower.hasPrefix("http://"), URL(string: baseURL)?.host != nil, !baseURL.hasSuffix("/"),
-                  URL(string: baseURL)?.query == nil else {
-                throw ConfigError(key: "sms.receipts.base_url", reason: "must be an http(s) URL without a query or a trailing slash")
+            let url = URL(string: baseURL)
+            guard lower.hasPrefix("https://") || lower.hasPrefix("http://"), url?.host != nil, !baseURL.hasSuffix("/"),
+                  url?.query == nil, url?.fragment == nil, url?.user == nil, url?.password == nil else {
+                throw ConfigError(key: "sms.receipts.base_url", reason: "must be an http(s) URL without credentials, a query, a fragment or a trailing slash")
             }
             try ClearTextPolicy.check(url: baseURL, key: "sms.receipts.base_url", allowed: allowInsecureTransport, allowKey: "sms.allow_insecure_transport")
             if providers.contains(.kannel), kannelSecret.isEmpty {
@@ -48,31 +61,36 @@ extension SMSConfiguration {
         /// Twilio's `StatusCallback`, and the URL its signature covers.
         public var twilioURL: String { baseURL + "/v1/receipts/twilio" }
 
-        /// The `dlr-url` of one Kannel message: Herald's id for it and that id's signature, then
-        /// Kannel's escapes for the DLR type (`%d`), its time (`%T`, Unix seconds) and the SMSC's
-        /// reply (`%A`).
-        public func kannelURL(id: String) -> String {
-            baseURL + "/v1/receipts/kannel?id=\(id)&sig=\(Self.kannelSignature(id: id, secret: kannelSecret))&type=%d&ts=%T&reply=%A"
+        /// The `dlr-url` of one Kannel message sent `now`: Herald's id for it, the end of its
+        /// validity (`exp`, Unix seconds: now + `max_age_hours`) and their signature, then Kannel's
+        /// escapes for the DLR type (`%d`), its time (`%T`, Unix seconds) and the SMSC's reply (`%A`).
+        public func kannelURL(id: String, now: Date = Date()) -> String {
+            let expires = Int(now.timeIntervalSince1970) + maxAgeHours * 3600
+            return baseURL + "/v1/receipts/kannel?id=\(id)&exp=\(expires)&sig=\(Self.kannelSignature(id: id, expires: expires, secret: kannelSecret))"
+                + "&type=%d&ts=%T&reply=%A"
         }
 
-        /// The signature in a Kannel `dlr-url`: HMAC-SHA256 of `kannel-dlr:<id>` under
-        /// `kannel_secret`, base64url without padding.
-        public static func kannelSignature(id: String, secret: String) -> String {
-            let mac = HMAC<SHA256>.authenticationCode(for: Array("kannel-dlr:\(id)".utf8), using: SymmetricKey(data: Array(secret.utf8)))
+        /// The signature in a Kannel `dlr-url`: HMAC-SHA256 of `kannel-dlr:<id>:<exp>` under
+        /// `kannel_secret`, base64url without padding. Kannel fills in the type, time and reply
+        /// itself: those it cannot be given signed (hence `kannel_allowed_sources`).
+        public static func kannelSignature(id: String, expires: Int, secret: String) -> String {
+            let mac = HMAC<SHA256>.authenticationCode(for: Array("kannel-dlr:\(id):\(expires)".utf8), using: SymmetricKey(data: Array(secret.utf8)))
             return Data(mac).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
                 .replacingOccurrences(of: "=", with: "")
         }
 
-        /// True when `signature` is `id`'s (compared in constant time).
-        public static func kannelSignatureHolds(id: String, signature: String, secret: String) -> Bool {
+        /// True when `signature` is that of `id` and `expires` (compared in constant time).
+        public static func kannelSignatureHolds(id: String, expires: Int, signature: String, secret: String) -> Bool {
             var base64 = signature.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
             base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
             guard !secret.isEmpty, let given = Data(base64Encoded: base64) else { return false }
-            return HMAC<SHA256>.isValidAuthenticationCode(given, authenticating: Array("kannel-dlr:\(id)".utf8), using: SymmetricKey(data: Array(secret.utf8)))
+            return HMAC<SHA256>.isValidAuthenticationCode(given, authenticating: Array("kannel-dlr:\(id):\(expires)".utf8),
+                                                          using: SymmetricKey(data: Array(secret.utf8)))
         }
 
         public var effectiveValues: [String: Any] {
-            ["sms.receipts.base_url": baseURL, "sms.receipts.kannel_dlr_mask": kannelDLRMask,
+            ["sms.receipts.base_url": baseURL, "sms.receipts.kannel_dlr_mask": kannelDLRMask, "sms.receipts.max_age_hours": maxAgeHours,
+             "sms.receipts.kannel_allowed_sources": kannelAllowedSources,
              "sms.receipts.kannel_secret": kannelSecret.isEmpty ? "" : "***"]
         }
     }

@@ -7,14 +7,16 @@ extension SMSHandler {
     /// A receipt may come before the send's own commit (the provider answered, the worker has not
     /// recorded it yet): it is retried through the delay queues (`runner.retry_delays_ms`), and
     /// dropped with `herald_sms_receipts_total{result="unmatched"}` on its last attempt.
-    /// `sms.delivered` / `sms.undelivered` go out when the attempt reaches that status, and again
-    /// for a repeat of it (events are at least once: the first may have been lost with a crash
-    /// between the status's commit and the job's).
+    /// `sms.delivered` / `sms.undelivered` go out when the attempt reaches that status, once per
+    /// attempt: another receipt of the same final status (Kannel's type 2 after 16) emits nothing;
+    /// only the job that set it, run again (a crash between the status's commit and the job's),
+    /// emits it again, with the same event message id, for consumers to deduplicate.
     func receipt(_ receipt: SMSReceiptJob, context: JobContext) async throws -> JobOutcome {
         var logger = context.logger
         logger[metadataKey: "provider"] = "\(receipt.provider.rawValue)"
         logger[metadataKey: "provider_message_id"] = "\(receipt.providerMessageID)"
-        let result = try await SMSStore.applyReceipt(receipt, client: context.database, logger: logger)
+        let result = try await SMSStore.applyReceipt(receipt, jobID: context.envelope.messageID, maxAge: .seconds(receiptMaxAgeSeconds),
+                                                     client: context.database, logger: logger)
         let provider = receipt.provider.rawValue
         switch result.kind {
         case .unknown:
@@ -28,12 +30,16 @@ extension SMSHandler {
             return .completed()
         case .duplicate, .applied:
             metrics.receipt(provider: provider, status: receipt.status, result: result.kind.rawValue)
-            guard let status = result.status, status.isFinal, let id = result.verificationID else { return .completed() }
+            guard let status = result.status, status.isFinal, result.sameJob, let id = result.verificationID else { return .completed() }
             let region = result.phone.flatMap { try? PhoneNumberClassifier.classify(PhoneNumber($0)).regionCode } ?? "ZZ"
             if result.kind == .applied { metrics.delivery(provider: provider, region: region, status: status) }
-            return .completed(events: [OutgoingEvent(name: "sms.\(status.rawValue)", payload: SMSDeliveryEvent(
+            var event = OutgoingEvent(name: "sms.\(status.rawValue)", payload: SMSDeliveryEvent(
                 verificationID: id, phone: result.phone.map(Redact.phone) ?? "", provider: provider,
-                providerMessageID: receipt.providerMessageID, status: status.rawValue, errorCode: result.errorCode, region: region))])
+                providerMessageID: receipt.providerMessageID, status: status.rawValue, errorCode: result.errorCode, region: region),
+                occurredAt: receipt.statusTime)
+            // The same id whenever this job emits it: a repeat is the same event.
+            event.messageID = "evt-" + context.envelope.messageID
+            return .completed(events: [event])
         }
     }
 }

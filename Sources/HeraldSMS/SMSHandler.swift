@@ -25,6 +25,8 @@ public struct SMSHandler: JobHandler {
     let groups: SMSGroups
     /// `runner.max_attempts`: a receipt no send attempt matches is dropped on its last one.
     let receiptAttempts: Int
+    /// `sms.receipts.max_age_hours`, in seconds: how far back a receipt's attempt is looked for.
+    let receiptMaxAgeSeconds: Int
 
     /// `eventsExchange`: the events exchange of the worker's `amqp.namespace` (the fraud
     /// guard's pauses go there); `operationTimeout`: `database.operation_timeout_seconds`, the
@@ -39,6 +41,7 @@ public struct SMSHandler: JobHandler {
         self.appVerifier = AppVerifier(configuration: configuration.appVerification)
         self.groups = SMSGroups(timeout: operationTimeout)
         self.receiptAttempts = receiptAttempts
+        self.receiptMaxAgeSeconds = configuration.receipts.maxAgeHours * 3600
     }
 
     /// The handler a `herald-sms` process runs, from its configuration.

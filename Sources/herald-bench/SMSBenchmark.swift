@@ -14,8 +14,14 @@ import Logging
 /// numbers of many people, spread over many prefixes), so every job sends one SMS.
 ///
 /// `controls`: the abuse controls on (``SMSControls/on(_:)``); off, the same run without them.
-func smsEndToEnd(count: Int, workers: Int, controls: Bool = false, statements: BenchStatements? = nil, configuration base: HeraldConfiguration, logger: Logger) async throws -> BenchResult {
-    let provider = try await StubHTTPServer { _ in .init(status: 200, body: #"{"message_id":"bench"}"#) }
+/// `messageIDs`: the provider answers each SMS with a message id of its own, `<prefix>-1`,
+/// `<prefix>-2`, … (the receipts run names them); else all with `bench`.
+func smsEndToEnd(count: Int, workers: Int, controls: Bool = false, statements: BenchStatements? = nil, messageIDs prefix: String? = nil,
+                 configuration base: HeraldConfiguration, logger: Logger) async throws -> BenchResult {
+    let sent = Counter()
+    let provider = try await StubHTTPServer { _ in
+        .init(status: 200, body: #"{"message_id":"\#(prefix.map { "\($0)-\(sent.next())" } ?? "bench")"}"#)
+    }
     var configuration = base
     configuration.sms.providers = [.webhook]
     configuration.sms.webhook.url = provider.baseURL + "/sms"

@@ -50,8 +50,11 @@ import Logging
 //              generated set-based in `<bench database>_big`, kept between invocations; BENCH_BIG_REBUILD=1 starts
 //              it over) next to small tables, then BENCH_BIG_RATE sign-ins/s (default 300) for BENCH_BIG_SECONDS
 //              (default 30) twice, the second time with the ledger's oldest day dropped halfway (BigTables.swift)
-// BENCH_ONLY=runner|sms|cold|processes|paced|tracing|cleanup|push|email|api|bigtable runs one part; the broker
-// baseline runs with each of the first six, with api and with bigtable.
+//   receipts   delivery receipts (issue 35, ReceiptsBenchmark.swift): the SMS job with one worker, its provider
+//              naming each SMS, then one sms.receipt (delivered) per SMS, applied by one worker: receipts/s and
+//              CPU per receipt per component next to the SMS job's
+// BENCH_ONLY=runner|sms|cold|processes|paced|tracing|receipts|cleanup|push|email|api|bigtable runs one part; the
+// broker baseline runs with each of the first seven, with api and with bigtable.
 let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 20_000
 let environment = ProcessInfo.processInfo.environment
 let only = environment["BENCH_ONLY"]
@@ -69,7 +72,7 @@ func runs(_ part: String) -> Bool { only == nil || only == part }
 
 if only == "cpumeter" { try await cpuMeterSelfCheck() }
 
-if runs("runner") || runs("sms") || runs("processes") || only == "paced" || only == "cold" || runs("tracing") {
+if runs("runner") || runs("sms") || runs("processes") || only == "paced" || only == "cold" || runs("tracing") || runs("receipts") {
     // BENCH_STATEMENTS=1: pg_stat_statements reset before and read after each SMS run (Statements.swift).
     let statements = environment["BENCH_STATEMENTS"] == "1" ? try await BenchStatements(configuration: configuration.database, logger: logger) : nil
     let size = try await DatabaseSize.read(configuration: configuration.database, logger: logger)
@@ -119,6 +122,10 @@ if runs("runner") || runs("sms") || runs("processes") || only == "paced" || only
             // Latency under a load, not a backlog: half the rate just measured.
             if processes == 1 { results += try await pacedRuns(rate: controlled.rate / 2, statements: statements) }
         }
+    }
+    if runs("receipts") {
+        // Delivery receipts applied, next to the SMS jobs that sent what they report on (issue 35, ReceiptsBenchmark.swift).
+        results += try await smsReceipts(count: count, configuration: configuration, logger: logger)
     }
     if runs("tracing") {
         // Tracing's cost per job, off (free: no tracer) next to on (issue 34, TracingRuns.swift).

@@ -90,11 +90,12 @@ struct Demo: AsyncParsableCommand {
         let context = try CLIContext.load(options)
         let namespace = context.configuration.amqp.namespace
         let run = String(UUID().uuidString.lowercased().prefix(8))
+        // A number of its own each run, so re-entrancy and the per-number limit never hold the demo back.
+        let phone = "+4915112\(Int.random(in: 100_000...999_999))"
         let ids = try await context.withBroker { connection in
             let client = HeraldClient(connection: connection, namespace: namespace)
             return [
-                // A number of its own each run, so re-entrancy and the per-number limit never hold the demo back.
-                try await client.enqueue(SMSVerificationJob(verificationID: "demo-\(run)", phoneNumber: "+4915112\(Int.random(in: 100_000...999_999))", locale: "de", purpose: .signIn)),
+                try await client.enqueue(SMSVerificationJob(verificationID: "demo-\(run)", phoneNumber: phone, locale: "de", purpose: .signIn)),
                 try await client.enqueue(EmailActionJob(requestID: "demo-\(run)", email: "alice@example.com", mode: .signIn, locale: "en",
                                                         actionCodeSettings: .init(url: "http://localhost:8080/finish?cart=42", handleCodeInApp: true))),
                 // A device token of its own each run, so the per-device push limit never holds the demo back.
@@ -106,6 +107,7 @@ struct Demo: AsyncParsableCommand {
         for id in ids { print("enqueued \(id)") }
         // make run checks this verification's code, as a front API would.
         print("sms verification_id: demo-\(run)")
+        print("sms phone_number: \(phone)")
         // ... and this receipt's push secret.
         print("push receipt: demo-\(run)")
         // …and this email link, followed and consumed.

@@ -29,6 +29,16 @@ import Testing
         configuration.sms.receipts.kannelSecret = kannelSecret
     }
 
+    /// herald-sms sending through the Twilio stand-in, its receipts to `api`.
+    static func twilio(_ configuration: inout HeraldConfiguration, _ twilio: TwilioStubServer, _ api: APIProcess) {
+        receipts(&configuration, api)
+        configuration.sms.providers = [.twilio]
+        configuration.sms.twilio.baseURL = twilio.baseURL
+        configuration.sms.twilio.accountSID = twilio.accountSID
+        configuration.sms.twilio.authToken = twilioToken
+        configuration.sms.twilio.from = "+15005550006"
+    }
+
     /// A webhook receipt as the provider signs it.
     static func webhookReceipt(_ api: APIProcess, messageID: String, status: String, errorCode: String? = nil,
                                id: String = "msg_" + UUID().uuidString, at timestamp: Int = Int(Date().timeIntervalSince1970)) async throws -> APIProcess.Answer {
@@ -51,14 +61,7 @@ import Testing
             let sms = try await SMSFixture(harness)
             let twilio = try await TwilioStubServer(authToken: Self.twilioToken)
             let api = try await Self.api(harness)
-            _ = try await sms.start {
-                Self.receipts(&$0, api)
-                $0.sms.providers = [.twilio]
-                $0.sms.twilio.baseURL = twilio.baseURL
-                $0.sms.twilio.accountSID = twilio.accountSID
-                $0.sms.twilio.authToken = Self.twilioToken
-                $0.sms.twilio.from = "+15005550006"
-            }
+            _ = try await sms.start { Self.twilio(&$0, twilio, api) }
             let job = SMSVerificationJob(verificationID: "\(harness.namespace)-tw", phoneNumber: harness.phone(1))
             _ = try await harness.enqueue(job)
             try await eventually("delivered") { try await sms.attempts(job.verificationID).first?.delivery?.status == .delivered }
@@ -85,6 +88,8 @@ import Testing
             #expect(again.status == 204, "\(again)")
             try await eventually("the repeat consumed") { try await harness.depth(harness.topology.workQueue(.sms)) == 0 }
             try await Task.sleep(for: .milliseconds(500))
+            let repeated = SMSReceiptJob(provider: .twilio, providerMessageID: message.sid, status: .delivered)
+            #expect(try await harness.ledger(repeated.messageID)?.1 == 1, "the repeat was not run again")
             #expect(try await sms.events.take().filter { $0.0 == "sms.delivered" }.isEmpty)
             await twilio.close()
         }
@@ -96,16 +101,10 @@ import Testing
         try await withHarness { harness in
             let sms = try await SMSFixture(harness)
             let twilio = try await TwilioStubServer(authToken: Self.twilioToken)
-            twilio.script([.init("undelivered", errorCode: "30003"), .init("sent", after: .milliseconds(300))])
+            // Each callback well after the one before (and the send's commit): the late `sent` meets a final status.
+            twilio.script([.init("undelivered", errorCode: "30003", after: .milliseconds(400)), .init("sent", after: .milliseconds(400))])
             let api = try await Self.api(harness)
-            _ = try await sms.start {
-                Self.receipts(&$0, api)
-                $0.sms.providers = [.twilio]
-                $0.sms.twilio.baseURL = twilio.baseURL
-                $0.sms.twilio.accountSID = twilio.accountSID
-                $0.sms.twilio.authToken = Self.twilioToken
-                $0.sms.twilio.from = "+15005550006"
-            }
+            _ = try await sms.start { Self.twilio(&$0, twilio, api) }
             let job = SMSVerificationJob(verificationID: "\(harness.namespace)-late", phoneNumber: harness.phone(2))
             _ = try await harness.enqueue(job)
             try await eventually("both callbacks answered") { twilio.posted.count == 2 }
@@ -118,6 +117,51 @@ import Testing
             #expect(events.filter { $0.0 == "sms.undelivered" }.count == 1 && !events.contains { $0.0 == "sms.delivered" })
             #expect(events.first { $0.0 == "sms.undelivered" }?.1["error_code"] as? String == "twilio-30003")
             await twilio.close()
+        }
+    }
+
+    /// The order rule in the database, receipt by receipt in a set order, on an attempt a real
+    /// send recorded: a later status moves it on, a lower one or a second final one is stale, the
+    /// same one a duplicate (from its own job or another), an unknown id or an attempt older than
+    /// the days searched is unknown.
+    @Test func theOrderRuleReceiptByReceipt() async throws {
+        try await withHarness { harness in
+            let sms = try await SMSFixture(harness)
+            let messageID = "wh-order-" + harness.namespace
+            let hook = try await StubHTTPServer { _ in .init(status: 200, body: #"{"message_id":"\#(messageID)"}"#) }
+            _ = try await sms.start {
+                SMSProviderTests.webhook(&$0, hook)
+                $0.sms.providers = [.webhook]
+            }
+            let job = SMSVerificationJob(verificationID: "\(harness.namespace)-order", phoneNumber: harness.phone(5))
+            _ = try await harness.enqueue(job)
+            try await eventually("sent") { try await sms.attempts(job.verificationID).first?.providerMessageID == messageID }
+
+            func apply(_ status: DeliveryStatus, _ jobID: String, id: String = messageID, error: String? = nil,
+                       receivedAt: Date = Date(), maxAge: Duration = .seconds(3600)) async throws -> SMSStore.ReceiptResult {
+                let receipt = SMSReceiptJob(provider: .webhook, providerMessageID: id, status: status, errorCode: error, receivedAt: receivedAt)
+                return try await SMSStore.applyReceipt(receipt, jobID: jobID, maxAge: maxAge, client: harness.database, logger: harness.logger)
+            }
+            let steps: [(DeliveryStatus, String, String?, SMSStore.ReceiptResult.Kind, DeliveryStatus, Bool)] = [
+                (.sent, "j1", nil, .applied, .sent, true),
+                (.queued, "j2", nil, .stale, .sent, false),
+                (.sent, "j3", nil, .duplicate, .sent, false),
+                (.undelivered, "j4", "e-31", .applied, .undelivered, true),
+                (.delivered, "j5", nil, .stale, .undelivered, false),
+                (.undelivered, "j6", "e-32", .duplicate, .undelivered, false),
+                (.undelivered, "j4", "e-31", .duplicate, .undelivered, true),
+            ]
+            for (status, jobID, error, kind, after, same) in steps {
+                let result = try await apply(status, jobID, error: error)
+                #expect(result.kind == kind && result.status == after && result.sameJob == same, "\(status) by \(jobID): \(result)")
+                #expect(result.verificationID == job.verificationID && result.phone == job.phoneNumber)
+            }
+            let attempt = try #require(try await sms.attempts(job.verificationID).first)
+            #expect(attempt.delivery?.status == .undelivered && attempt.delivery?.errorCode == "e-31")
+            #expect(try await apply(.delivered, "j7", id: "wh-never").kind == .unknown)
+            // Searched only back to maxAge before the receipt came: an attempt older is not found.
+            #expect(try await apply(.delivered, "j8", receivedAt: Date().addingTimeInterval(7200), maxAge: .seconds(60)).kind == .unknown)
+            await hook.close()
         }
     }
 
@@ -182,9 +226,10 @@ import Testing
         }
     }
 
-    /// Forged, unsigned, replayed and stale callbacks are 401 and publish nothing; one sent twice
-    /// is one job; a provider with no key configured has no endpoint (404); a source past its
-    /// rate is 429.
+    /// Forged, unsigned and stale callbacks (a webhook's replayed past its 5 minutes) are 401 and
+    /// publish nothing; one sent twice is one job; a provider with no key configured has no
+    /// endpoint (404); a source past its rate is 429; Kannel's reports from elsewhere than its
+    /// listed addresses are 401.
     @Test func forgedCallbacksAreRefusedAndDuplicatesHandledOnce() async throws {
         try await withHarness { harness in
             let api = try await Self.api(harness, extra: ["HERALD_API_RECEIPTS_RATE_PER_SECOND": "1", "HERALD_API_RECEIPTS_RATE_BURST": "12"])
@@ -204,11 +249,16 @@ import Testing
             let signed = try await api.call(.POST, "/v1/receipts/twilio", body: body, contentType: form, auth: Auth.none, headers: [("X-Twilio-Signature", good)])
             #expect(signed.status == 204, "\(signed)")
 
-            let kannel = try await api.call(.GET, "/v1/receipts/kannel?id=hk-1&sig=AAAA&type=1", auth: Auth.none)
+            let exp = Int(Date().timeIntervalSince1970) + 3600
+            let kannel = try await api.call(.GET, "/v1/receipts/kannel?id=hk-1&exp=\(exp)&sig=AAAA&type=1", auth: Auth.none)
             #expect(kannel.status == 401, "\(kannel)")
-            let sig = SMSConfiguration.Receipts.kannelSignature(id: "hk-1", secret: Self.kannelSecret)
-            let kannelGood = try await api.call(.GET, "/v1/receipts/kannel?id=hk-1&sig=\(sig)&type=8&ts=1795806119&reply=ACK%2F", auth: Auth.none)
+            let sig = SMSConfiguration.Receipts.kannelSignature(id: "hk-1", expires: exp, secret: Self.kannelSecret)
+            let dlr = "/v1/receipts/kannel?id=hk-1&exp=\(exp)&sig=\(sig)"
+            let kannelGood = try await api.call(.GET, dlr + "&type=8&ts=1795806119&reply=ACK%2F", auth: Auth.none)
             #expect(kannelGood.status == 204, "\(kannelGood)")
+            // A type Herald does not read: taken, nothing published.
+            let kannelOther = try await api.call(.GET, dlr + "&type=32", auth: Auth.none)
+            #expect(kannelOther.status == 204, "\(kannelOther)")
 
             let stale = try await Self.webhookReceipt(api, messageID: "m-1", status: "sent", at: Int(Date().timeIntervalSince1970) - 600)
             #expect(stale.status == 401, "\(stale)")
@@ -218,20 +268,22 @@ import Testing
             let invalid = try await Self.webhookReceipt(api, messageID: "m-1", status: "read")
             #expect(invalid.status == 400 && invalid.error["field"] as? String == "data.status", "\(invalid)")
 
-            // Published: the signed Twilio callback, the signed DLR, the webhook receipt once
-            // (the same job twice), and nothing forged.
             // Published: the signed Twilio callback, the signed DLR and the webhook receipt twice
-            // (one job id: the worker's ledger handles it once), nothing forged.
+            // (one job id: the worker's ledger handles it once), nothing forged or ignored.
             #expect(try await harness.depth(harness.topology.workQueue(.sms)) == 4)
-            // 10 requests so far of a burst of 12, 1 more a second: a few more are over the rate.
+            // 5 signed callbacks so far of a burst of 12, 1 more a second: a few more are over the rate.
             var answers: [APIProcess.Answer] = []
-            for n in 0..<5 { answers.append(try await Self.webhookReceipt(api, messageID: "m-\(n + 2)", status: "sent")) }
+            for n in 0..<12 { answers.append(try await Self.webhookReceipt(api, messageID: "m-\(n + 2)", status: "sent")) }
             let over = try #require(answers.first { $0.status == 429 }, "\(answers)")
             #expect(over.headers.first(name: "Retry-After") != nil && over.error["code"] as? String == "rate_limited", "\(over)")
 
             let bare = try await APIProcess(harness)
-            let none = try await bare.call(.GET, "/v1/receipts/kannel?id=hk-1&sig=\(sig)&type=1", auth: Auth.none)
+            let none = try await bare.call(.GET, dlr + "&type=1", auth: Auth.none)
             #expect(none.status == 404, "\(none)")
+            // Kannel's reports from its own addresses only, when they are listed.
+            let fenced = try await Self.api(harness, extra: ["HERALD_SMS_RECEIPTS_KANNEL_ALLOWED_SOURCES": "10.0.0.0/8"])
+            let outside = try await fenced.call(.GET, dlr + "&type=1", auth: Auth.none)
+            #expect(outside.status == 401, "\(outside)")
         }
     }
 }

@@ -20,8 +20,17 @@ import Testing
         #expect(TwilioStatusCallback.holds("0/KCTR6DLpKmkAf8muzZqo1nDgQ=", url: url, pairs: example.reversed(), authToken: "12345"))
         let callback = try TwilioStatusCallback.pairs("MessageStatus=delivered&AccountSid=AC1&MessageSid=SM1")
         #expect(TwilioStatusCallback.holds("LV3V0/R1vm/RdTx9t8dG+o1RLgI=", url: "https://herald.example.com/v1/receipts/twilio", pairs: callback, authToken: "12345"))
-        // Anything changed: another URL (the port, the query), a value, the token, no header.
-        #expect(!TwilioStatusCallback.holds("LV3V0/R1vm/RdTx9t8dG+o1RLgI=", url: "https://herald.example.com:443/v1/receipts/twilio", pairs: callback, authToken: "12345"))
+        // Twilio signs the URL with or without its scheme's default port: both hold.
+        #expect(TwilioStatusCallback.holds("LV3V0/R1vm/RdTx9t8dG+o1RLgI=", url: "https://herald.example.com:443/v1/receipts/twilio", pairs: callback, authToken: "12345"))
+        let withPort = TwilioStatusCallback.signature(url: "https://herald.example.com:443/v1/receipts/twilio", pairs: callback, authToken: "12345")
+        #expect(TwilioStatusCallback.holds(withPort, url: "https://herald.example.com/v1/receipts/twilio", pairs: callback, authToken: "12345"))
+        #expect(TwilioStatusCallback.urlForms("http://h.example:8080/x") == ["http://h.example:8080/x"])
+        #expect(TwilioStatusCallback.urlForms("http://h.example/x?a=1") == ["http://h.example/x?a=1", "http://h.example:80/x?a=1"])
+        // A name given twice counts each of its values once, sorted, as Twilio's validators do.
+        let twice = TwilioStatusCallback.signature(url: "https://a.example/", pairs: [("A", "2"), ("A", "1"), ("A", "2")], authToken: "t")
+        #expect(twice == TwilioStatusCallback.signature(url: "https://a.example/", pairs: [("A", "1"), ("A", "2")], authToken: "t"))
+        // Anything else changed: another URL (another port, a query), a value, the token, no header.
+        #expect(!TwilioStatusCallback.holds("LV3V0/R1vm/RdTx9t8dG+o1RLgI=", url: "https://herald.example.com:8443/v1/receipts/twilio", pairs: callback, authToken: "12345"))
         #expect(!TwilioStatusCallback.holds("LV3V0/R1vm/RdTx9t8dG+o1RLgI=", url: "https://herald.example.com/v1/receipts/twilio?x=1", pairs: callback, authToken: "12345"))
         let forged = try TwilioStatusCallback.pairs("MessageStatus=undelivered&AccountSid=AC1&MessageSid=SM1")
         #expect(!TwilioStatusCallback.holds("LV3V0/R1vm/RdTx9t8dG+o1RLgI=", url: "https://herald.example.com/v1/receipts/twilio", pairs: forged, authToken: "12345"))
@@ -35,15 +44,17 @@ import Testing
         ("delivered", .delivered), ("read", .delivered), ("undelivered", .undelivered), ("failed", .undelivered), ("canceled", .undelivered),
     ])
     func twilioStatusesMapToHeralds(twilio: String, status: DeliveryStatus) throws {
-        let job = try TwilioStatusCallback.receipt([("MessageSid", "SMabc"), ("MessageStatus", twilio)])
+        let job = try #require(try TwilioStatusCallback.receipt([("MessageSid", "SMabc"), ("MessageStatus", twilio)]))
         #expect(job.status == status && job.provider == .twilio && job.providerMessageID == "SMabc" && job.providerStatus == twilio)
     }
 
     @Test func aTwilioCallbackNamesWhatIsWrong() throws {
         let failed = try TwilioStatusCallback.receipt([("MessageSid", "SMabc"), ("MessageStatus", "undelivered"), ("ErrorCode", "30003")])
-        #expect(failed.errorCode == "twilio-30003")
+        #expect(failed?.errorCode == "twilio-30003")
+        // A status Herald does not keep is taken and ignored (an error would fill Twilio's debugger).
+        #expect(try TwilioStatusCallback.receipt([("MessageSid", "SMabc"), ("MessageStatus", "received")]) == nil)
+        #expect(try TwilioStatusCallback.receipt([("MessageSid", "SMabc"), ("MessageStatus", "partially_delivered")]) == nil)
         for (pairs, field) in [([("MessageStatus", "sent")], "MessageSid"), ([("MessageSid", "SMabc")], "MessageStatus"),
-                               ([("MessageSid", "SMabc"), ("MessageStatus", "received")], "MessageStatus"),
                                ([("MessageSid", "SMabc"), ("MessageStatus", "sent"), ("ErrorCode", "30003x")], "ErrorCode"),
                                ([("MessageSid", "SM a"), ("MessageStatus", "sent")], "provider_message_id")] {
             #expect { try TwilioStatusCallback.receipt(pairs) } throws: { error in
@@ -55,44 +66,51 @@ import Testing
 
     // MARK: Kannel
 
-    @Test func kannelDLRsAreSignedByIDAndMapTheirTypes() throws {
+    @Test func kannelDLRsAreSignedByIDAndValidityAndMapTheirTypes() throws {
         let secret = String(repeating: "k", count: 32)
-        let signature = SMSConfiguration.Receipts.kannelSignature(id: "hk-1", secret: secret)
-        #expect(SMSConfiguration.Receipts.kannelSignatureHolds(id: "hk-1", signature: signature, secret: secret))
-        #expect(!SMSConfiguration.Receipts.kannelSignatureHolds(id: "hk-2", signature: signature, secret: secret))
-        #expect(!SMSConfiguration.Receipts.kannelSignatureHolds(id: "hk-1", signature: signature, secret: secret + "x"))
-        #expect(!SMSConfiguration.Receipts.kannelSignatureHolds(id: "hk-1", signature: signature, secret: ""))
+        let now = Date(timeIntervalSince1970: 1_795_806_119)
+        let exp = 1_795_806_119 + 96 * 3600
+        let signature = SMSConfiguration.Receipts.kannelSignature(id: "hk-1", expires: exp, secret: secret)
+        #expect(SMSConfiguration.Receipts.kannelSignatureHolds(id: "hk-1", expires: exp, signature: signature, secret: secret))
+        #expect(!SMSConfiguration.Receipts.kannelSignatureHolds(id: "hk-2", expires: exp, signature: signature, secret: secret))
+        #expect(!SMSConfiguration.Receipts.kannelSignatureHolds(id: "hk-1", expires: exp + 1, signature: signature, secret: secret))
+        #expect(!SMSConfiguration.Receipts.kannelSignatureHolds(id: "hk-1", expires: exp, signature: signature, secret: secret + "x"))
+        #expect(!SMSConfiguration.Receipts.kannelSignatureHolds(id: "hk-1", expires: exp, signature: signature, secret: ""))
         #expect(!signature.contains("=") && !signature.contains("+") && !signature.contains("/"))
 
         var receipts = SMSConfiguration.Receipts()
         receipts.baseURL = "https://herald.example.com"
         receipts.kannelSecret = secret
-        let url = receipts.kannelURL(id: "hk-1")
-        #expect(url == "https://herald.example.com/v1/receipts/kannel?id=hk-1&sig=\(signature)&type=%d&ts=%T&reply=%A")
+        let url = receipts.kannelURL(id: "hk-1", now: now)
+        #expect(url == "https://herald.example.com/v1/receipts/kannel?id=hk-1&exp=\(exp)&sig=\(signature)&type=%d&ts=%T&reply=%A")
 
         // As Kannel fills it in (its fake SMSC's "delivered", then an SMPP receipt's failure).
-        let delivered = try FormFields("id=hk-1&sig=\(signature)&type=1&ts=1795806119&reply=", accepted: KannelDLR.accepted, ignored: [])
-        let id = try KannelDLR.signedID(delivered, secret: secret)
-        let job = try KannelDLR.receipt(delivered, id: id)
+        func fields(_ rest: String, id: String = "hk-1") throws -> FormFields {
+            try FormFields("id=\(id)&exp=\(exp)&sig=\(signature)&\(rest)", accepted: KannelDLR.accepted, ignored: [])
+        }
+        let delivered = try fields("type=1&ts=1795806119&reply=")
+        let id = try KannelDLR.signedID(delivered, secret: secret, now: now)
+        let job = try #require(try KannelDLR.receipt(delivered, id: id))
         #expect(job.status == .delivered && job.providerMessageID == "hk-1" && job.errorCode == nil && job.providerStatus == "1")
         #expect(job.occurredAt == "2026-11-27T19:01:59Z")
-        let failed = try FormFields("id=hk-1&sig=\(signature)&type=2&reply=id%3A42+sub%3A001+dlvrd%3A000+stat%3AUNDELIV+err%3A0B1+text%3A",
-                                    accepted: KannelDLR.accepted, ignored: [])
-        #expect(try KannelDLR.receipt(failed, id: "hk-1").errorCode == "smpp-err-0b1")
+        let failed = try fields("type=2&reply=id%3A42+sub%3A001+dlvrd%3A000+stat%3AUNDELIV+err%3A0B1+text%3A")
+        #expect(try KannelDLR.receipt(failed, id: "hk-1")?.errorCode == "smpp-err-0b1")
         #expect(KannelDLR.errorCode(type: 16, reply: "NACK/0x00000045/Unknown") == "kannel-16")
         #expect(KannelDLR.errorCode(type: 1, reply: "id:1 stat:DELIVRD err:000") == nil)
-        for (type, status) in [(2, DeliveryStatus.undelivered), (4, .queued), (8, .sent), (16, .undelivered)] {
-            let fields = try FormFields("id=hk-1&sig=\(signature)&type=\(type)", accepted: KannelDLR.accepted, ignored: [])
-            #expect(try KannelDLR.receipt(fields, id: "hk-1").status == status)
+        // The type is read by its bits, the final ones first (0x22: undelivered, and expired).
+        for (type, status) in [(2, DeliveryStatus.undelivered), (4, .queued), (8, .sent), (16, .undelivered), (9, .delivered), (0x22, .undelivered)] {
+            #expect(try KannelDLR.receipt(fields("type=\(type)"), id: "hk-1")?.status == status)
         }
-        for bad in ["type=3", "type=0", "type=x", ""] {
-            let fields = try FormFields("id=hk-1&sig=\(signature)&\(bad)", accepted: KannelDLR.accepted, ignored: [])
-            #expect(throws: APIFailure.invalid(field: "type", reason: "a DLR type: 1, 2, 4, 8 or 16")) { try KannelDLR.receipt(fields, id: "hk-1") }
+        #expect(try KannelDLR.receipt(fields("type=32"), id: "hk-1") == nil)
+        #expect(try KannelDLR.receipt(fields("type=0"), id: "hk-1") == nil)
+        for bad in ["type=256", "type=x", ""] {
+            #expect(throws: APIFailure.invalid(field: "type", reason: "a DLR type: a number from 0 to 255")) { try KannelDLR.receipt(fields(bad), id: "hk-1") }
         }
         let unsigned = try FormFields("id=hk-1&type=1", accepted: KannelDLR.accepted, ignored: [])
-        #expect(throws: APIFailure.forgedCallback) { try KannelDLR.signedID(unsigned, secret: secret) }
-        let otherID = try FormFields("id=hk-2&sig=\(signature)&type=1", accepted: KannelDLR.accepted, ignored: [])
-        #expect(throws: APIFailure.forgedCallback) { try KannelDLR.signedID(otherID, secret: secret) }
+        #expect(throws: APIFailure.forgedCallback) { try KannelDLR.signedID(unsigned, secret: secret, now: now) }
+        #expect(throws: APIFailure.forgedCallback) { try KannelDLR.signedID(fields("type=1", id: "hk-2"), secret: secret, now: now) }
+        // Past its validity, the URL no longer holds.
+        #expect(throws: APIFailure.forgedCallback) { try KannelDLR.signedID(delivered, secret: secret, now: now.addingTimeInterval(97 * 3600)) }
     }
 
     // MARK: Standard Webhooks
@@ -175,6 +193,10 @@ import Testing
         #expect(on.receipts.twilioURL == "https://herald.example.com/v1/receipts/twilio")
         for (values, key) in [
             (["sms.receipts.base_url": "https://herald.example.com/"], "sms.receipts.base_url"),
+            (["sms.receipts.base_url": "https://user:pw@herald.example.com"], "sms.receipts.base_url"),
+            (["sms.receipts.base_url": "https://herald.example.com#x"], "sms.receipts.base_url"),
+            (["sms.receipts.kannel_allowed_sources": ["10.0.0.0/33"]], "sms.receipts.kannel_allowed_sources"),
+            (["sms.receipts.max_age_hours": 0], "sms.receipts.max_age_hours"),
             (["sms.receipts.base_url": "ftp://herald.example.com"], "sms.receipts.base_url"),
             (["sms.receipts.base_url": "http://herald.example.com"], "sms.receipts.base_url"),
             (["sms.receipts.base_url": "https://herald.example.com", "sms.providers": ["kannel"]], "sms.receipts.kannel_secret"),

@@ -11,17 +11,27 @@ import Logging
 /// Kannel's `dlr-url`, Standard Webhooks for the webhook provider); a callback that fails it is
 /// 401. Each one that holds is published as an `sms.receipt` job (one message id per provider
 /// message and status, so a callback sent again is handled once) and answered 204 once the
-/// broker confirmed it; 503 otherwise, for the provider to try again. Rate-limited per source
-/// address (`api.receipts.rate_per_second`).
+/// broker confirmed it; 503 otherwise. A status Herald does not keep is answered 204 and
+/// ignored. Rate-limited per source address (IPv6 per /64), after the signature: signed
+/// callbacks at `api.receipts.rate_per_second`, refused ones at a hundredth of it (a forger
+/// cannot spend a provider's budget). Kannel's reports only from `sms.receipts.kannel_allowed_sources`
+/// when set (its signature cannot cover the type Kannel fills in).
 struct ReceiptRoutes {
     let dependencies: APIDependencies
-    let limiter: KeyRateLimiter
     let addresses: ClientAddress
+    /// Signed callbacks per source.
+    let signed: KeyRateLimiter
+    /// Refused callbacks per source.
+    let refused: KeyRateLimiter
+    let kannelSources: [CIDRBlock]
 
     init(dependencies: APIDependencies, addresses: ClientAddress) {
         self.dependencies = dependencies
         self.addresses = addresses
-        limiter = KeyRateLimiter(perSecond: dependencies.api.receiptRatePerSecond, burst: dependencies.api.receiptRateBurst)
+        let api = dependencies.api
+        signed = KeyRateLimiter(perSecond: api.receiptRatePerSecond, burst: api.receiptRateBurst)
+        refused = KeyRateLimiter(perSecond: max(1, api.receiptRatePerSecond / 100), burst: max(10, api.receiptRateBurst / 100))
+        kannelSources = dependencies.sms.receipts.kannelAllowedSources.compactMap { CIDRBlock($0) }
     }
 
     func add(to group: RouterGroup<APIContext>) {
@@ -34,7 +44,7 @@ struct ReceiptRoutes {
     private var receipts: SMSConfiguration.Receipts { dependencies.sms.receipts }
 
     func twilio(_ request: Request, context: APIContext) async throws -> Response {
-        try await take("twilio", request, context) {
+        try await take("twilio", request, context) { _ in
             guard receipts.enabled, !dependencies.sms.twilio.authToken.isEmpty else { throw Unconfigured() }
             var request = request
             let buffer = try await request.collectBody(upTo: dependencies.api.maxBodyBytes)
@@ -51,8 +61,11 @@ struct ReceiptRoutes {
     }
 
     func kannel(_ request: Request, context: APIContext) async throws -> Response {
-        try await take("kannel", request, context) {
+        try await take("kannel", request, context) { source in
             guard receipts.enabled, !receipts.kannelSecret.isEmpty else { throw Unconfigured() }
+            guard kannelSources.isEmpty || source.map({ ip in kannelSources.contains { $0.contains(ip) } }) == true else {
+                throw APIFailure.forgedCallback
+            }
             let fields = try FormFields.query(request, accepted: KannelDLR.accepted)
             let id = try KannelDLR.signedID(fields, secret: receipts.kannelSecret)
             return try KannelDLR.receipt(fields, id: id)
@@ -60,7 +73,7 @@ struct ReceiptRoutes {
     }
 
     func webhook(_ request: Request, context: APIContext) async throws -> Response {
-        try await take("webhook", request, context) {
+        try await take("webhook", request, context) { _ in
             guard let key = StandardWebhooks.key(secret: dependencies.sms.webhook.secret) else { throw Unconfigured() }
             var request = request
             let body = Array(try await request.collectBody(upTo: dependencies.api.maxBodyBytes).readableBytesView)
@@ -77,28 +90,36 @@ struct ReceiptRoutes {
     /// No key to check this provider's callbacks with: the route is not there (404).
     private struct Unconfigured: Error {}
 
-    /// The rate limit per source, then `read` (checks the signature, gives the receipt), then
-    /// the job published; each outcome counted.
+    /// `read` (checks the source and the signature, gives the receipt or nil to ignore), the
+    /// rate limit of its source, then the job published; each outcome counted.
     private func take(_ provider: String, _ request: Request, _ context: APIContext,
-                      _ read: () async throws -> SMSReceiptJob) async throws -> Response {
+                      _ read: (ClientIP?) async throws -> SMSReceiptJob?) async throws -> Response {
         let metrics = dependencies.metrics
-        let source = addresses.resolve(peer: context.peer, forwardedFor: request.headers[values: .forwardedFor])?.description ?? "unknown"
-        if let wait = limiter.take(source) {
+        let client = addresses.resolve(peer: context.peer, forwardedFor: request.headers[values: .forwardedFor])
+        let source = client?.limitKey(ipv6PrefixLength: 64) ?? "unknown"
+        func limit(_ limiter: KeyRateLimiter) throws {
+            guard let wait = limiter.take(source) else { return }
             metrics.receipt(provider, "rate_limited")
             throw APIFailure.rateLimited(retryAfterSeconds: wait)
         }
-        let receipt: SMSReceiptJob
+        let receipt: SMSReceiptJob?
         do {
-            receipt = try await read()
+            receipt = try await read(client)
         } catch is Unconfigured {
             metrics.receipt(provider, "unconfigured")
             throw APIFailure.notFound("receipt endpoint")
         } catch let failure as APIFailure {
+            try limit(refused)
             metrics.receipt(provider, failure == .forgedCallback ? "forged" : "invalid")
             if failure == .forgedCallback {
-                context.logger.notice("a receipt callback refused: its signature does not hold", metadata: ["provider": "\(provider)", "source": "\(source)"])
+                context.logger.notice("a receipt callback refused: its source or signature does not hold", metadata: ["provider": "\(provider)", "source": "\(source)"])
             }
             throw failure
+        }
+        try limit(signed)
+        guard let receipt else {
+            metrics.receipt(provider, "ignored")
+            return Response(status: .noContent)
         }
         do {
             try await dependencies.publisher.enqueue(receipt, messageID: receipt.messageID, correlationID: nil, logger: context.logger)

@@ -30,18 +30,37 @@ enum TwilioStatusCallback {
             .base64EncodedString()
     }
 
-    /// True when `header` is the signature of this request (compared in constant time).
+    /// True when `header` is the signature of this request (compared in constant time), over
+    /// `url` as given or with its scheme's default port written out or left out: Twilio signs
+    /// either form, and its own validators try both.
     static func holds(_ header: String?, url: String, pairs: [(String, String)], authToken: String) -> Bool {
         guard let header, let given = Data(base64Encoded: header), !authToken.isEmpty else { return false }
-        return HMAC<Insecure.SHA1>.isValidAuthenticationCode(given, authenticating: signed(url: url, pairs: pairs),
-                                                             using: SymmetricKey(data: Array(authToken.utf8)))
+        let key = SymmetricKey(data: Array(authToken.utf8))
+        return urlForms(url).contains { HMAC<Insecure.SHA1>.isValidAuthenticationCode(given, authenticating: signed(url: $0, pairs: pairs), using: key) }
     }
 
-    /// The URL, then every parameter's name and value, sorted by name (then value: a name sent
-    /// twice, as Twilio's own validator sorts them).
+    /// `url`, and the same with the default port (443, 80) added when it has none, or removed
+    /// when it has it.
+    static func urlForms(_ url: String) -> [String] {
+        guard var parts = URLComponents(string: url), let scheme = parts.scheme?.lowercased() else { return [url] }
+        let standard = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
+        guard let standard else { return [url] }
+        if parts.port == nil {
+            parts.port = standard
+        } else if parts.port == standard {
+            parts.port = nil
+        } else {
+            return [url]
+        }
+        return [url] + (parts.string.map { [$0] } ?? [])
+    }
+
+    /// The URL, then every parameter name (sorted) followed by its values, each once, sorted, as
+    /// Twilio's own validators build it.
     private static func signed(url: String, pairs: [(String, String)]) -> [UInt8] {
-        let sorted = pairs.sorted { $0.0 == $1.0 ? $0.1 < $1.1 : $0.0 < $1.0 }
-        return Array((url + sorted.map { $0.0 + $0.1 }.joined()).utf8)
+        let byName = Dictionary(grouping: pairs, by: \.0)
+        let text = byName.keys.sorted().map { name in Set(byName[name]!.map(\.1)).sorted().map { name + $0 }.joined() }.joined()
+        return Array((url + text).utf8)
     }
 
     /// Twilio's message statuses as Herald keeps them: accepted, scheduled, queued and sending
@@ -57,8 +76,9 @@ enum TwilioStatusCallback {
         }
     }
 
-    /// The receipt a signed callback carries.
-    static func receipt(_ pairs: [(String, String)], receivedAt: Date = Date()) throws -> SMSReceiptJob {
+    /// The receipt a signed callback carries, or nil for a status Herald does not keep (an
+    /// incoming message's `received`, RCS's `partially_delivered`, …): taken and ignored.
+    static func receipt(_ pairs: [(String, String)], receivedAt: Date = Date()) throws -> SMSReceiptJob? {
         let fields = Dictionary(pairs, uniquingKeysWith: { first, _ in first })
         guard let sid = fields["MessageSid"] ?? fields["SmsSid"], !sid.isEmpty else {
             throw APIFailure.invalid(field: "MessageSid", reason: "required")
@@ -66,9 +86,7 @@ enum TwilioStatusCallback {
         guard let twilio = fields["MessageStatus"] ?? fields["SmsStatus"], !twilio.isEmpty else {
             throw APIFailure.invalid(field: "MessageStatus", reason: "required")
         }
-        guard let status = status(twilio) else {
-            throw APIFailure.invalid(field: "MessageStatus", reason: "not a status of an outgoing message")
-        }
+        guard let status = status(twilio) else { return nil }
         let code = fields["ErrorCode"].flatMap { $0.isEmpty ? nil : $0 }
         if let code, !(code.count <= 8 && code.allSatisfy(\.isNumber)) {
             throw APIFailure.invalid(field: "ErrorCode", reason: "not a Twilio error code")

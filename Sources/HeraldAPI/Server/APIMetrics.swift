@@ -51,8 +51,9 @@ struct APIMetrics: Sendable {
     func enqueueFailed(_ why: String) { enqueueFailures.handle(why).increment() }
 
     /// `herald_api_receipts_total{provider,outcome}`: provider callbacks by what became of them:
-    /// accepted (published), forged (a signature missing, wrong or too old), invalid,
-    /// rate_limited, unconfigured (no key to check it with), unavailable (not published).
+    /// accepted (published), ignored (a status Herald does not keep), forged (a source or a
+    /// signature that does not hold), invalid, rate_limited, unconfigured (no key to check it
+    /// with), unavailable (not published).
     func receipt(_ provider: String, _ outcome: String) { receipts.handle(ReceiptKey(provider: provider, outcome: outcome)).increment() }
 }
 

@@ -555,10 +555,12 @@ paths:
       description: |
         Where herald-sms asks Twilio to report (`StatusCallback` = `sms.receipts.base_url` +
         this path). Checked by `X-Twilio-Signature`: the HMAC-SHA1 under `sms.twilio.auth_token`
-        of this URL (as configured, with the request's query) and the sorted parameters. Each
-        valid callback is published as an `sms.receipt` job; 204 once the broker confirmed it.
-        404 when `sms.receipts.base_url` or `sms.twilio.auth_token` is not set. Rate-limited per
-        source address (`api.receipts.rate_per_second`).
+        of this URL (as configured, with the request's query; with or without its scheme's
+        default port) and the sorted parameters. Each valid callback is published as an
+        `sms.receipt` job; 204 once the broker confirmed it, or at once for a status Herald does
+        not keep. 404 when `sms.receipts.base_url` or `sms.twilio.auth_token` is not set.
+        Rate-limited per source address after the signature (`api.receipts.rate_per_second`;
+        refused callbacks at a hundredth of it).
       security: []
       parameters:
         - name: X-Twilio-Signature
@@ -598,20 +600,23 @@ paths:
       summary: A Kannel delivery report (DLR)
       description: |
         The `dlr-url` herald-sms gives Kannel with each message, Kannel's escapes filled in:
-        `id` and `sig` are Herald's (the message's name and its signature under
-        `sms.receipts.kannel_secret`: missing or wrong is 401), `type` is `%d`, `ts` `%T`,
-        `reply` `%A`. 204 once the broker confirmed the `sms.receipt` job; 404 when
+        `id`, `exp` and `sig` are Herald's (the message's name, the end of the URL's validity,
+        and their signature under `sms.receipts.kannel_secret`: missing, wrong or expired is
+        401, as is a source outside `sms.receipts.kannel_allowed_sources` when set), `type` is
+        `%d` (read by its bits), `ts` `%T`, `reply` `%A`. 204 once the broker confirmed the
+        `sms.receipt` job, or at once for a type none of whose bits Herald reads; 404 when
         `sms.receipts.base_url` or `sms.receipts.kannel_secret` is not set. POST with the same
         query is taken too.
       security: []
       parameters:
         - {name: id, in: query, required: true, schema: {type: string, pattern: "^[!-~]{1,128}$"}}
+        - {name: exp, in: query, required: true, description: "Unix seconds.", schema: {type: integer, minimum: 0, maximum: 2147483647}}
         - {name: sig, in: query, required: true, schema: {type: string, maxLength: 128}}
         - name: type
           in: query
           required: true
-          description: "1 delivered, 2 undelivered, 4 queued on the SMSC, 8 accepted by the SMSC, 16 refused by the SMSC."
-          schema: {type: integer, enum: [1, 2, 4, 8, 16]}
+          description: "Bits: 1 delivered, 2 undelivered, 4 queued on the SMSC, 8 accepted by the SMSC, 16 refused by the SMSC."
+          schema: {type: integer, minimum: 0, maximum: 255}
         - {name: ts, in: query, required: false, description: "Unix seconds.", schema: {type: integer, minimum: 0, maximum: 2147483647}}
         - {name: reply, in: query, required: false, description: "The SMSC's reply (an SMPP receipt's text).", schema: {type: string, maxLength: 512}}
       responses:
@@ -1663,7 +1668,8 @@ components:
           pattern: "^[!-~]{1,128}$"
         MessageStatus:
           type: string
-          enum: [accepted, scheduled, queued, sending, sent, delivered, read, undelivered, failed, canceled]
+          minLength: 1
+          description: "accepted, scheduled, queued, sending, sent, delivered, read, undelivered, failed or canceled; any other is taken and ignored."
         ErrorCode:
           type: string
           pattern: "^[0-9]{0,8}$"

@@ -14,18 +14,27 @@ extension SMSStore {
         /// The attempt's delivery status and error code after the receipt.
         public var status: DeliveryStatus?
         public var errorCode: String?
+        /// The status was set by this very job (applied now, or by an earlier run of it).
+        public var sameJob: Bool
     }
 
-    /// Applies a provider's receipt to the accepted send attempt it names
-    /// (`functions/sms_receipt_apply.sql`): a status later than the attempt's, or nothing.
-    public static func applyReceipt(_ receipt: SMSReceiptJob, client: PostgresClient, logger: Logger) async throws -> ReceiptResult {
+    /// Applies a provider's receipt (the job `jobID`) to the accepted send attempt it names
+    /// (`functions/sms_receipt_apply.sql`): a status later than the attempt's, or nothing. Only
+    /// attempts made in the `maxAge` before the receipt came (and an hour after: clocks) are
+    /// searched, so only those days' partitions are.
+    public static func applyReceipt(_ receipt: SMSReceiptJob, jobID: String, maxAge: Duration, client: PostgresClient,
+                                    logger: Logger) async throws -> ReceiptResult {
+        let received = Date(rfc3339: receipt.receivedAt) ?? Date()
+        let (since, until) = (received.addingTimeInterval(-Double(maxAge.components.seconds)), received.addingTimeInterval(3600))
         let rows = try await client.query("""
-            SELECT o_result, o_verification_id, o_phone, o_status, o_error_code FROM herald.sms_receipt_apply(
-                \(receipt.provider.rawValue), \(receipt.providerMessageID), \(receipt.status.rawValue), \(receipt.statusTime), \(receipt.errorCode))
+            SELECT o_result, o_verification_id, o_phone, o_status, o_error_code, o_same_job FROM herald.sms_receipt_apply(
+                \(receipt.provider.rawValue), \(receipt.providerMessageID), \(receipt.status.rawValue), \(receipt.statusTime), \(receipt.errorCode),
+                \(jobID), \(since), \(until))
             """, logger: logger)
-        for try await (kind, id, phone, status, code) in rows.decode((String, String?, String?, String?, String?).self) {
+        for try await (kind, id, phone, status, code, same) in rows.decode((String, String?, String?, String?, String?, Bool).self) {
             guard let kind = ReceiptResult.Kind(rawValue: kind) else { throw StoreError("herald.sms_receipt_apply answered \(kind)") }
-            return ReceiptResult(kind: kind, verificationID: id, phone: phone, status: status.flatMap(DeliveryStatus.init(rawValue:)), errorCode: code)
+            return ReceiptResult(kind: kind, verificationID: id, phone: phone, status: status.flatMap(DeliveryStatus.init(rawValue:)),
+                                 errorCode: code, sameJob: same)
         }
         throw StoreError("herald.sms_receipt_apply gave no row")
     }

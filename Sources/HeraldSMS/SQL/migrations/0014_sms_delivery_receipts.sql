@@ -4,13 +4,18 @@
 -- by the provider's message id across the table's days.
 -- squawk-ignore-file require-concurrent-index-creation, require-lock-timeout, require-statement-timeout
 -- why: require-concurrent-index-creation: the index is on a partitioned table (no CONCURRENTLY
---   there); PostgreSQL builds it on each day, the legacy partition included, under this lock.
+--   there, and a migration is one transaction); PostgreSQL builds it on each day, the legacy
+--   partition included, holding off inserts into the table while it builds (seconds per million
+--   rows: docs/scaling.md). Every receipt's lookup needs it on each day it searches.
 -- why: require-lock-timeout, require-statement-timeout: as 0013, a timeout would only make a large
 --   table's migration fail; new columns without a default and a NOT VALID check rewrite nothing.
 ALTER TABLE herald.sms_send_attempts
     ADD COLUMN delivery_status text,
     ADD COLUMN delivery_status_at timestamptz,
-    ADD COLUMN delivery_error_code text;
+    ADD COLUMN delivery_error_code text,
+    -- The sms.receipt job (its message id) whose receipt set delivery_status: only that job, run
+    -- again after a crash, emits the status's event again.
+    ADD COLUMN delivery_receipt_id text;
 -- NOT VALID: every existing row holds NULL; new and updated rows are checked.
 ALTER TABLE herald.sms_send_attempts ADD CONSTRAINT sms_send_attempts_delivery_status_check
     CHECK (delivery_status IN ('queued', 'sent', 'delivered', 'undelivered')) NOT VALID;
