@@ -43,6 +43,12 @@ public struct SMSConfiguration: ConfigurationSection {
     public var templatesDirectory = "Config/templates/sms"
     /// When set, messages end with the WebOTP line `@origin #code`.
     public var webOTPOrigin = ""
+    /// Android app id (a job's `client.app_id`) → the app's SMS Retriever hash (11 characters of
+    /// base64): a message for that app carries it on a line of its own, so Android reads the code.
+    public var androidAppHashes: [String: String] = [:]
+    /// The most segments any template variant may need (checked at start, with the longest code
+    /// and the app hash and WebOTP lines): each segment is paid for.
+    public var maxSegments = 1
     /// Number → fixed code: no SMS, no quota; the check accepts the fixed code.
     public var testNumbers: [String: String] = [:]
     /// Region, number-type and per-region cap policy: `SMSConfiguration+NumberPolicy.swift`.
@@ -88,6 +94,8 @@ public struct SMSConfiguration: ConfigurationSection {
         // Relative to the configuration file's directory (Config/herald.yaml: Config/templates/sms).
         templatesDirectory = try source.path("sms.templates_dir", default: "templates/sms")
         webOTPOrigin = try source.string("sms.webotp_origin", default: webOTPOrigin)
+        androidAppHashes = try Self.appHashes(source)
+        maxSegments = try source.int("sms.max_segments", default: maxSegments, range: 1...10)
         testNumbers = try Self.testNumbers(source, codeLength: codeLength)
         regions = try Self.regionPolicy(source)
         numberTypes = try Self.numberTypes(source)
@@ -156,6 +164,23 @@ public struct SMSConfiguration: ConfigurationSection {
     private static func limit(_ source: ConfigSource, _ name: String, _ fallback: Limit) throws -> Limit {
         Limit(max: try source.int("sms.limits.\(name).max", default: fallback.max, range: 0...100_000_000),
               windowSeconds: try source.int("sms.limits.\(name).window_seconds", default: fallback.windowSeconds, range: 1...2_592_000))
+    }
+
+    /// A mapping `com.example.app: "FA+9qCX9VSu"` in the file, or `app_id:hash,…` in HERALD_SMS_ANDROID_APP_HASHES.
+    private static func appHashes(_ source: ConfigSource) throws -> [String: String] {
+        var pairs: [String: String] = [:]
+        for entry in try source.string("sms.android_app_hashes", default: "").split(separator: ",") {
+            let parts = entry.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2 else { throw ConfigError(key: "sms.android_app_hashes", reason: "entries are app_id:hash") }
+            pairs[parts[0]] = parts[1]
+        }
+        for (app, hash) in source.map("sms.android_app_hashes") { pairs[app] = "\(hash)" }
+        for (app, hash) in pairs {
+            guard !app.isEmpty, app.utf8.count <= 255, hash.range(of: #"^[A-Za-z0-9+/]{11}$"#, options: .regularExpression) != nil else {
+                throw ConfigError(key: "sms.android_app_hashes", reason: "the hash of '\(app.prefix(64))' must be the 11 characters of base64 Android's SMS Retriever computes")
+            }
+        }
+        return pairs
     }
 
     /// A mapping `"+15555550100": "123456"` in the file, or `number:code,…` in HERALD_SMS_TEST_NUMBERS.

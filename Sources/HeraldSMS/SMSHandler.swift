@@ -60,7 +60,7 @@ public struct SMSHandler: JobHandler {
         self.init(
             configuration: sms,
             hasher: SecretHasher(keyRing: try configuration.secrets.keyRing()),
-            templates: try SMSTemplates.load(directory: sms.templatesDirectory, appName: sms.appName, webOTPOrigin: sms.webOTPOrigin),
+            templates: try SMSTemplates.load(sms),
             providers: providers,
             eventsExchange: HeraldTopology(configuration.amqp, configuration.runner).eventsExchange,
             operationTimeout: .seconds(configuration.database.operationTimeoutSeconds),
@@ -176,7 +176,7 @@ public struct SMSHandler: JobHandler {
     }
 
     private func send(_ job: SMSVerificationJob, phone: PhoneNumber, code: Secret, context: JobContext, logger: Logger) async throws -> JobOutcome {
-        let rendered = templates.render(purpose: job.purpose, locale: job.locale, code: code)
+        let rendered = templates.render(purpose: job.purpose, locale: job.locale, code: code, appID: job.client?.appID)
         if rendered.encoding.segments > 1 {
             logger.notice("the SMS needs more than one segment", metadata: [
                 "locale": "\(rendered.locale)", "encoding": "\(rendered.encoding.scheme.rawValue)",

@@ -27,8 +27,11 @@ public struct SMSTemplates: Sendable {
     let locales: [String: [String: Text]]
     public let appName: String
     public let webOTPOrigin: String
+    /// Android app id → its SMS Retriever hash (`sms.android_app_hashes`).
+    public let appHashes: [String: String]
 
-    public init(locales: [String: [String: String]], appName: String, webOTPOrigin: String = "") throws(ConfigError) {
+    public init(locales: [String: [String: String]], appName: String, webOTPOrigin: String = "",
+                appHashes: [String: String] = [:]) throws(ConfigError) {
         guard locales["default"] != nil else {
             throw ConfigError(key: "sms.templates_dir", reason: "default.yaml is missing")
         }
@@ -49,10 +52,40 @@ public struct SMSTemplates: Sendable {
         self.locales = locales.mapValues { $0.mapValues { Text($0, appName: appName) } }
         self.appName = appName
         self.webOTPOrigin = webOTPOrigin
+        self.appHashes = appHashes
+    }
+
+    /// The templates of `sms.*`, every variant checked against `sms.max_segments`.
+    public static func load(_ sms: SMSConfiguration) throws -> SMSTemplates {
+        let templates = try load(directory: sms.templatesDirectory, appName: sms.appName, webOTPOrigin: sms.webOTPOrigin, appHashes: sms.androidAppHashes)
+        try templates.checkSegments(max: sms.maxSegments, codeLength: sms.codeLength)
+        return templates
+    }
+
+    /// Every locale's text for every purpose, as a job would get it with a `codeLength`-digit
+    /// code (`sms.code_length`: a Twilio Verify Service's longer `CodeLength` may need more), an
+    /// app hash line when any app has one, and the WebOTP line, fits in `max` segments; else the
+    /// error names the first that does not.
+    public func checkSegments(max: Int, codeLength: Int) throws(ConfigError) {
+        let code = Secret(String(repeating: "8", count: codeLength))
+        let appID = appHashes.keys.sorted().first
+        for locale in locales.keys.sorted() {
+            for purpose in SMSVerificationJob.Purpose.allCases {
+                let rendered = render(purpose: purpose, locale: locale, code: code, appID: appID)
+                guard rendered.encoding.segments > max else { continue }
+                let lines = [appID.map { _ in "app hash" }, webOTPOrigin.isEmpty ? nil : "WebOTP"].compactMap { $0 }
+                throw ConfigError(key: "sms.max_segments", reason: """
+                    \(rendered.locale).yaml \(purpose.rawValue) needs \(rendered.encoding.segments) segments \
+                    (\(rendered.encoding.scheme.rawValue), \(rendered.encoding.units) units) with a \(codeLength)-digit code\
+                    \(lines.isEmpty ? "" : " and the " + lines.joined(separator: " and ") + (lines.count > 1 ? " lines" : " line")): more than \(max); \
+                    shorten it, add \(purpose.rawValue)_short, or raise sms.max_segments
+                    """)
+            }
+        }
     }
 
     /// Loads every `*.yaml` in `directory`.
-    public static func load(directory: String, appName: String, webOTPOrigin: String) throws -> SMSTemplates {
+    public static func load(directory: String, appName: String, webOTPOrigin: String, appHashes: [String: String] = [:]) throws -> SMSTemplates {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".yaml") }
@@ -77,11 +110,13 @@ public struct SMSTemplates: Sendable {
             }
             locales[LocaleFallback.normalize(String(name.dropLast(5)))] = templates
         }
-        return try SMSTemplates(locales: locales, appName: appName, webOTPOrigin: webOTPOrigin)
+        return try SMSTemplates(locales: locales, appName: appName, webOTPOrigin: webOTPOrigin, appHashes: appHashes)
     }
 
-    /// The text for `purpose` in `locale` (with fallback), with the code and app name in.
-    public func render(purpose: SMSVerificationJob.Purpose, locale: String?, code: Secret) -> RenderedSMS {
+    /// The text for `purpose` in `locale` (with fallback), with the code and app name in, then
+    /// the SMS Retriever hash of `appID`'s Android app when it has one, then the WebOTP line.
+    public func render(purpose: SMSVerificationJob.Purpose, locale: String?, code: Secret, appID: String? = nil) -> RenderedSMS {
+        let appHash = appID.flatMap { appHashes[$0] }
         let chain = LocaleFallback.chain(locale)
         func lookup(_ key: String) -> (String, Text)? {
             for candidate in chain {
@@ -91,21 +126,26 @@ public struct SMSTemplates: Sendable {
         }
         // default.yaml has every purpose (checked in init).
         var (usedLocale, template) = lookup(purpose.rawValue)!
-        var text = fill(template, code: code)
+        var text = fill(template, code: code, appHash: appHash)
         var encoding = SMSEncoding(text)
         if encoding.segments > 1, let (shortLocale, short) = lookup(purpose.rawValue + "_short") {
-            let shortText = fill(short, code: code)
+            let shortText = fill(short, code: code, appHash: appHash)
             let shorter = SMSEncoding(shortText)
             if shorter.segments < encoding.segments {
                 (usedLocale, template, text, encoding) = (shortLocale, short, shortText, shorter)
             }
         }
         let mask = Secret(String(repeating: "*", count: code.revealed.count))
-        return RenderedSMS(text: Secret(text), maskedText: fill(template, code: mask), locale: usedLocale, encoding: encoding)
+        return RenderedSMS(text: Secret(text), maskedText: fill(template, code: mask, appHash: appHash), locale: usedLocale, encoding: encoding)
     }
 
-    private func fill(_ template: Text, code: Secret) -> String {
+    private func fill(_ template: Text, code: Secret, appHash: String?) -> String {
         var text = template.filled(with: code.revealed)
+        if let appHash {
+            // Android's SMS Retriever: the app's 11-character hash anywhere in the message (its
+            // own line, before WebOTP's, which must be the last).
+            text += "\n\n\(appHash)"
+        }
         if !webOTPOrigin.isEmpty {
             // WebOTP: the last line binds the code to the origin that may read it.
             text += "\n\n@\(webOTPOrigin) #\(code.revealed)"

@@ -94,7 +94,7 @@ struct ConfigCommand: AsyncParsableCommand {
             // What herald-sms would refuse to start with.
             do {
                 _ = try c.secrets.keyRing()
-                _ = try SMSTemplates.load(directory: c.sms.templatesDirectory, appName: c.sms.appName, webOTPOrigin: c.sms.webOTPOrigin)
+                _ = try SMSTemplates.load(c.sms)
                 // What herald-push would refuse to start with: keys that do not parse.
                 try c.push.checkCredentials()
                 // And what herald-email would refuse to start with.
@@ -122,6 +122,7 @@ struct ConfigCommand: AsyncParsableCommand {
                 "sms.app_name": s.appName, "sms.code_length": s.codeLength, "sms.code_ttl_seconds": s.codeTTLSeconds,
                 "sms.max_attempts": s.maxAttempts, "sms.resend_interval_seconds": s.resendIntervalSeconds,
                 "sms.templates_dir": s.templatesDirectory, "sms.webotp_origin": s.webOTPOrigin,
+                "sms.android_app_hashes": s.androidAppHashes, "sms.max_segments": s.maxSegments,
                 "sms.test_numbers": s.testNumbers.keys.sorted().map { "\(Redact.phone($0)):***" },
                 "sms.limits.prefix.drop_digits": s.prefixDropDigits,
                 "sms.providers": s.providers.map(\.rawValue), "sms.provider_timeout_ms": s.providerTimeoutMilliseconds,

@@ -152,6 +152,39 @@ import Testing
         }
     }
 
+    /// A job from an Android app with an SMS Retriever hash: the text the provider gets carries
+    /// the hash, then the WebOTP line, last; a job from another app gets no hash line.
+    @Test func theProviderGetsTheAppsHashLineBeforeTheWebOTPLine() async throws {
+        try await withHarness() { harness in
+            let sms = try await SMSFixture(harness)
+            let hook = try await StubHTTPServer { _ in .init(status: 200, body: "{}") }
+            _ = try await sms.start {
+                Self.webhook(&$0, hook)
+                $0.sms.providers = [.webhook]
+                $0.sms.webOTPOrigin = "login.example.com"
+                $0.sms.androidAppHashes = ["com.example.app": "FA+9qCX9VSu"]
+                $0.sms.maxSegments = 2
+            }
+            var android = harness.sms(5)
+            android.client = .init(appID: "com.example.app")
+            var other = harness.sms(6)
+            other.client = .init(appID: "com.example.other")
+            let ids = [try await harness.enqueue(android), try await harness.enqueue(other)]
+            try await eventually("both sent") { try await harness.statuses(ids).values.filter { $0 == "completed" }.count == 2 }
+            var texts: [String: String] = [:]
+            for request in hook.requests {
+                let data = try #require((try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])?["data"] as? [String: Any])
+                texts[data["to"] as? String ?? ""] = data["text"] as? String
+            }
+            let withHash = try #require(texts[android.phoneNumber])
+            let code = try #require(SMSFixture.code(in: withHash, length: 6))
+            #expect(withHash.hasSuffix("\n\nFA+9qCX9VSu\n\n@login.example.com #\(code)"), "\(withHash)")
+            let without = try #require(texts[other.phoneNumber])
+            #expect(!without.contains("FA+9qCX9VSu") && without.contains("\n\n@login.example.com #"), "\(without)")
+            await hook.close()
+        }
+    }
+
     @Test func whenEveryProviderFailsTheJobIsRetriedWithAFreshCodeAndNoUncertainSend() async throws {
         // A second's delay and room for tries: with the default 100, 200 and 400 ms and three tries, a
         // loaded machine could see the row in its next try (`sending`) or out of tries before the stub mends.

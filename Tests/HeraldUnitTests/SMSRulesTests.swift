@@ -134,6 +134,43 @@ import Testing
         #expect(rendered.maskedText.hasSuffix("@login.example.com #******"))
     }
 
+    /// Android's SMS Retriever hash of the job's app on a line of its own, before the WebOTP
+    /// line (which must stay last); no line for an app without a hash.
+    @Test func theAppHashLineComesBeforeTheWebOTPLine() throws {
+        let templates = try SMSTemplates.load(directory: Self.templatesDirectory, appName: "Acme", webOTPOrigin: "login.example.com",
+                                              appHashes: ["com.example.app": "FA+9qCX9VSu"])
+        let rendered = templates.render(purpose: .signIn, locale: "en", code: Secret("654321"), appID: "com.example.app")
+        #expect(rendered.text.revealed == "654321 is your Acme verification code.\n\nFA+9qCX9VSu\n\n@login.example.com #654321")
+        #expect(rendered.maskedText == "****** is your Acme verification code.\n\nFA+9qCX9VSu\n\n@login.example.com #******")
+        #expect(!templates.render(purpose: .signIn, locale: "en", code: Secret("654321"), appID: "com.other.app").text.revealed.contains("FA+9qCX9VSu"))
+        #expect(!templates.render(purpose: .signIn, locale: "en", code: Secret("654321")).text.revealed.contains("FA+9qCX9VSu"))
+    }
+
+    /// At start, every shipped variant is rendered as a job gets it and counted: one segment each
+    /// with the shipped settings; the app hash and WebOTP lines take the UCS-2 texts (es, pt, ru)
+    /// to two, and the error says which and why.
+    @Test func everyVariantIsCheckedAgainstMaxSegmentsAtStart() throws {
+        var sms = SMSConfiguration()
+        sms.templatesDirectory = Self.templatesDirectory
+        _ = try SMSTemplates.load(sms)
+        sms.webOTPOrigin = "login.example.com"
+        sms.androidAppHashes = ["com.example.app": "FA+9qCX9VSu"]
+        #expect { try SMSTemplates.load(sms) } throws: { error in
+            guard let error = error as? ConfigError else { return false }
+            return error.key == "sms.max_segments" && error.reason.contains("needs 2 segments (UCS-2")
+                && error.reason.contains("with a 6-digit code and the app hash and WebOTP lines")
+        }
+        sms.maxSegments = 2
+        _ = try SMSTemplates.load(sms)
+        for (values, key) in [(["sms.android_app_hashes": ["com.example.app": "short"]], "sms.android_app_hashes"),
+                              (["sms.android_app_hashes": "com.example.app"], "sms.android_app_hashes"),
+                              (["sms.max_segments": 0], "sms.max_segments")] as [([String: Any], String)] {
+            #expect { try SMSConfiguration(source: ConfigSource(values: values)) } throws: { ($0 as? ConfigError)?.key == key }
+        }
+        let read = try SMSConfiguration(source: ConfigSource(values: [:], environment: ["HERALD_SMS_ANDROID_APP_HASHES": "com.example.app:FA+9qCX9VSu"]))
+        #expect(read.androidAppHashes == ["com.example.app": "FA+9qCX9VSu"])
+    }
+
     @Test func badTemplatesAreConfigurationErrors() {
         #expect(throws: ConfigError.self) { try SMSTemplates(locales: ["en": ["sign_in": "{code}"]], appName: "A") }
         #expect(throws: ConfigError.self) {
