@@ -55,6 +55,8 @@ public struct SMSConfiguration: ConfigurationSection {
     public var regions = RegionPolicy()
     public var numberTypes = SMSConfiguration.defaultNumberTypes
     public var regionCaps = RegionCaps()
+    /// Region code → what its regulator requires with every SMS (SMSConfiguration+Registration.swift).
+    public var registrations: [String: Registration] = [:]
     public var phoneLimit = Limit(max: 5, windowSeconds: 3600)
     public var prefixLimit = Limit(max: 50, windowSeconds: 3600)
     /// Digits dropped from the end of a number to make its prefix (3: ranges of 1,000 numbers).
@@ -100,6 +102,7 @@ public struct SMSConfiguration: ConfigurationSection {
         regions = try Self.regionPolicy(source)
         numberTypes = try Self.numberTypes(source)
         regionCaps = try Self.regionCaps(source)
+        registrations = try Self.registrations(source)
         phoneLimit = try Self.limit(source, "phone", phoneLimit)
         prefixLimit = try Self.limit(source, "prefix", prefixLimit)
         prefixDropDigits = try source.int("sms.limits.prefix.drop_digits", default: prefixDropDigits, range: 1...8)

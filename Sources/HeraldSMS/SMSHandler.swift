@@ -130,7 +130,7 @@ public struct SMSHandler: JobHandler {
                 logger.warning("an earlier try of this verification may have reached a provider; sending a fresh code")
             }
             if let info { metrics.regionSend(info.regionCode) }
-            return try await send(job, phone: phone, code: code, context: context, logger: logger)
+            return try await send(job, phone: phone, region: info?.regionCode, code: code, context: context, logger: logger)
         case .reused:
             metrics.decision("reused")
             logger.info("a code sent moments ago answers this verification too; no SMS sent")
@@ -175,7 +175,8 @@ public struct SMSHandler: JobHandler {
         }
     }
 
-    private func send(_ job: SMSVerificationJob, phone: PhoneNumber, code: Secret, context: JobContext, logger: Logger) async throws -> JobOutcome {
+    private func send(_ job: SMSVerificationJob, phone: PhoneNumber, region: String?, code: Secret, context: JobContext,
+                      logger: Logger) async throws -> JobOutcome {
         let rendered = templates.render(purpose: job.purpose, locale: job.locale, code: code, appID: job.client?.appID)
         if rendered.encoding.segments > 1 {
             logger.notice("the SMS needs more than one segment", metadata: [
@@ -183,7 +184,8 @@ public struct SMSHandler: JobHandler {
                 "units": "\(rendered.encoding.units)", "segments": "\(rendered.encoding.segments)"])
         }
         let message = SMSMessage(to: phone.e164, text: rendered.text, maskedText: rendered.maskedText, encoding: rendered.encoding,
-                                 verificationID: job.verificationID, messageID: context.envelope.messageID)
+                                 verificationID: job.verificationID, messageID: context.envelope.messageID,
+                                 registration: configuration.registration(region: region, key: rendered.key, locale: rendered.locale))
         let delivery = await providers.send(message, context: DeliveryContext(logger: logger, database: context.database))
         // Each outcome is recorded on its own (not in the grouped outcome transaction, whose
         // per-job statements run one after another), and never given up: giving up would make

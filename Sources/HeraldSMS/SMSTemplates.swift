@@ -55,11 +55,18 @@ public struct SMSTemplates: Sendable {
         self.appHashes = appHashes
     }
 
-    /// The templates of `sms.*`, every variant checked against `sms.max_segments`.
+    /// The templates of `sms.*`, every variant checked against `sms.max_segments` and registered
+    /// where a region's registration lists templates.
     public static func load(_ sms: SMSConfiguration) throws -> SMSTemplates {
         let templates = try load(directory: sms.templatesDirectory, appName: sms.appName, webOTPOrigin: sms.webOTPOrigin, appHashes: sms.androidAppHashes)
         try templates.checkSegments(max: sms.maxSegments, codeLength: sms.codeLength)
+        try sms.checkRegistrations(templates)
         return templates
+    }
+
+    /// Every (locale, text key) there is, sorted.
+    var textKeys: [(String, String)] {
+        locales.keys.sorted().flatMap { locale in locales[locale]!.keys.sorted().map { (locale, $0) } }
     }
 
     /// Every locale's text for every purpose, as a job would get it with a `codeLength`-digit
@@ -126,6 +133,7 @@ public struct SMSTemplates: Sendable {
         }
         // default.yaml has every purpose (checked in init).
         var (usedLocale, template) = lookup(purpose.rawValue)!
+        var key = purpose.rawValue
         var text = fill(template, code: code, appHash: appHash)
         var encoding = SMSEncoding(text)
         if encoding.segments > 1, let (shortLocale, short) = lookup(purpose.rawValue + "_short") {
@@ -133,10 +141,11 @@ public struct SMSTemplates: Sendable {
             let shorter = SMSEncoding(shortText)
             if shorter.segments < encoding.segments {
                 (usedLocale, template, text, encoding) = (shortLocale, short, shortText, shorter)
+                key = purpose.rawValue + "_short"
             }
         }
         let mask = Secret(String(repeating: "*", count: code.revealed.count))
-        return RenderedSMS(text: Secret(text), maskedText: fill(template, code: mask, appHash: appHash), locale: usedLocale, encoding: encoding)
+        return RenderedSMS(text: Secret(text), maskedText: fill(template, code: mask, appHash: appHash), locale: usedLocale, key: key, encoding: encoding)
     }
 
     private func fill(_ template: Text, code: Secret, appHash: String?) -> String {
@@ -171,5 +180,7 @@ public struct RenderedSMS: Sendable {
     /// The text with the code masked.
     public var maskedText: String
     public var locale: String
+    /// The text's key in that locale's file: the purpose, or `<purpose>_short`.
+    public var key: String
     public var encoding: SMSEncoding
 }

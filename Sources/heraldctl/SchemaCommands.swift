@@ -123,6 +123,9 @@ struct ConfigCommand: AsyncParsableCommand {
                 "sms.max_attempts": s.maxAttempts, "sms.resend_interval_seconds": s.resendIntervalSeconds,
                 "sms.templates_dir": s.templatesDirectory, "sms.webotp_origin": s.webOTPOrigin,
                 "sms.android_app_hashes": s.androidAppHashes, "sms.max_segments": s.maxSegments,
+                "sms.regions.registration": s.registrations.mapValues { r in
+                    ["sender": r.sender ?? "", "entity_id": r.entityID ?? "", "templates": r.templates] as [String: Any]
+                },
                 "sms.test_numbers": s.testNumbers.keys.sorted().map { "\(Redact.phone($0)):***" },
                 "sms.limits.prefix.drop_digits": s.prefixDropDigits,
                 "sms.providers": s.providers.map(\.rawValue), "sms.provider_timeout_ms": s.providerTimeoutMilliseconds,

@@ -185,6 +185,49 @@ import Testing
         }
     }
 
+    /// A number in a region with a registration (India's DLT): each provider gets what it takes:
+    /// Twilio the registered sender as `From`, Kannel the sender and the ids as SMPP TLVs in
+    /// `meta-data`, the webhook `data.registration`. A number elsewhere gets none of it.
+    @Test func aRegionsRegistrationGoesWithItsSMSToEachProvider() async throws {
+        try await withHarness() { harness in
+            let sms = try await SMSFixture(harness)
+            let twilio = try await StubHTTPServer { _ in .init(status: 503, body: #"{"code":20500,"status":503}"#) }
+            let kannel = try await StubHTTPServer { _ in .init(status: 503, body: "Service unavailable", contentType: "text/plain") }
+            let hook = try await StubHTTPServer { _ in .init(status: 200, body: "{}") }
+            _ = try await sms.start {
+                Self.twilio(&$0, twilio)
+                Self.webhook(&$0, hook)
+                $0.sms.kannel.url = kannel.baseURL + "/cgi-bin/sendsms"
+                $0.sms.kannel.from = "Herald"
+                $0.sms.providers = [.twilio, .kannel, .webhook]
+                $0.sms.registrations = ["IN": .init(sender: "HRALDX", entityID: "1101456789012345678",
+                                                    templates: ["sign_in": "1107000000000000001", "en/sign_in": "1107000000000000002",
+                                                                "mfa_enroll": "1107000000000000003", "mfa_enroll_short": "1107000000000000004",
+                                                                "mfa_sign_in": "1107000000000000005"])]
+            }
+            let india = SMSVerificationJob(verificationID: "\(harness.namespace)-in", phoneNumber: "+9198" + harness.phonePrefix.suffix(6) + "01", locale: "en")
+            let germany = harness.sms(7)
+            let ids = [try await harness.enqueue(india), try await harness.enqueue(germany)]
+            try await eventually("both sent") { try await harness.statuses(ids).values.filter { $0 == "completed" }.count == 2 }
+
+            let toTwilio = try #require(twilio.requests.first { $0.form["To"] == india.phoneNumber })
+            #expect(toTwilio.form["From"] == "HRALDX")
+            #expect(twilio.requests.first { $0.form["To"] == germany.phoneNumber }?.form["From"] == "+15005550006")
+            let toKannel = try #require(kannel.requests.first { $0.query["to"] == india.phoneNumber })
+            #expect(toKannel.query["from"] == "HRALDX")
+            #expect(toKannel.query["meta-data"] == "?smpp?PE_ID=1101456789012345678&TEMPLATE_ID=1107000000000000002", "\(toKannel.uri)")
+            #expect(kannel.requests.first { $0.query["to"] == germany.phoneNumber }.map { $0.query["meta-data"] == nil && $0.query["from"] == "Herald" } == true)
+            var registrations: [String: [String: String]] = [:]
+            for request in hook.requests {
+                let data = try #require((try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])?["data"] as? [String: Any])
+                registrations[data["to"] as? String ?? ""] = data["registration"] as? [String: String] ?? [:]
+            }
+            #expect(registrations[india.phoneNumber] == ["sender": "HRALDX", "entity_id": "1101456789012345678", "template_id": "1107000000000000002"])
+            #expect(registrations[germany.phoneNumber] == [:])
+            for server in [twilio, kannel, hook] { await server.close() }
+        }
+    }
+
     @Test func whenEveryProviderFailsTheJobIsRetriedWithAFreshCodeAndNoUncertainSend() async throws {
         // A second's delay and room for tries: with the default 100, 200 and 400 ms and three tries, a
         // loaded machine could see the row in its next try (`sending`) or out of tries before the stub mends.

@@ -171,6 +171,45 @@ import Testing
         #expect(read.androidAppHashes == ["com.example.app": "FA+9qCX9VSu"])
     }
 
+    /// A region's registration (India's DLT): read per region, each text key's template id
+    /// (a locale's own first), and at start every text the templates have must have one.
+    @Test func aRegionsRegistrationNamesEveryTextsTemplate() throws {
+        let read = try SMSConfiguration(source: ConfigSource(values: [
+            "sms.regions.registration.IN.sender": "HERALD", "sms.regions.registration.IN.entity_id": "1101456789012345678",
+            "sms.regions.registration.IN.templates.sign_in": "1107000000000000001",
+            "sms.regions.registration.IN.templates.hi/sign_in": "1107000000000000009",
+        ]))
+        let india = try #require(read.registrations["IN"])
+        #expect(india.sender == "HERALD" && india.entityID == "1101456789012345678")
+        #expect(india.templateID(key: "sign_in", locale: "en") == "1107000000000000001")
+        #expect(india.templateID(key: "sign_in", locale: "hi") == "1107000000000000009")
+        #expect(read.registration(region: "IN", key: "mfa_enroll", locale: "en") == .init(sender: "HERALD", entityID: "1101456789012345678", templateID: nil))
+        #expect(read.registration(region: "DE", key: "sign_in", locale: "en") == nil)
+        for (values, key) in [
+            (["sms.regions.registration.XX.sender": "A"], "sms.regions.registration.XX"),
+            (["sms.regions.registration.IN.sender": "HER ALD"], "sms.regions.registration.IN.sender"),
+            (["sms.regions.registration.IN.templates.sign_in": ""], "sms.regions.registration.IN.templates.sign_in"),
+        ] as [([String: Any], String)] {
+            #expect { try SMSConfiguration(source: ConfigSource(values: values)) } throws: { ($0 as? ConfigError)?.key == key }
+        }
+        // At start: the shipped texts (en's sign_in, es's mfa_enroll_short, …) each need an id.
+        var sms = read
+        sms.templatesDirectory = Self.templatesDirectory
+        #expect { try SMSTemplates.load(sms) } throws: { error in
+            (error as? ConfigError)?.key == "sms.regions.registration.IN.templates" && "\(error)".contains("no template id for de.yaml's mfa_enroll (give 'mfa_enroll' or 'de/mfa_enroll')")
+        }
+        let keys = Set(try SMSTemplates.load(directory: Self.templatesDirectory, appName: "A", webOTPOrigin: "").textKeys.map(\.1))
+        for key in keys { sms.registrations["IN"]?.templates[key] = "1107" + String(key.count) }
+        _ = try SMSTemplates.load(sms)
+        // The key a job's text was rendered from: the short variant's when it is used.
+        let templates = try SMSTemplates(locales: [
+            "default": ["sign_in": "{code}", "mfa_enroll": "{code}", "mfa_sign_in": "{code}"],
+            "ru": ["sign_in": "{code} " + String(repeating: "ж", count: 80), "sign_in_short": "{code} — код"],
+        ], appName: "Acme")
+        #expect(templates.render(purpose: .signIn, locale: "ru", code: Secret("123456")).key == "sign_in_short")
+        #expect(templates.render(purpose: .signIn, locale: "de", code: Secret("123456")).key == "sign_in")
+    }
+
     @Test func badTemplatesAreConfigurationErrors() {
         #expect(throws: ConfigError.self) { try SMSTemplates(locales: ["en": ["sign_in": "{code}"]], appName: "A") }
         #expect(throws: ConfigError.self) {

@@ -23,7 +23,17 @@ struct KannelProvider: DeliveryProvider {
             ("to", message.to), ("text", message.text.revealed), ("charset", "UTF-8"),
             ("coding", message.encoding.scheme == .gsm7 ? "0" : "2"),
         ]
-        if !configuration.from.isEmpty { fields.append(("from", configuration.from)) }
+        if let sender = message.registration?.sender {
+            fields.append(("from", sender))
+        } else if !configuration.from.isEmpty {
+            fields.append(("from", configuration.from))
+        }
+        if let registration = message.registration, registration.entityID != nil || registration.templateID != nil {
+            // SMPP TLVs through Kannel's meta-data (its smpp-tlv groups map PE_ID and TEMPLATE_ID
+            // to the operator's tags): how India's DLT ids reach an SMSC.
+            let tlvs = [("PE_ID", registration.entityID), ("TEMPLATE_ID", registration.templateID)].compactMap { name, value in value.map { (name, $0) } }
+            fields.append(("meta-data", "?smpp?" + ProviderHTTP.formEncode(tlvs)))
+        }
         var messageID: String?
         if let receipts {
             let id = "hk-" + RandomID.hex()

@@ -13,6 +13,8 @@ public struct SMSMessage: Sendable {
     public var verificationID: String
     /// The job's message id.
     public var messageID: String
+    /// What the number's region requires registered with it (`sms.regions.registration`).
+    public var registration: SMSConfiguration.RegisteredSend? = nil
 }
 
 /// A way to send an SMS: Twilio, Kannel, a signed webhook, the dev outbox.

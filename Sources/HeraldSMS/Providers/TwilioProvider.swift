@@ -25,7 +25,10 @@ struct TwilioProvider: DeliveryProvider {
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         request.headers.add(name: "Accept", value: "application/json")
         var fields = [("To", message.to), ("Body", message.text.revealed)]
-        if configuration.messagingServiceSID.isEmpty {
+        if let sender = message.registration?.sender {
+            // The region's registered header (its DLT ids are registered with Twilio, not sent).
+            fields.append(("From", sender))
+        } else if configuration.messagingServiceSID.isEmpty {
             fields.append(("From", configuration.from))
         } else {
             fields.append(("MessagingServiceSid", configuration.messagingServiceSID))

@@ -8,7 +8,8 @@ import NIOCore
 /// A generic HTTPS webhook, signed as Standard Webhooks specify: headers `webhook-id`,
 /// `webhook-timestamp` (Unix seconds) and `webhook-signature: v1,<base64 HMAC-SHA256>`
 /// over `id.timestamp.body`, keyed with the base64 part of the `whsec_…` secret. The body:
-/// `{"type":"sms.send","timestamp":…,"data":{"to","text","verification_id","encoding","segments"}}`.
+/// `{"type":"sms.send","timestamp":…,"data":{"to","text","verification_id","encoding","segments"}}`,
+/// and `data.registration` (`sender`, `entity_id`, `template_id`) for a region that has one.
 /// A 2xx answer may carry `{"message_id": "…"}` (or `id`): the message's name in the provider's
 /// receipts; without one, the request's `webhook-id` is. With `sms.receipts.base_url` set, `data`
 /// also carries `receipt_url`, where the provider posts its receipts (signed the same way).
@@ -39,7 +40,17 @@ struct WebhookProvider: DeliveryProvider {
             var encoding: String
             var segments: Int
             var receiptURL: String?
-            enum CodingKeys: String, CodingKey { case to, text, encoding, segments, verificationID = "verification_id", receiptURL = "receipt_url" }
+            var registration: Registration?
+            enum CodingKeys: String, CodingKey {
+                case to, text, encoding, segments, registration, verificationID = "verification_id", receiptURL = "receipt_url"
+            }
+        }
+        /// `data.registration`: what the number's region requires registered (`sms.regions.registration`).
+        struct Registration: Encodable {
+            var sender: String?
+            var entityID: String?
+            var templateID: String?
+            enum CodingKeys: String, CodingKey { case sender, entityID = "entity_id", templateID = "template_id" }
         }
         var type = "sms.send"
         var timestamp: String
@@ -68,7 +79,8 @@ struct WebhookProvider: DeliveryProvider {
         let payload = Payload(
             timestamp: now.iso8601,
             data: .init(to: message.to, text: message.text.revealed, verificationID: message.verificationID,
-                        encoding: message.encoding.scheme.rawValue, segments: message.encoding.segments, receiptURL: receiptURL))
+                        encoding: message.encoding.scheme.rawValue, segments: message.encoding.segments, receiptURL: receiptURL,
+                        registration: message.registration.map { .init(sender: $0.sender, entityID: $0.entityID, templateID: $0.templateID) }))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let body = try? encoder.encode(payload) else { return .refused("encoding") }

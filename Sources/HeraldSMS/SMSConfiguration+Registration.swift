@@ -1,0 +1,81 @@
+import HeraldRuntime
+
+extension SMSConfiguration {
+    /// What a region's regulator requires registered with every SMS (`sms.regions.registration`):
+    /// India's DLT, for one, refuses an SMS whose sender, principal entity id and template id do
+    /// not match what was registered. Per region code: `sender` (the registered header: Twilio's
+    /// `From`, Kannel's `from`), `entity_id`, and `templates`, a template id per text key
+    /// (`sign_in`, `sign_in_short`, …, or `<locale>/<key>` for one locale's text).
+    public struct Registration: Sendable, Equatable {
+        public var sender: String?
+        public var entityID: String?
+        /// Text key (or `<locale>/<key>`) → template id.
+        public var templates: [String: String] = [:]
+
+        public init(sender: String? = nil, entityID: String? = nil, templates: [String: String] = [:]) {
+            self.sender = sender
+            self.entityID = entityID
+            self.templates = templates
+        }
+
+        /// The template id of the text `key` in `locale`: the locale's own, else the key's.
+        public func templateID(key: String, locale: String) -> String? {
+            templates["\(locale)/\(key)"] ?? templates[key]
+        }
+    }
+
+    /// What goes with one SMS to the providers that take it (``SMSMessage/registration``).
+    public struct RegisteredSend: Sendable, Equatable {
+        public var sender: String?
+        public var entityID: String?
+        public var templateID: String?
+    }
+
+    /// The registration of `region` for the text `key` in `locale`, or nil when the region has none.
+    func registration(region: String?, key: String, locale: String) -> RegisteredSend? {
+        guard let region, let registration = registrations[region] else { return nil }
+        return RegisteredSend(sender: registration.sender, entityID: registration.entityID,
+                              templateID: registration.templateID(key: key, locale: locale))
+    }
+
+    static func registrations(_ source: ConfigSource) throws -> [String: Registration] {
+        let prefix = "sms.regions.registration"
+        var out: [String: Registration] = [:]
+        let named = Set(source.map(prefix).keys.compactMap { $0.split(separator: ".").first.map(String.init) })
+        for region in named.sorted() {
+            guard PhoneNumberClassifier.isSupportedRegion(region) else {
+                throw ConfigError(key: "\(prefix).\(region)", reason: "'\(region)' is not a region code libphonenumber knows (ISO 3166-1 alpha-2, upper case)")
+            }
+            func text(_ name: String, max: Int) throws -> String? {
+                let key = "\(prefix).\(region).\(name)"
+                let value = try source.string(key, default: "")
+                guard !value.isEmpty else { return nil }
+                guard value.utf8.count <= max, value.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }) else {
+                    throw ConfigError(key: key, reason: "must be 1 to \(max) printable ASCII characters without spaces")
+                }
+                return value
+            }
+            var registration = Registration(sender: try text("sender", max: 20), entityID: try text("entity_id", max: 64))
+            for (key, value) in source.map("\(prefix).\(region).templates") {
+                guard let id = value as? String ?? (value as? Int).map(String.init), !id.isEmpty, id.utf8.count <= 64,
+                      id.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && $0.value < 0x7F }) else {
+                    throw ConfigError(key: "\(prefix).\(region).templates.\(key)", reason: "must be a template id of 1 to 64 printable ASCII characters")
+                }
+                registration.templates[key] = id
+            }
+            out[region] = registration
+        }
+        return out
+    }
+
+    /// Every text key the templates have is registered in each region whose registration lists
+    /// templates (an operator refuses an unregistered text: better a worker that does not start).
+    func checkRegistrations(_ templates: SMSTemplates) throws(ConfigError) {
+        for (region, registration) in registrations.sorted(by: { $0.key < $1.key }) where !registration.templates.isEmpty {
+            for (locale, key) in templates.textKeys where registration.templateID(key: key, locale: locale) == nil {
+                throw ConfigError(key: "sms.regions.registration.\(region).templates",
+                                  reason: "no template id for \(locale).yaml's \(key) (give '\(key)' or '\(locale)/\(key)')")
+            }
+        }
+    }
+}
