@@ -28,7 +28,8 @@ struct Fraud: AsyncParsableCommand {
             if scopes.isEmpty { print(all ? "no scope was ever paused" : "no scope is paused"); return }
             for s in scopes {
                 var line = "\(s.name)  \(s.state) since \(s.pausedAt.iso8601Milliseconds)  tripped at \(s.verifiedAtPause)/\(s.sentAtPause) verified"
-                line += "  window now \(s.verified)/\(s.sent)"
+                    + ", \(s.undeliveredAtPause) undelivered"
+                line += "  window now \(s.verified)/\(s.sent), \(s.undelivered) undelivered"
                 if let expires = s.expiresAt { line += "  expires \(expires.iso8601Milliseconds)" }
                 if let by = s.liftedBy, let at = s.liftedAt { line += "  lifted by \(by) at \(at.iso8601Milliseconds)" }
                 print(line)
@@ -40,6 +41,7 @@ struct Fraud: AsyncParsableCommand {
                 "scope": s.scope, "key": s.key, "name": s.name, "state": s.state, "paused_at": s.pausedAt.iso8601Milliseconds,
                 "sent_at_pause": s.sentAtPause, "verified_at_pause": s.verifiedAtPause, "pauses": s.pauses,
                 "sent": s.sent, "verified": s.verified, "conversion": s.conversion ?? NSNull(),
+                "undelivered_at_pause": s.undeliveredAtPause, "undelivered": s.undelivered,
             ]
             out["expires_at"] = s.expiresAt?.iso8601Milliseconds ?? NSNull()
             out["lifted_at"] = s.liftedAt?.iso8601Milliseconds ?? NSNull()

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldStubs
 import PostgresNIO
 import Testing
 @testable import HeraldRuntime
@@ -89,6 +90,51 @@ import Testing
         }
     }
 
+    /// The guard learns from delivery: a prefix whose sends its providers report mostly
+    /// undelivered is paused like one whose codes are never verified (here the conversion rule is
+    /// off, so the receipts alone decide): half undelivered goes on, more than half is held.
+    @Test func aPrefixWhoseSendsAreMostlyUndeliveredIsPaused() async throws {
+        try await withHarness { harness in
+            let sms = try await SMSFixture(harness)
+            let hook = try await StubHTTPServer { _ in .init(status: 200, body: #"{"message_id":"fg-\#(UUID().uuidString)"}"#) }
+            let worker = try await sms.start {
+                SMSProviderTests.webhook(&$0, hook)
+                $0.sms.providers = [.webhook]
+                $0.sms.fraudGuard.enabled = true
+                $0.sms.fraudGuard.prefixFloor = 4
+                $0.sms.fraudGuard.regionFloor = 1000
+                $0.sms.fraudGuard.prefixDigits = 8
+                $0.sms.fraudGuard.minConversion = 0
+                $0.sms.fraudGuard.maxUndelivered = 0.5
+            }
+            let range = Self.frenchRange()
+            func send(_ n: Int) async throws -> (String, String?) {
+                try await Self.run(SMSVerificationJob(verificationID: "\(harness.namespace)-u\(n)", phoneNumber: range + String(format: "%03d", n), locale: "en"), harness, sms)
+            }
+            func undelivered(_ n: Int) async throws {
+                let messageID = try #require(try await sms.attempts("\(harness.namespace)-u\(n)").first?.providerMessageID)
+                let receipt = SMSReceiptJob(provider: .webhook, providerMessageID: messageID, status: .undelivered, errorCode: "absent")
+                #expect(try await SMSStore.applyReceipt(receipt, jobID: "r-\(n)", maxAge: .seconds(3600), client: harness.database, logger: harness.logger).kind == .applied)
+            }
+            for n in 0..<4 { #expect(try await send(n).0 == "sent") }
+            try await undelivered(0)
+            try await undelivered(1)
+            // 2 of 4 undelivered: not more than half.
+            #expect(try await send(4).0 == "sent")
+            try await undelivered(2)
+            try await undelivered(3)
+            // 4 of 5: held.
+            #expect(try await send(5) == ("refused", "fraud_guard:prefix:\(range)"))
+            let paused = try #require(try await sms.events.take(atLeast: 1).first { $0.0 == "sms.fraud_guard.paused" })
+            #expect(paused.1["sent"] as? Int == 5 && paused.1["undelivered"] as? Int == 4 && paused.1["max_undelivered"] as? Double == 0.5, "\(paused.1)")
+            let status = try await Self.json(["fraud", "status"], harness)
+            let scope = try #require((status["scopes"] as? [[String: Any]])?.first { $0["name"] as? String == "prefix:\(range)" })
+            #expect(scope["undelivered_at_pause"] as? Int == 4 && scope["undelivered"] as? Int == 4, "\(scope)")
+            try await worker.stop()
+            await hook.close()
+        }
+    }
+
     /// A fraud guard made for a namespace writes its `sms.fraud_guard.paused` to that
     /// namespace's events exchange: the exchange is part of making one, not a property set
     /// afterwards (left unset, it was `herald.events`, another namespace's).
@@ -106,7 +152,7 @@ import Testing
                 """, logger: harness.logger)
             for n in 0..<500 {
                 try await harness.database.query("""
-                    SELECT * FROM herald.fraud_guard_check(\(harness.namespace + "-v\(n)"), '+15550100', 'ZZ', \(prefix), 60, 0, 0, 0.1, 60, 3600, 3600, '')
+                    SELECT * FROM herald.fraud_guard_check(\(harness.namespace + "-v\(n)"), '+15550100', 'ZZ', \(prefix), 60, 0, 0, 0.1, 60, 3600, 3600, '', 0.5)
                     """, logger: harness.logger)
             }
             let rows = try await harness.database.query("""

@@ -20,6 +20,8 @@ struct FraudGuard: Sendable {
         /// When it ends by itself, and its length (nil: when an operator lifts it).
         var until: Date?
         var seconds: Int?
+        /// Sends of the window reported undelivered.
+        var undelivered: Int64 = 0
         /// `fraud_guard:prefix:+1876555`
         var reason: String { "fraud_guard:\(scope):\(key)" }
     }
@@ -76,12 +78,14 @@ struct FraudGuard: Sendable {
                 let rows = try await Prepared<CheckSQL>(
                     requests.map(\.verificationID), requests.map(\.phone), requests.map(\.region), requests.map(\.prefix),
                     c.windowMinutes, c.regionFloor, c.prefixFloor, c.minConversion, c.pauseSeconds, c.maxPauseSeconds, c.liftGraceSeconds,
-                    requests.map(\.knownHashes)).rows(on: connection, logger: logger)
+                    requests.map(\.knownHashes), c.maxUndelivered).rows(on: connection, logger: logger)
                 var pauses = [Pause?](repeating: nil, count: requests.count)
                 for row in rows {
-                    let (index, scope, key, new, sent, verified, until, seconds) = try row.decode((Int, String?, String?, Bool?, Int64?, Int64?, Date?, Int?).self)
+                    let (index, scope, key, new, sent, verified, until, seconds, undelivered) =
+                        try row.decode((Int, String?, String?, Bool?, Int64?, Int64?, Date?, Int?, Int64?).self)
                     guard let scope, let key, (1...requests.count).contains(index) else { continue }
-                    pauses[index - 1] = Pause(scope: scope, key: key, new: new ?? false, sent: sent ?? 0, verified: verified ?? 0, until: until, seconds: seconds)
+                    pauses[index - 1] = Pause(scope: scope, key: key, new: new ?? false, sent: sent ?? 0, verified: verified ?? 0, until: until,
+                                              seconds: seconds, undelivered: undelivered ?? 0)
                 }
                 for (request, pause) in zip(requests, pauses) {
                     guard let pause, pause.new else { continue }
@@ -92,13 +96,13 @@ struct FraudGuard: Sendable {
         }
     }
 
-    /// ``judge(_:configuration:)``: $1…$4 and $12 the requests, $5…$11 the configuration.
+    /// ``judge(_:configuration:)``: $1…$4 and $12 the requests, $5…$11 and $13 the configuration.
     enum CheckSQL: StatementText {
         static let sql = """
-            SELECT u.i, f.o_scope, f.o_key, f.o_new, f.o_sent, f.o_verified, f.o_until, f.o_seconds
+            SELECT u.i, f.o_scope, f.o_key, f.o_new, f.o_sent, f.o_verified, f.o_until, f.o_seconds, f.o_undelivered
               FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $12::text[]) WITH ORDINALITY AS u(id, phone, region, prefix, known, i)
               LEFT JOIN LATERAL herald.fraud_guard_check(
-                   u.id, u.phone, u.region, u.prefix, $5::int, $6::int, $7::int, $8::float8, $9::int, $10::int, $11::int, u.known) f ON true
+                   u.id, u.phone, u.region, u.prefix, $5::int, $6::int, $7::int, $8::float8, $9::int, $10::int, $11::int, u.known, $13::float8) f ON true
              ORDER BY u.i
             """
     }
@@ -106,8 +110,8 @@ struct FraudGuard: Sendable {
     /// `sms.fraud_guard.paused`: a scope stopped receiving codes.
     static func pausedEvent(_ pause: Pause, configuration: FraudGuardConfiguration) -> OutgoingEvent {
         OutgoingEvent(name: "sms.fraud_guard.paused", payload: PausedEvent(
-            scope: pause.scope, key: pause.key, reason: pause.reason, sent: pause.sent, verified: pause.verified,
-            windowMinutes: configuration.windowMinutes, minConversion: configuration.minConversion,
+            scope: pause.scope, key: pause.key, reason: pause.reason, sent: pause.sent, verified: pause.verified, undelivered: pause.undelivered,
+            windowMinutes: configuration.windowMinutes, minConversion: configuration.minConversion, maxUndelivered: configuration.maxUndelivered,
             pauseSeconds: pause.seconds, until: pause.until?.iso8601Milliseconds))
     }
 
@@ -117,15 +121,19 @@ struct FraudGuard: Sendable {
         var reason: String
         var sent: Int64
         var verified: Int64
+        /// Sends of the window its providers reported undelivered.
+        var undelivered: Int64
         var windowMinutes: Int
         var minConversion: Double
+        var maxUndelivered: Double
         /// This pause's length (doubled for each consecutive pause less than a day apart); nil: until an operator lifts it.
         var pauseSeconds: Int?
         /// When it ends by itself (RFC 3339); nil: when an operator lifts it.
         var until: String?
         enum CodingKeys: String, CodingKey {
-            case scope, key, reason, sent, verified, until
+            case scope, key, reason, sent, verified, undelivered, until
             case windowMinutes = "window_minutes", minConversion = "min_conversion", pauseSeconds = "pause_seconds"
+            case maxUndelivered = "max_undelivered"
         }
     }
 }

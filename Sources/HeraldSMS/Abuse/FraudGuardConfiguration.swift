@@ -18,6 +18,9 @@ public struct FraudGuardConfiguration: Sendable, Equatable {
     public var prefixDigits = 7
     /// Paused when verified / sent falls under this.
     public var minConversion = 0.1
+    /// Paused when more than this share of the window's sends were reported undelivered by their
+    /// providers' receipts (docs/sms.md, "Delivery receipts"); 1: never for that.
+    public var maxUndelivered = 0.5
     /// A pause ends by itself after this many seconds, doubled for each consecutive pause of the
     /// scope less than a day after the one before, up to `maxPauseSeconds`; 0: only
     /// `heraldctl fraud lift` ends it.
@@ -42,6 +45,11 @@ public struct FraudGuardConfiguration: Sendable, Equatable {
             throw ConfigError(key: "sms.fraud_guard.min_conversion", reason: "must be a number from 0 to 1, got '\(conversion)'")
         }
         minConversion = value
+        let undelivered = try source.string("sms.fraud_guard.max_undelivered", default: "\(maxUndelivered)")
+        guard let share = Double(undelivered.trimmingCharacters(in: .whitespaces)), (0...1).contains(share) else {
+            throw ConfigError(key: "sms.fraud_guard.max_undelivered", reason: "must be a number from 0 to 1, got '\(undelivered)'")
+        }
+        maxUndelivered = share
         pauseSeconds = try source.int("sms.fraud_guard.pause_seconds", default: pauseSeconds, range: 0...2_592_000)
         maxPauseSeconds = try source.int("sms.fraud_guard.max_pause_seconds", default: maxPauseSeconds, range: 1...2_592_000)
         if pauseSeconds > maxPauseSeconds {
@@ -55,6 +63,7 @@ public struct FraudGuardConfiguration: Sendable, Equatable {
         ["sms.fraud_guard.enabled": enabled, "sms.fraud_guard.window_minutes": windowMinutes,
          "sms.fraud_guard.region_floor": regionFloor, "sms.fraud_guard.prefix_floor": prefixFloor,
          "sms.fraud_guard.prefix_digits": prefixDigits, "sms.fraud_guard.min_conversion": minConversion,
+         "sms.fraud_guard.max_undelivered": maxUndelivered,
          "sms.fraud_guard.pause_seconds": pauseSeconds == 0 ? "0 (until heraldctl fraud lift)" : "\(pauseSeconds)",
          "sms.fraud_guard.max_pause_seconds": maxPauseSeconds,
          "sms.fraud_guard.lift_grace_seconds": liftGraceSeconds]

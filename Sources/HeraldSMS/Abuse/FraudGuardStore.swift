@@ -23,6 +23,9 @@ public enum FraudGuardStore {
         /// Sent and verified in the window now.
         public var sent: Int64
         public var verified: Int64
+        /// Reported undelivered when it tripped, and in the window now.
+        public var undeliveredAtPause: Int
+        public var undelivered: Int64
 
         /// `prefix:+1876555`, as `heraldctl fraud lift` takes it.
         public var name: String { "\(scope):\(key)" }
@@ -44,7 +47,7 @@ public enum FraudGuardStore {
             SELECT p.scope, p.key,
                    CASE WHEN p.state = 'paused' AND p.expires_at <= now() THEN 'expired' ELSE p.state END,
                    p.paused_at, p.expires_at, p.sent, p.verified, p.pauses, p.lifted_at, p.lifted_by, p.grace_until,
-                   coalesce(sum(c.sent), 0)::bigint, coalesce(sum(c.verified), 0)::bigint
+                   coalesce(sum(c.sent), 0)::bigint, coalesce(sum(c.verified), 0)::bigint, p.undelivered, coalesce(sum(c.undelivered), 0)::bigint
               FROM herald.sms_fraud_pauses p
               LEFT JOIN herald.sms_fraud_counts c
                 ON c.scope = p.scope AND c.key = p.key AND c.minute > date_trunc('minute', now()) - make_interval(mins => \(windowMinutes)::int)
@@ -53,9 +56,10 @@ public enum FraudGuardStore {
              ORDER BY p.paused_at DESC
             """, logger: logger)
         var out: [Scope] = []
-        for try await r in rows.decode((String, String, String, Date, Date?, Int, Int, Int, Date?, String?, Date?, Int64, Int64).self) {
+        for try await r in rows.decode((String, String, String, Date, Date?, Int, Int, Int, Date?, String?, Date?, Int64, Int64, Int, Int64).self) {
             out.append(Scope(scope: r.0, key: r.1, state: r.2, pausedAt: r.3, expiresAt: r.4, sentAtPause: r.5, verifiedAtPause: r.6,
-                             pauses: r.7, liftedAt: r.8, liftedBy: r.9, graceUntil: r.10, sent: r.11, verified: r.12))
+                             pauses: r.7, liftedAt: r.8, liftedBy: r.9, graceUntil: r.10, sent: r.11, verified: r.12,
+                             undeliveredAtPause: r.13, undelivered: r.14))
         }
         return out
     }

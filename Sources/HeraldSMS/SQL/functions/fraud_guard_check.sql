@@ -9,7 +9,8 @@
 --   ahead, known numbers' too) and their codes verified (grace_verified,
 --   herald.fraud_guard_verified) are, against the same floor and conversion;
 -- - else a scope that has sent at least its floor in the window with verified < min_conversion
---   * sent is paused now (o_new true for exactly one caller), for p_pause_seconds doubled for
+--   * sent, or with undelivered (its providers' receipts, herald.sms_receipt_apply) >
+--   p_max_undelivered * sent, is paused now (o_new true for exactly one caller), for p_pause_seconds doubled for
 --   each consecutive pause less than a day after the one before, at most p_max_pause_seconds
 --   (0: until lifted); o_until and o_seconds say when it ends and its length.
 -- Two workers judging one scope: the one that finds an expired pause already lifted, or a
@@ -19,8 +20,8 @@
 -- Issue 31: sequential scans off. Every table here is read by key. On a table analyzed while
 -- (nearly) empty, the generic plans a pooled connection keeps read the whole table per request:
 -- 0.4-0.7 ms per job instead of 0.035 over the first 10,000 jobs of a fresh deployment.
-CREATE OR REPLACE FUNCTION herald.fraud_guard_check(p_verification_id text, p_phone text, p_region text, p_prefix text, p_window_minutes integer, p_region_floor integer, p_prefix_floor integer, p_min_conversion double precision, p_pause_seconds integer, p_max_pause_seconds integer, p_grace_seconds integer, p_known_hashes text)
- RETURNS TABLE(o_scope text, o_key text, o_new boolean, o_sent bigint, o_verified bigint, o_until timestamp with time zone, o_seconds integer)
+CREATE OR REPLACE FUNCTION herald.fraud_guard_check(p_verification_id text, p_phone text, p_region text, p_prefix text, p_window_minutes integer, p_region_floor integer, p_prefix_floor integer, p_min_conversion double precision, p_pause_seconds integer, p_max_pause_seconds integer, p_grace_seconds integer, p_known_hashes text, p_max_undelivered double precision)
+ RETURNS TABLE(o_scope text, o_key text, o_new boolean, o_sent bigint, o_verified bigint, o_until timestamp with time zone, o_seconds integer, o_undelivered bigint)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
  SET enable_seqscan TO 'off'
@@ -32,6 +33,7 @@ DECLARE
     pause herald.sms_fraud_pauses%ROWTYPE;
     n_sent bigint;
     n_verified bigint;
+    n_undelivered bigint;
     is_new boolean;
     v_until timestamptz;
 BEGIN
@@ -57,39 +59,40 @@ BEGIN
             END IF;
             IF pause.state = 'paused' AND (pause.expires_at IS NULL OR pause.expires_at > now()) THEN
                 RETURN QUERY SELECT scopes[i], keys[i], false, pause.sent::bigint, pause.verified::bigint, pause.expires_at,
-                                    (extract(epoch FROM pause.expires_at - pause.paused_at))::integer;
+                                    (extract(epoch FROM pause.expires_at - pause.paused_at))::integer, pause.undelivered::bigint;
                 RETURN;
             END IF;
             IF pause.state = 'lifted' AND pause.grace_until > now() THEN
                 -- The budget: what was let through since the end, not the window.
                 n_sent := pause.grace_sent::bigint;
                 n_verified := pause.grace_verified::bigint;
+                n_undelivered := 0;
             ELSE
-                SELECT coalesce(sum(sent), 0), coalesce(sum(verified), 0) INTO n_sent, n_verified
+                SELECT coalesce(sum(sent), 0), coalesce(sum(verified), 0), coalesce(sum(undelivered), 0) INTO n_sent, n_verified, n_undelivered
                   FROM herald.sms_fraud_counts
                  WHERE scope = scopes[i] AND key = keys[i]
                    AND minute > date_trunc('minute', now()) - make_interval(mins => p_window_minutes);
             END IF;
-            IF n_sent >= floors[i] AND n_verified < p_min_conversion * n_sent THEN
+            IF n_sent >= floors[i] AND (n_verified < p_min_conversion * n_sent OR n_undelivered > p_max_undelivered * n_sent) THEN
                 is_new := NULL;
                 v_until := NULL;
-                INSERT INTO herald.sms_fraud_pauses AS f (scope, key, state, paused_at, expires_at, sent, verified)
+                INSERT INTO herald.sms_fraud_pauses AS f (scope, key, state, paused_at, expires_at, sent, verified, undelivered)
                 VALUES (scopes[i], keys[i], 'paused', now(),
                         CASE WHEN p_pause_seconds > 0 THEN now() + make_interval(secs => least(p_pause_seconds, p_max_pause_seconds)) END,
-                        n_sent, n_verified)
+                        n_sent, n_verified, n_undelivered)
                 ON CONFLICT (scope, key) DO UPDATE
                    SET state = 'paused', paused_at = now(),
                        -- Doubled for each consecutive pause less than a day after the one before.
                        expires_at = CASE WHEN p_pause_seconds > 0 THEN now() + make_interval(secs => least(
                                         p_pause_seconds * power(2, CASE WHEN f.paused_at > now() - interval '1 day' THEN least(f.pauses, 20) ELSE 0 END),
                                         p_max_pause_seconds)) END,
-                       sent = EXCLUDED.sent, verified = EXCLUDED.verified,
+                       sent = EXCLUDED.sent, verified = EXCLUDED.verified, undelivered = EXCLUDED.undelivered,
                        pauses = CASE WHEN f.paused_at > now() - interval '1 day' THEN f.pauses + 1 ELSE 1 END,
                        lifted_at = NULL, lifted_by = NULL, grace_until = NULL, grace_sent = 0, grace_verified = 0
                  WHERE f.state <> 'paused' OR (f.expires_at IS NOT NULL AND f.expires_at <= now())
                 RETURNING true, f.expires_at INTO is_new, v_until;
                 RETURN QUERY SELECT scopes[i], keys[i], coalesce(is_new, false), n_sent, n_verified, v_until,
-                                    (extract(epoch FROM v_until - now()))::integer;
+                                    (extract(epoch FROM v_until - now()))::integer, n_undelivered;
                 RETURN;
             END IF;
         END LOOP;

@@ -45,6 +45,15 @@ BEGIN
     UPDATE herald.sms_send_attempts
        SET delivery_status = p_status, delivery_status_at = p_at, delivery_error_code = p_error_code, delivery_receipt_id = p_job
      WHERE id = att.id AND created_at = att.created_at;
+    IF p_status = 'undelivered' THEN
+        -- The fraud guard learns from it: one more undelivered send in the verification's scopes
+        -- (those the guard marked when it let the verification through), this minute.
+        INSERT INTO herald.sms_fraud_counts AS c (scope, key, minute, undelivered)
+        SELECT s.scope, s.key, date_trunc('minute', now()), 1
+          FROM herald.sms_fraud_marks m, LATERAL (VALUES ('region', m.region), ('prefix', m.prefix)) AS s(scope, key)
+         WHERE m.verification_id = att.verification_id
+        ON CONFLICT (scope, key, minute) DO UPDATE SET undelivered = c.undelivered + 1;
+    END IF;
     RETURN QUERY SELECT 'applied'::text, att.verification_id::text, v_phone, p_status, p_error_code, true;
 END;
 $function$;
