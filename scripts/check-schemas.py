@@ -41,10 +41,11 @@ ALSO_VALID = {
                          {"app_verification": {"receipt": "rc-1", "app_id": "com.example.app"}},
                          {"app_verification": {"captcha": {"provider": "turnstile", "token": "0.abc-XYZ"}}},
                          {"app_verification": {"captcha": {"provider": "hcaptcha", "token": "t"}, "receipt": None}},
-                         {"app_verification": None}],
+                         {"app_verification": None}, {"channel": "whatsapp"}, {"channel": None}],
     "sms.receipt": [{"provider": "kannel", "provider_message_id": "hk-0a1b", "status": "sent", "provider_status": "8"},
                     {"provider": "webhook", "status": "undelivered", "error_code": "carrier 31", "occurred_at": "2026-11-27T19:02:03.123+01:00"},
-                    {"status": "queued", "provider_status": None, "received_at": "2026-11-27T19:02:03.5Z"}],
+                    {"status": "queued", "provider_status": None, "received_at": "2026-11-27T19:02:03.5Z"},
+                    {"provider": "whatsapp", "provider_message_id": "wamid.HBgLMTY0NjcwNDM1OTUVAgARGBI1RjQy"}],
     "email.action": [
         {"mode": "verify_email", "action_code_settings": {"url": "HTTP://x.example/"}},
         {"mode": "reset_password", "action_code_settings": {"url": "https://x.example/", "handle_code_in_app": False}},
@@ -75,6 +76,7 @@ INVALID = {
         {"app_verification": {"captcha": {"provider": "recaptcha", "token": ""}}},
         {"app_verification": {"captcha": {"provider": "recaptcha", "token": "t" * 4097}}},
         {"app_verification": {"captcha": {"provider": "recaptcha"}}},
+        {"channel": "voice"}, {"channel": "WhatsApp"},
     ],
     "sms.receipt": [
         {"provider": "sns"}, {"provider": MISSING}, {"provider_message_id": ""}, {"provider_message_id": "a b"},

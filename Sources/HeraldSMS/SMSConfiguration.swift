@@ -46,9 +46,10 @@ public struct SMSConfiguration: ConfigurationSection {
     /// Android app id (a job's `client.app_id`) → the app's SMS Retriever hash (11 characters of
     /// base64): a message for that app carries it on a line of its own, so Android reads the code.
     public var androidAppHashes: [String: String] = [:]
-    /// The most segments any template variant may need (checked at start, with the longest code
-    /// and the app hash and WebOTP lines): each segment is paid for.
-    public var maxSegments = 1
+    /// The most segments any template variant may need (checked at start, with a `code_length`
+    /// code, the app name and the app hash and WebOTP lines): each segment is paid for. 2: the
+    /// UCS-2 texts (es, pt, ru) take two with a long app name, a long code or the extra lines.
+    public var maxSegments = 2
     /// Number → fixed code: no SMS, no quota; the check accepts the fixed code.
     public var testNumbers: [String: String] = [:]
     /// Region, number-type and per-region cap policy: `SMSConfiguration+NumberPolicy.swift`.
@@ -77,6 +78,8 @@ public struct SMSConfiguration: ConfigurationSection {
     public var webhook = Webhook()
     /// `sms.receipts.*`: delivery receipts (SMSConfiguration+Receipts.swift).
     public var receipts = Receipts()
+    /// `sms.whatsapp.*`: the code as a WhatsApp authentication template (SMSConfiguration+WhatsApp.swift).
+    public var whatsapp = WhatsApp()
     /// Lets the providers in use reach a host other than loopback over `http://` (Kannel, a
     /// webhook, a Twilio base URL): off, such a configuration does not start (``ClearTextPolicy``).
     public var allowInsecureTransport = false
@@ -132,6 +135,10 @@ public struct SMSConfiguration: ConfigurationSection {
         webhook.secret = try source.string("sms.webhook.secret", default: "", secret: true)
         allowInsecureTransport = try source.bool("sms.allow_insecure_transport", default: false)
         receipts = try Receipts.read(source, providers: providers, allowInsecureTransport: allowInsecureTransport)
+        whatsapp = try WhatsApp.read(source)
+        if whatsapp.enabled {
+            try ClearTextPolicy.check(url: whatsapp.baseURL, key: "sms.whatsapp.base_url", allowed: allowInsecureTransport, allowKey: "sms.allow_insecure_transport")
+        }
         fraudGuard = try FraudGuardConfiguration(source: source)
         appVerification = try AppVerificationConfiguration(source: source, allowInsecureTransport: allowInsecureTransport)
         try checkProviders()

@@ -18,6 +18,8 @@ public struct SMSHandler: JobHandler {
     let hasher: SecretHasher
     let templates: SMSTemplates
     let providers: ProviderChain<SMSMessage, NoDetail>
+    /// The WhatsApp channel's providers (`sms.whatsapp`), nil when it is not configured.
+    let whatsapp: ProviderChain<SMSMessage, NoDetail>?
     let metrics = SMSMetrics()
     let fraudGuard: FraudGuard
     let appVerifier: AppVerifier
@@ -32,11 +34,13 @@ public struct SMSHandler: JobHandler {
     /// guard's pauses go there); `operationTimeout`: `database.operation_timeout_seconds`, the
     /// deadline of each grouped database step.
     public init(configuration: SMSConfiguration, hasher: SecretHasher, templates: SMSTemplates, providers: [SMSProvider],
+                whatsappProviders: [SMSProvider] = [],
                 eventsExchange: String, operationTimeout: Duration, receiptAttempts: Int = RunnerConfiguration().maxAttempts) {
         self.configuration = configuration
         self.hasher = hasher
         self.templates = templates
         self.providers = ProviderChain(channel: "sms", providers: providers)
+        self.whatsapp = whatsappProviders.isEmpty ? nil : ProviderChain(channel: "whatsapp", providers: whatsappProviders)
         self.fraudGuard = FraudGuard(configuration: configuration.fraudGuard, eventsExchange: eventsExchange, timeout: operationTimeout)
         self.appVerifier = AppVerifier(configuration: configuration.appVerification)
         self.groups = SMSGroups(timeout: operationTimeout)
@@ -62,6 +66,7 @@ public struct SMSHandler: JobHandler {
             hasher: SecretHasher(keyRing: try configuration.secrets.keyRing()),
             templates: try SMSTemplates.load(sms),
             providers: providers,
+            whatsappProviders: sms.whatsapp.enabled ? [WhatsAppProvider(configuration: sms.whatsapp, http: http)] : [],
             eventsExchange: HeraldTopology(configuration.amqp, configuration.runner).eventsExchange,
             operationTimeout: .seconds(configuration.database.operationTimeoutSeconds),
             receiptAttempts: configuration.runner.maxAttempts)
@@ -105,7 +110,7 @@ public struct SMSHandler: JobHandler {
                 throw JobFailure.invalid("phone_number \(error.reason)")
             }
             logger[metadataKey: "region"] = "\(read.regionCode)"
-            if let reason = configuration.numberRefusal(read) {
+            if let reason = configuration.numberRefusal(read) ?? (job.channel == .whatsapp && whatsapp == nil ? "channel_unavailable:whatsapp" : nil) {
                 return refused(job, phone: phone, info: read, reason: reason, logger: logger,
                                write: SMSStore.refusedRow(job, phone: phone.e164, messageID: context.envelope.messageID, reason: reason))
             }
@@ -178,15 +183,17 @@ public struct SMSHandler: JobHandler {
     private func send(_ job: SMSVerificationJob, phone: PhoneNumber, region: String?, code: Secret, context: JobContext,
                       logger: Logger) async throws -> JobOutcome {
         let rendered = templates.render(purpose: job.purpose, locale: job.locale, code: code, appID: job.client?.appID)
-        if rendered.encoding.segments > 1 {
+        let viaSMS = job.channel != .whatsapp
+        if viaSMS, rendered.encoding.segments > 1 {
             logger.notice("the SMS needs more than one segment", metadata: [
                 "locale": "\(rendered.locale)", "encoding": "\(rendered.encoding.scheme.rawValue)",
                 "units": "\(rendered.encoding.units)", "segments": "\(rendered.encoding.segments)"])
         }
-        let message = SMSMessage(to: phone.e164, text: rendered.text, maskedText: rendered.maskedText, encoding: rendered.encoding,
+        let message = SMSMessage(to: phone.e164, text: rendered.text, code: code, locale: job.locale, maskedText: rendered.maskedText, encoding: rendered.encoding,
                                  verificationID: job.verificationID, messageID: context.envelope.messageID,
                                  registration: configuration.registration(region: region, key: rendered.key, locale: rendered.locale))
-        let delivery = await providers.send(message, context: DeliveryContext(logger: logger, database: context.database))
+        let chain = job.channel == .whatsapp ? whatsapp ?? providers : providers
+        let delivery = await chain.send(message, context: DeliveryContext(logger: logger, database: context.database))
         // Each outcome is recorded on its own (not in the grouped outcome transaction, whose
         // per-job statements run one after another), and never given up: giving up would make
         // the redelivery send again, and a `retrying` re-run at once would skip the delay queue.
@@ -194,7 +201,7 @@ public struct SMSHandler: JobHandler {
         return try await delivery.settle(in: context, accepted: {
             metrics.decision("sent")
             if delivery.uncertain { metrics.uncertainSend() }
-            metrics.segments(rendered.encoding)
+            if viaSMS { metrics.segments(rendered.encoding) }
             let sent = SMSStore.Sent(verificationID: id, attempts: attempts, encoding: rendered.encoding)
             return .finished(.completed(events: [sentEvent(job, phone: phone, delivery: delivery, encoding: rendered.encoding)])) {
                 try await groups.sent(sent, client: database, logger: logger)
@@ -216,13 +223,15 @@ public struct SMSHandler: JobHandler {
         OutgoingEvent(name: "sms.sent", payload: SMSEvent(
             verificationID: job.verificationID, phone: Redact.phone(phone.e164), purpose: job.purpose.rawValue,
             provider: delivery?.provider, providerMessageID: delivery?.providerMessageID,
-            segments: encoding?.segments, encoding: encoding?.scheme.rawValue))
+            segments: job.channel == .whatsapp ? nil : encoding?.segments, encoding: job.channel == .whatsapp ? nil : encoding?.scheme.rawValue,
+            channel: (job.channel ?? .sms).rawValue))
     }
 
     /// `sms.failed`: a provider refused the code for good, or the job ran out of attempts.
     private func failedEvent(_ job: SMSVerificationJob, phone: String, provider: String?, reason: String) -> OutgoingEvent {
         OutgoingEvent(name: "sms.failed", payload: SMSEvent(
-            verificationID: job.verificationID, phone: Redact.phone(phone), purpose: job.purpose.rawValue, provider: provider, reason: reason))
+            verificationID: job.verificationID, phone: Redact.phone(phone), purpose: job.purpose.rawValue, provider: provider, reason: reason,
+            channel: (job.channel ?? .sms).rawValue))
     }
 
     /// `metricReason`: the refusal's metric label when `reason` names an unbounded key (a prefix).
@@ -265,9 +274,11 @@ struct SMSEvent: Encodable {
     /// The number's region (ISO 3166) and type, as libphonenumber reads them (`sms.refused`).
     var region: String?
     var numberType: String?
+    /// `sms` or `whatsapp` (`sms.sent`, `sms.failed`).
+    var channel: String?
 
     enum CodingKeys: String, CodingKey {
-        case phone, purpose, provider, segments, encoding, reason, region
+        case phone, purpose, provider, segments, encoding, reason, region, channel
         case numberType = "number_type"
         case verificationID = "verification_id", providerMessageID = "provider_message_id"
     }

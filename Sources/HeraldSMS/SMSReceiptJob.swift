@@ -10,7 +10,7 @@ public struct SMSReceiptJob: HeraldJob, Equatable {
     public static let version = 1
 
     /// The providers that send receipts.
-    public enum Provider: String, Codable, Sendable, CaseIterable { case twilio, kannel, webhook }
+    public enum Provider: String, Codable, Sendable, CaseIterable { case twilio, kannel, webhook, whatsapp }
 
     public var version: Int
     public var provider: Provider

@@ -9,6 +9,9 @@ public struct SMSVerificationJob: HeraldJob, Equatable {
 
     public enum Purpose: String, Codable, Sendable, CaseIterable { case signIn = "sign_in", mfaEnroll = "mfa_enroll", mfaSignIn = "mfa_sign_in" }
 
+    /// How the code goes out: an SMS (`sms.providers`), or a WhatsApp authentication template (`sms.whatsapp`).
+    public enum Channel: String, Codable, Sendable, CaseIterable { case sms, whatsapp }
+
     /// Where the request came from, for rate limits.
     public struct ClientContext: Codable, Sendable, Equatable {
         public var ip: String?
@@ -30,9 +33,11 @@ public struct SMSVerificationJob: HeraldJob, Equatable {
     public var codeLength: Int?
     /// Lifetime of a new code in seconds (60 to 86,400) instead of `sms.code_ttl_seconds`.
     public var codeTTLSeconds: Int?
+    /// `sms` when absent.
+    public var channel: Channel?
 
     public init(verificationID: String, phoneNumber: String, locale: String? = nil, purpose: Purpose = .signIn, forceResend: Bool = false, client: ClientContext? = nil,
-                appVerification: AppVerification? = nil, codeLength: Int? = nil, codeTTLSeconds: Int? = nil) {
+                appVerification: AppVerification? = nil, codeLength: Int? = nil, codeTTLSeconds: Int? = nil, channel: Channel? = nil) {
         self.version = Self.version
         self.verificationID = verificationID
         self.phoneNumber = phoneNumber
@@ -43,10 +48,11 @@ public struct SMSVerificationJob: HeraldJob, Equatable {
         self.appVerification = appVerification
         self.codeLength = codeLength
         self.codeTTLSeconds = codeTTLSeconds
+        self.channel = channel
     }
 
     enum CodingKeys: String, CodingKey {
-        case version, locale, purpose, client
+        case version, locale, purpose, client, channel
         case verificationID = "verification_id", phoneNumber = "phone_number", forceResend = "force_resend", appVerification = "app_verification"
         case codeLength = "code_length", codeTTLSeconds = "code_ttl_seconds"
     }

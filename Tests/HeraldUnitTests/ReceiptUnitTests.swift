@@ -207,3 +207,60 @@ import Testing
         }
     }
 }
+
+/// WhatsApp's webhook signature and statuses (herald-api), without servers.
+@Suite struct WhatsAppWebhookUnitTests {
+    @Test func aSignatureIsTheBodysHMACUnderTheAppSecret() throws {
+        let body = Array(#"{"object":"whatsapp_business_account","entry":[]}"#.utf8)
+        let signature = WhatsAppWebhook.signature(body: body, appSecret: "s3cret")
+        #expect(signature.hasPrefix("sha256=") && signature.count == 71)
+        #expect(WhatsAppWebhook.holds(signature, body: body, appSecret: "s3cret"))
+        #expect(!WhatsAppWebhook.holds(signature, body: body + [0x20], appSecret: "s3cret"))
+        #expect(!WhatsAppWebhook.holds(signature, body: body, appSecret: "other"))
+        #expect(!WhatsAppWebhook.holds(String(signature.dropLast()), body: body, appSecret: "s3cret"))
+        #expect(!WhatsAppWebhook.holds(signature.replacingOccurrences(of: "sha256=", with: "sha1="), body: body, appSecret: "s3cret"))
+        #expect(!WhatsAppWebhook.holds(nil, body: body, appSecret: "s3cret"))
+        #expect(!WhatsAppWebhook.holds(signature, body: body, appSecret: ""))
+    }
+
+    @Test func eachKeptStatusIsAReceipt() throws {
+        let body = Array(#"""
+            {"object":"whatsapp_business_account","entry":[{"id":"1","changes":[{"field":"messages","value":{
+             "messaging_product":"whatsapp","statuses":[
+              {"id":"wamid.A","status":"sent","timestamp":"1795806119","recipient_id":"4915112345678"},
+              {"id":"wamid.A","status":"read","timestamp":"1795806125"},
+              {"id":"wamid.B","status":"failed","timestamp":"1795806130","errors":[{"code":131026,"title":"Message undeliverable"}]},
+              {"id":"wamid.C","status":"deleted"}],
+             "messages":[{"from":"4915112345678","id":"wamid.in","type":"text"}]}}]}]}
+            """#.utf8)
+        let jobs = try WhatsAppWebhook.receipts(body)
+        #expect(jobs.map(\.providerMessageID) == ["wamid.A", "wamid.A", "wamid.B"])
+        #expect(jobs.map(\.status) == [.sent, .delivered, .undelivered])
+        #expect(jobs.allSatisfy { $0.provider == .whatsapp })
+        #expect(jobs[2].errorCode == "whatsapp-131026" && jobs[0].errorCode == nil && jobs[1].providerStatus == "read")
+        #expect(jobs[0].occurredAt == "2026-11-27T19:01:59Z")
+        #expect(try WhatsAppWebhook.receipts(Array(#"{"object":"whatsapp_business_account","entry":[]}"#.utf8)).isEmpty)
+        #expect(throws: APIFailure.self) { try WhatsAppWebhook.receipts(Array(#"{"object":"page","entry":[]}"#.utf8)) }
+        #expect(throws: APIFailure.self) { try WhatsAppWebhook.receipts(Array("[]".utf8)) }
+    }
+
+    @Test func theTemplateCarriesTheCodeInItsBodyAndButton() throws {
+        let payload = WhatsAppProvider.payload(to: "+4915112345678", code: "123456", template: "herald_code", language: "de")
+        let json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(payload)) as? [String: Any])
+        #expect(json["to"] as? String == "4915112345678" && json["messaging_product"] as? String == "whatsapp" && json["type"] as? String == "template")
+        let template = try #require(json["template"] as? [String: Any])
+        #expect(template["name"] as? String == "herald_code" && (template["language"] as? [String: Any])?["code"] as? String == "de")
+        let components = try #require(template["components"] as? [[String: Any]])
+        #expect(components.count == 2 && components[0]["type"] as? String == "body" && components[1]["sub_type"] as? String == "url" && components[1]["index"] as? String == "0")
+        for component in components { #expect((component["parameters"] as? [[String: Any]])?.first?["text"] as? String == "123456") }
+        var settings = SMSConfiguration.WhatsApp()
+        settings.languages = ["default": "en_US", "pt-br": "pt_BR", "de": "de"]
+        #expect(settings.language(for: "pt-BR") == "pt_BR" && settings.language(for: "de-AT") == "de" && settings.language(for: "fr") == "en_US")
+        #expect { try SMSConfiguration(source: ConfigSource(values: ["sms.whatsapp.phone_number_id": "1"])) } throws: {
+            ($0 as? ConfigError)?.key == "sms.whatsapp.access_token"
+        }
+        #expect { try SMSConfiguration(source: ConfigSource(values: ["sms.whatsapp.languages.de": "German"])) } throws: {
+            ($0 as? ConfigError)?.key == "sms.whatsapp.languages.de"
+        }
+    }
+}

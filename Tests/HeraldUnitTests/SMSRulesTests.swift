@@ -152,6 +152,7 @@ import Testing
     @Test func everyVariantIsCheckedAgainstMaxSegmentsAtStart() throws {
         var sms = SMSConfiguration()
         sms.templatesDirectory = Self.templatesDirectory
+        sms.maxSegments = 1
         _ = try SMSTemplates.load(sms)
         sms.webOTPOrigin = "login.example.com"
         sms.androidAppHashes = ["com.example.app": "FA+9qCX9VSu"]

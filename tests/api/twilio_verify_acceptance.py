@@ -112,7 +112,7 @@ check("a refused resend leaves the code before it live", status == "approved", s
 # Bad input and what Herald does not offer.
 error = twilio_error(lambda: svc.verifications.create(to="+1555", channel="sms"))
 check("invalid number: 60200", error is not None and error.code == 60200 and error.status == 400, error)
-error = twilio_error(lambda: svc.verifications.create(to="+14155550104", channel="whatsapp"))
+error = twilio_error(lambda: svc.verifications.create(to="+14155550104", channel="call"))
 check("channel not offered: 60223", error is not None and error.code == 60223, error)
 error = twilio_error(lambda: verify.services.create(friendly_name="x", code_length=3))
 check("CodeLength 3: 60200", error is not None and error.code == 60200, error)

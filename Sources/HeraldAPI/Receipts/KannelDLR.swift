@@ -7,7 +7,7 @@ import HeraldSMS
 /// and `sig` (Herald's name for the message, the end of its validity, their signature), `type`
 /// (`%d`, bits: 1 delivered, 2 undelivered, 4 queued on the SMSC, 8 accepted by the SMSC,
 /// 16 refused by the SMSC), `ts` (`%T`, Unix seconds) and `reply` (`%A`: the SMSC's words, an
-/// SMPP receipt's `id:… stat:UNDELIV err:…` for one). Pure, for the fuzz target and the unit tests.
+/// SMPP receipt's `id:… stat:UNDELIV err:…` for one). Pure: the unit tests run it (ReceiptUnitTests).
 enum KannelDLR {
     static let accepted: Set<String> = ["id", "exp", "sig", "type", "ts", "reply"]
 

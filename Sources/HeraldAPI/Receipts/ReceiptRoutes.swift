@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HeraldRuntime
 import HeraldSMS
@@ -39,25 +40,29 @@ struct ReceiptRoutes {
         group.get("kannel", use: kannel)
         group.post("kannel", use: kannel)
         group.post("webhook", use: webhook)
+        group.get("whatsapp", use: whatsappHandshake)
+        group.post("whatsapp", use: whatsapp)
     }
 
     private var receipts: SMSConfiguration.Receipts { dependencies.sms.receipts }
 
     func twilio(_ request: Request, context: APIContext) async throws -> Response {
-        try await take("twilio", request, context) { _ in
-            guard receipts.enabled, !dependencies.sms.twilio.authToken.isEmpty else { throw Unconfigured() }
-            var request = request
-            let buffer = try await request.collectBody(upTo: dependencies.api.maxBodyBytes)
-            guard let text = String(validating: buffer.readableBytesView, as: UTF8.self) else {
-                throw APIFailure.invalid(field: "body", reason: "not UTF-8")
-            }
-            let pairs = try TwilioStatusCallback.pairs(text)
-            // The URL Twilio requested: the StatusCallback herald-sms gave it, and any query on it.
-            let url = receipts.twilioURL + (request.uri.query.map { "?" + $0 } ?? "")
-            guard TwilioStatusCallback.holds(request.headers[.twilioSignature], url: url, pairs: pairs,
-                                             authToken: dependencies.sms.twilio.authToken) else { throw APIFailure.forgedCallback }
-            return try TwilioStatusCallback.receipt(pairs)
+        try await take("twilio", request, context) { _ in try await twilioReceipt(request) }
+    }
+
+    private func twilioReceipt(_ request: Request) async throws -> [SMSReceiptJob] {
+        guard receipts.enabled, !dependencies.sms.twilio.authToken.isEmpty else { throw Unconfigured() }
+        var request = request
+        let buffer = try await request.collectBody(upTo: dependencies.api.maxBodyBytes)
+        guard let text = String(validating: buffer.readableBytesView, as: UTF8.self) else {
+            throw APIFailure.invalid(field: "body", reason: "not UTF-8")
         }
+        let pairs = try TwilioStatusCallback.pairs(text)
+        // The URL Twilio requested: the StatusCallback herald-sms gave it, and any query on it.
+        let url = receipts.twilioURL + (request.uri.query.map { "?" + $0 } ?? "")
+        guard TwilioStatusCallback.holds(request.headers[.twilioSignature], url: url, pairs: pairs,
+                                         authToken: dependencies.sms.twilio.authToken) else { throw APIFailure.forgedCallback }
+        return try TwilioStatusCallback.receipt(pairs).map { [$0] } ?? []
     }
 
     func kannel(_ request: Request, context: APIContext) async throws -> Response {
@@ -68,7 +73,7 @@ struct ReceiptRoutes {
             }
             let fields = try FormFields.query(request, accepted: KannelDLR.accepted)
             let id = try KannelDLR.signedID(fields, secret: receipts.kannelSecret)
-            return try KannelDLR.receipt(fields, id: id)
+            return try KannelDLR.receipt(fields, id: id).map { [$0] } ?? []
         }
     }
 
@@ -83,17 +88,45 @@ struct ReceiptRoutes {
             } catch {
                 throw APIFailure.forgedCallback
             }
-            return try WebhookReceipt.receipt(body)
+            return [try WebhookReceipt.receipt(body)]
+        }
+    }
+
+    /// Meta's subscription handshake: the challenge back when the verify token is ours.
+    func whatsappHandshake(_ request: Request, context: APIContext) async throws -> Response {
+        let settings = dependencies.sms.whatsapp
+        guard !settings.verifyToken.isEmpty else {
+            dependencies.metrics.receipt("whatsapp", "unconfigured")
+            throw APIFailure.notFound("receipt endpoint")
+        }
+        let fields = try FormFields.query(request, accepted: ["hub.mode", "hub.verify_token", "hub.challenge"])
+        guard try fields.string("hub.mode", maxLength: 16) == "subscribe", let token = try fields.string("hub.verify_token", maxLength: 256),
+              Data(SHA256.hash(data: Array(token.utf8))) == Data(SHA256.hash(data: Array(settings.verifyToken.utf8))),
+              let challenge = try fields.string("hub.challenge", maxLength: 256) else {
+            dependencies.metrics.receipt("whatsapp", "forged")
+            throw APIFailure.forgedCallback
+        }
+        return Response(status: .ok, headers: [.contentType: "text/plain"], body: .init(byteBuffer: .init(string: challenge)))
+    }
+
+    func whatsapp(_ request: Request, context: APIContext) async throws -> Response {
+        try await take("whatsapp", request, context) { _ in
+            let secret = dependencies.sms.whatsapp.appSecret
+            guard !secret.isEmpty else { throw Unconfigured() }
+            var request = request
+            let body = Array(try await request.collectBody(upTo: dependencies.api.maxBodyBytes).readableBytesView)
+            guard WhatsAppWebhook.holds(request.headers[.hubSignature], body: body, appSecret: secret) else { throw APIFailure.forgedCallback }
+            return try WhatsAppWebhook.receipts(body)
         }
     }
 
     /// No key to check this provider's callbacks with: the route is not there (404).
     private struct Unconfigured: Error {}
 
-    /// `read` (checks the source and the signature, gives the receipt or nil to ignore), the
-    /// rate limit of its source, then the job published; each outcome counted.
+    /// `read` (checks the source and the signature, gives the receipts, none to ignore), the
+    /// rate limit of its source, then each job published; each outcome counted.
     private func take(_ provider: String, _ request: Request, _ context: APIContext,
-                      _ read: (ClientIP?) async throws -> SMSReceiptJob?) async throws -> Response {
+                      _ read: (ClientIP?) async throws -> [SMSReceiptJob]) async throws -> Response {
         let metrics = dependencies.metrics
         let client = addresses.resolve(peer: context.peer, forwardedFor: request.headers[values: .forwardedFor])
         let source = client?.limitKey(ipv6PrefixLength: 64) ?? "unknown"
@@ -102,9 +135,9 @@ struct ReceiptRoutes {
             metrics.receipt(provider, "rate_limited")
             throw APIFailure.rateLimited(retryAfterSeconds: wait)
         }
-        let receipt: SMSReceiptJob?
+        let receipts: [SMSReceiptJob]
         do {
-            receipt = try await read(client)
+            receipts = try await read(client)
         } catch is Unconfigured {
             metrics.receipt(provider, "unconfigured")
             throw APIFailure.notFound("receipt endpoint")
@@ -117,10 +150,13 @@ struct ReceiptRoutes {
             throw failure
         }
         try limit(signed)
-        guard let receipt else {
-            metrics.receipt(provider, "ignored")
-            return Response(status: .noContent)
-        }
+        if receipts.isEmpty { metrics.receipt(provider, "ignored") }
+        for receipt in receipts { try await publish(receipt, provider, context) }
+        return Response(status: .noContent)
+    }
+
+    private func publish(_ receipt: SMSReceiptJob, _ provider: String, _ context: APIContext) async throws {
+        let metrics = dependencies.metrics
         do {
             try await dependencies.publisher.enqueue(receipt, messageID: receipt.messageID, correlationID: nil, logger: context.logger)
         } catch {
@@ -128,7 +164,6 @@ struct ReceiptRoutes {
             throw error
         }
         metrics.receipt(provider, "accepted")
-        return Response(status: .noContent)
     }
 }
 
@@ -137,4 +172,5 @@ extension HTTPField.Name {
     static let webhookID = HTTPField.Name("webhook-id")!
     static let webhookTimestamp = HTTPField.Name("webhook-timestamp")!
     static let webhookSignature = HTTPField.Name("webhook-signature")!
+    static let hubSignature = HTTPField.Name("X-Hub-Signature-256")!
 }

@@ -6,8 +6,8 @@ import HeraldSMS
 /// Twilio's message status callback: a form POST to the message's `StatusCallback` with
 /// `MessageSid`, `MessageStatus` and, when it failed, `ErrorCode`, signed in `X-Twilio-Signature`:
 /// the base64 HMAC-SHA1, under the account's auth token, of the exact URL Twilio requested
-/// followed by each POST parameter's name and value, sorted by name. Pure, for the fuzz target
-/// and the unit tests.
+/// followed by each POST parameter's name and value, sorted by name. Pure: the unit tests run it
+/// (ReceiptUnitTests).
 enum TwilioStatusCallback {
     /// The form body as Twilio sent it: name and value pairs, in order, decoded.
     static func pairs(_ body: String) throws -> [(String, String)] {

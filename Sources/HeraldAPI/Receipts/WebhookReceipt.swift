@@ -5,7 +5,7 @@ import HeraldSMS
 /// A receipt of the webhook provider, signed as Herald signs its requests to it (Standard
 /// Webhooks, `sms.webhook.secret`): `{"type": "sms.status", "data": {"message_id", "status",
 /// "error_code"?, "occurred_at"?}}`, `status` one of queued, sent, delivered, undelivered.
-/// Pure, for the fuzz target and the unit tests.
+/// Pure: the unit tests run it (ReceiptUnitTests).
 enum WebhookReceipt {
     static func receipt(_ body: [UInt8], receivedAt: Date = Date()) throws -> SMSReceiptJob {
         let fields = try JSONFields.parse(Data(body), allowed: ["type", "timestamp", "data"])

@@ -675,6 +675,79 @@ paths:
         "500":
           $ref: "#/components/responses/V1Internal"
 
+  /v1/receipts/whatsapp:
+    get:
+      tags: [receipts]
+      operationId: whatsappWebhookHandshake
+      summary: Meta's webhook subscription handshake
+      description: |
+        Answers `hub.challenge` (200, text) when `hub.mode` is `subscribe` and `hub.verify_token`
+        is `sms.whatsapp.verify_token`; 401 otherwise; 404 when no verify token is set.
+      security: []
+      parameters:
+        - {name: hub.mode, in: query, required: true, schema: {type: string, maxLength: 16}}
+        - {name: hub.verify_token, in: query, required: true, schema: {type: string, maxLength: 256}}
+        - {name: hub.challenge, in: query, required: true, schema: {type: string, maxLength: 256}}
+      responses:
+        "200":
+          description: The challenge, as Meta expects it back.
+          content:
+            text/plain:
+              schema:
+                type: string
+        "400":
+          $ref: "#/components/responses/V1BadRequest"
+        "401":
+          $ref: "#/components/responses/V1BadSignature"
+        "404":
+          $ref: "#/components/responses/V1NotFound"
+        "500":
+          $ref: "#/components/responses/V1Internal"
+    post:
+      tags: [receipts]
+      operationId: whatsappStatusWebhook
+      summary: WhatsApp Cloud API's status webhooks
+      description: |
+        Meta's notifications for the app's callback URL, signed `X-Hub-Signature-256: sha256=<hex>`
+        (HMAC-SHA256 of the body under `sms.whatsapp.app_secret`: missing or wrong is 401). Each
+        status of `entry[].changes[].value.statuses[]` (sent, delivered, read, failed) is published
+        as an `sms.receipt` job; 204 once the broker confirmed them all, at once when there is none
+        Herald keeps. 404 when no app secret is set.
+      security: []
+      parameters:
+        - {name: X-Hub-Signature-256, in: header, required: false, schema: {type: string}}
+      requestBody:
+        required: true
+        content:
+          application/json:
+            schema:
+              type: object
+              required: [object, entry]
+              properties:
+                object:
+                  const: whatsapp_business_account
+                entry:
+                  type: array
+                  items:
+                    type: object
+      responses:
+        "204":
+          description: Each status published as an `sms.receipt` job.
+        "400":
+          $ref: "#/components/responses/V1BadRequest"
+        "401":
+          $ref: "#/components/responses/V1BadSignature"
+        "404":
+          $ref: "#/components/responses/V1NotFound"
+        "413":
+          $ref: "#/components/responses/V1TooLarge"
+        "429":
+          $ref: "#/components/responses/V1RateLimited"
+        "503":
+          $ref: "#/components/responses/V1Unavailable"
+        "500":
+          $ref: "#/components/responses/V1Internal"
+
   # ------------------------------------------------------------------------------------------
   # /v2: Twilio Verify
 
@@ -871,7 +944,8 @@ paths:
         A second create for the same `To` while a verification of it is pending in the Service
         is a resend of that verification: a new code is sent at once (`force_resend`) and the
         verification's validity starts again. The send is recorded only once the broker has
-        confirmed the SMS job. Only `Channel=sms` is offered.
+        confirmed the SMS job. `Channel=sms`, and `whatsapp` where herald-api's configuration has
+        WhatsApp (`sms.whatsapp`): the same code as a WhatsApp authentication template.
       security: [{basic: []}]
       requestBody:
         required: true
@@ -905,7 +979,7 @@ paths:
           description: |
             60200 (a parameter is missing or invalid: `To` not E.164 or not a number in use,
             `Locale`, `DeviceIp`, an unknown `Channel` or parameter), 60223 (`Channel` is
-            `call`, `email`, `whatsapp`, `sna`, `auto` or `rcs`).
+            `call`, `email`, `sna`, `auto` or `rcs`, or `whatsapp` without `sms.whatsapp`).
           content:
             application/json:
               schema:
@@ -1471,6 +1545,10 @@ components:
           type: [integer, "null"]
           minimum: 60
           maximum: 86400
+        channel:
+          description: "`sms` (the default) or `whatsapp`: the same code as a WhatsApp authentication template (`sms.whatsapp`; refused `channel_unavailable:whatsapp` where it is not configured)."
+          type: [string, "null"]
+          enum: [sms, whatsapp, null]
     SMSAppVerification:
       description: |
         Evidence of a genuine app, judged by `sms.app_verification.mode`: a push `receipt` the
@@ -2220,9 +2298,9 @@ components:
           pattern: '^\+[1-9][0-9]{6,14}$'
           examples: ["+14155550123"]
         Channel:
-          description: "Only `sms`; `call`, `email`, `whatsapp`, `sna`, `auto`, `rcs` answer 60223, anything else 60200."
+          description: "`sms`, or `whatsapp` where configured (else 60223, as `call`, `email`, `sna`, `auto`, `rcs`); anything else 60200."
           type: string
-          const: sms
+          enum: [sms, whatsapp]
         Locale:
           type: string
           pattern: "^[A-Za-z0-9_-]{2,35}$"

@@ -17,7 +17,8 @@ struct SMSRoutes {
         group.get("verifications/{id}", use: show)
     }
 
-    static let startFields: Set<String> = ["verification_id", "phone_number", "purpose", "locale", "force_resend", "app_verification", "client", "code_length", "code_ttl_seconds"]
+    static let startFields: Set<String> = ["verification_id", "phone_number", "purpose", "locale", "force_resend", "app_verification", "client",
+                                           "code_length", "code_ttl_seconds", "channel"]
 
     func start(_ request: Request, context: APIContext) async throws -> Response {
         let body = try await JSONFields.read(request, limit: dependencies.api.maxBodyBytes, allowed: Self.startFields)
@@ -33,7 +34,8 @@ struct SMSRoutes {
             forceResend: try body.bool("force_resend") ?? false,
             client: .init(ip: context.clientIP?.description, appID: try client?.string("app_id", maxLength: 256)),
             appVerification: appVerification,
-            codeLength: try body.int("code_length", range: 4...10), codeTTLSeconds: try body.int("code_ttl_seconds", range: 60...86_400)))
+            codeLength: try body.int("code_length", range: 4...10), codeTTLSeconds: try body.int("code_ttl_seconds", range: 60...86_400),
+            channel: try body.choice("channel", SMSVerificationJob.Channel.self)))
         try await dependencies.publisher.enqueue(job, messageID: id, correlationID: request.headers[.correlationID], logger: context.logger)
         return JSONResponse.make(.accepted, ["verification_id": id, "status": "queued"])
     }

@@ -26,7 +26,9 @@ struct VerificationRoutes {
         let service = try await service(request, context)
         let form = try await FormFields.body(request, limit: dependencies.api.maxBodyBytes, accepted: Self.createParameters)
         let channel = try form.required("Channel", maxLength: 16)
-        guard channel == "sms" else {
+        // WhatsApp when this herald-api's configuration has it (sms.whatsapp), as herald-sms's should.
+        let served: Set<String> = dependencies.sms.whatsapp.enabled ? ["sms", "whatsapp"] : ["sms"]
+        guard served.contains(channel) else {
             throw Self.otherChannels.contains(channel) ? TwilioError.channelNotSupported(channel) : TwilioError.invalid("Channel")
         }
         let to = try number(try form.required("To", maxLength: 32), service: service)
@@ -43,7 +45,8 @@ struct VerificationRoutes {
         let outcome = try await dependencies.verify.start(service: service, to: to, channel: channel, locale: locale, logger: logger) { attempt, resend in
             // A resend sends a fresh code at once (force_resend): Twilio's clients resend on the user's request.
             let job = SMSVerificationJob(verificationID: attempt.sid, phoneNumber: to, locale: locale, purpose: .signIn, forceResend: resend,
-                                         client: .init(ip: clientIP?.description), codeLength: service.codeLength, codeTTLSeconds: service.ttlSeconds)
+                                         client: .init(ip: clientIP?.description), codeLength: service.codeLength, codeTTLSeconds: service.ttlSeconds,
+                                         channel: channel == "whatsapp" ? .whatsapp : nil)
             try await publisher.enqueue(job, messageID: attempt.sid, correlationID: correlation, logger: logger)
         }
         switch outcome {

@@ -7,6 +7,10 @@ import PostgresNIO
 public struct SMSMessage: Sendable {
     public var to: String
     public var text: Secret
+    /// The code alone (a WhatsApp template takes it as its parameter, not the text).
+    public var code: Secret
+    /// The job's locale (a WhatsApp template's language).
+    public var locale: String?
     /// The text with the code masked, for anything people read (the dev outbox).
     public var maskedText: String
     public var encoding: SMSEncoding

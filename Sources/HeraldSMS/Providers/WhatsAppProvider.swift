@@ -1,0 +1,67 @@
+import AsyncHTTPClient
+import Foundation
+import HeraldRuntime
+import Logging
+import NIOCore
+
+/// WhatsApp Business Cloud API: `POST {base}/{phone_number_id}/messages`, `Authorization: Bearer`,
+/// an authentication template (`sms.whatsapp.template`) whose body parameter and URL button
+/// parameter are the code (the copy-code / one-tap button), in the job's language. 200 carries
+/// `messages[0].id` (`wamid.…`, recorded: the status webhooks name it). Errors carry Graph's
+/// `error.code`, recorded as `whatsapp-<code>`: 400 (131026 undeliverable, 132001 no such
+/// template, 100 a bad parameter) is final; 401 (190, the token), 429 (130429) and 5xx go to
+/// the next provider or the retry.
+struct WhatsAppProvider: DeliveryProvider {
+    let configuration: SMSConfiguration.WhatsApp
+    let http: ProviderHTTP
+    var name: String { "whatsapp" }
+
+    struct Payload: Encodable {
+        struct Template: Encodable {
+            struct Language: Encodable { var code: String }
+            struct Component: Encodable {
+                struct Parameter: Encodable { var type = "text"; var text: String }
+                var type: String
+                var subType: String?
+                var index: String?
+                var parameters: [Parameter]
+                enum CodingKeys: String, CodingKey { case type, index, parameters, subType = "sub_type" }
+            }
+            var name: String
+            var language: Language
+            var components: [Component]
+        }
+        var messagingProduct = "whatsapp"
+        var recipientType = "individual"
+        var to: String
+        var type = "template"
+        var template: Template
+        enum CodingKeys: String, CodingKey { case to, type, template, messagingProduct = "messaging_product", recipientType = "recipient_type" }
+    }
+
+    /// The body of one send: the number without its `+`, the code in the body and the button.
+    static func payload(to: String, code: String, template: String, language: String) -> Payload {
+        Payload(to: String(to.drop { $0 == "+" }), template: .init(name: template, language: .init(code: language), components: [
+            .init(type: "body", parameters: [.init(text: code)]),
+            .init(type: "button", subType: "url", index: "0", parameters: [.init(text: code)]),
+        ]))
+    }
+
+    func send(_ message: SMSMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
+        let payload = Self.payload(to: message.to, code: message.code.revealed, template: configuration.template,
+                                   language: configuration.language(for: message.locale))
+        guard let body = try? JSONEncoder().encode(payload) else { return .refused("encoding") }
+        var request = HTTPClientRequest(url: "\(configuration.baseURL)/\(PercentEncoding.form.encode(configuration.phoneNumberID))/messages")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(configuration.accessToken)")
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: body))
+        return await http.send(request, logger: context.logger) { status, answer in
+            let json = (try? JSONSerialization.jsonObject(with: Data(buffer: answer))) as? [String: Any]
+            let code = ((json?["error"] as? [String: Any])?["code"] as? Int).map { "whatsapp-\($0)" }
+            if let failure = ProviderHTTP.classify(status: status, code: code) { return ProviderAnswer(failure, httpStatus: status) }
+            let id = ((json?["messages"] as? [[String: Any]])?.first?["id"] as? String)
+            return id.map { .accepted($0, httpStatus: status) } ?? .next("whatsapp-no-message-id", httpStatus: status)
+        }
+    }
+}
