@@ -41,7 +41,15 @@ extension SMSConfiguration {
     static func registrations(_ source: ConfigSource) throws -> [String: Registration] {
         let prefix = "sms.regions.registration"
         var out: [String: Registration] = [:]
-        let named = Set(source.map(prefix).keys.compactMap { $0.split(separator: ".").first.map(String.init) })
+        let given = source.map(prefix).keys
+        // A key that is none of these (`entityid`) would be read by no one: DLT would drop every SMS.
+        for key in given.sorted() {
+            let parts = key.split(separator: ".", maxSplits: 1)
+            guard parts.count == 2, ["sender", "entity_id"].contains(parts[1]) || parts[1].hasPrefix("templates.") else {
+                throw ConfigError(key: "\(prefix).\(key)", reason: "is not one of sender, entity_id, templates.<key>")
+            }
+        }
+        let named = Set(given.compactMap { $0.split(separator: ".").first.map(String.init) })
         for region in named.sorted() {
             guard PhoneNumberClassifier.isSupportedRegion(region) else {
                 throw ConfigError(key: "\(prefix).\(region)", reason: "'\(region)' is not a region code libphonenumber knows (ISO 3166-1 alpha-2, upper case)")
@@ -62,6 +70,9 @@ extension SMSConfiguration {
                     throw ConfigError(key: "\(prefix).\(region).templates.\(key)", reason: "must be a template id of 1 to 64 printable ASCII characters")
                 }
                 registration.templates[key] = id
+            }
+            if registration.entityID != nil, registration.templates.isEmpty {
+                throw ConfigError(key: "\(prefix).\(region).templates", reason: "is required with entity_id: a registered template id for every text")
             }
             out[region] = registration
         }

@@ -202,7 +202,7 @@ public struct SMSHandler: JobHandler {
             metrics.decision("sent")
             if delivery.uncertain { metrics.uncertainSend() }
             if viaSMS { metrics.segments(rendered.encoding) }
-            let sent = SMSStore.Sent(verificationID: id, attempts: attempts, encoding: rendered.encoding)
+            let sent = SMSStore.Sent(verificationID: id, attempts: attempts, encoding: viaSMS ? rendered.encoding : nil)
             return .finished(.completed(events: [sentEvent(job, phone: phone, delivery: delivery, encoding: rendered.encoding)])) {
                 try await groups.sent(sent, client: database, logger: logger)
             }

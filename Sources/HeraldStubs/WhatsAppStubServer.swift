@@ -49,6 +49,7 @@ public final class WhatsAppStubServer: Sendable {
         var messages: [Message] = []
         var posted: [(String, Int)] = []
         var down = false
+        var throttled = 0
     }
 
     public init(accessToken: String = "wa-stub-token", phoneNumberID: String = "109876543210", template: String = "herald_code",
@@ -70,6 +71,8 @@ public final class WhatsAppStubServer: Sendable {
     public func script(_ steps: [Step]) { state.withLockedValue { $0.script = steps } }
     /// Answers 503 (Graph error 131000) while down.
     public func down(_ down: Bool) { state.withLockedValue { $0.down = down } }
+    /// The next `count` sends are answered as Meta throttles: 400 with Graph error 130429.
+    public func throttle(_ count: Int) { state.withLockedValue { $0.throttled = count } }
     public func close() async { await server.close() }
 
     private static func answer(_ request: StubHTTPServer.Request, token: String, phoneNumberID: String, template: String, appSecret: String,
@@ -79,6 +82,12 @@ public final class WhatsAppStubServer: Sendable {
         }
         guard request.header("Authorization") == "Bearer \(token)" else { return error(401, 190, "Invalid OAuth access token.") }
         if state.withLockedValue({ $0.down }) { return error(503, 131000, "Something went wrong") }
+        let throttled = state.withLockedValue { state in
+            guard state.throttled > 0 else { return false }
+            state.throttled -= 1
+            return true
+        }
+        if throttled { return error(400, 130429, "Rate limit hit") }
         guard let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any],
               body["messaging_product"] as? String == "whatsapp", body["type"] as? String == "template",
               let to = body["to"] as? String, to.range(of: #"^[0-9]{7,15}$"#, options: .regularExpression) != nil,
@@ -104,7 +113,7 @@ public final class WhatsAppStubServer: Sendable {
             Task {
                 for step in script {
                     try? await Task.sleep(for: step.after)
-                    let answer = await post(step, id: id, to: to, url: url, appSecret: appSecret)
+                    let answer = await post(step, id: id, to: to, phoneNumberID: phoneNumberID, url: url, appSecret: appSecret)
                     state.withLockedValue { $0.posted.append((step.status, answer)) }
                 }
             }
@@ -117,12 +126,12 @@ public final class WhatsAppStubServer: Sendable {
     }
 
     /// One status as Meta posts it, signed.
-    static func post(_ step: Step, id: String, to: String, url: String, appSecret: String) async -> Int {
+    static func post(_ step: Step, id: String, to: String, phoneNumberID: String, url: String, appSecret: String) async -> Int {
         var status: [String: Any] = ["id": id, "status": step.status, "timestamp": String(Int(Date().timeIntervalSince1970)), "recipient_id": to]
         if let code = step.errorCode { status["errors"] = [["code": code, "title": "Message undeliverable"]] }
         let notification: [String: Any] = ["object": "whatsapp_business_account", "entry": [[
             "id": "102290129340398", "changes": [["field": "messages", "value": [
-                "messaging_product": "whatsapp", "metadata": ["display_phone_number": "15550783881", "phone_number_id": "106540352242922"],
+                "messaging_product": "whatsapp", "metadata": ["display_phone_number": "15550783881", "phone_number_id": phoneNumberID],
                 "statuses": [status]]]]]]]
         guard let body = try? JSONSerialization.data(withJSONObject: notification) else { return 0 }
         let mac = HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Array(appSecret.utf8)))

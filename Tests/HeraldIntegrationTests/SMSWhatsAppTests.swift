@@ -50,7 +50,7 @@ import Testing
             #expect(attempt.provider == "whatsapp" && attempt.providerMessageID == message.id && attempt.result == .accepted)
             #expect(sms.delivered().isEmpty, "no SMS went out")
             try await eventually("all three statuses answered") { stub.posted.count == 3 }
-            #expect(stub.posted.allSatisfy { $0.answer == 204 }, "\(stub.posted)")
+            #expect(stub.posted.allSatisfy { $0.answer == 200 }, "\(stub.posted)")
             let events = try await sms.events.take(atLeast: 2)
             let sent = try #require(events.first { $0.0 == "sms.sent" })
             #expect(sent.1["channel"] as? String == "whatsapp" && sent.1["provider"] as? String == "whatsapp" && sent.1["segments"] == nil)
@@ -73,6 +73,26 @@ import Testing
             try await eventually("undelivered") { try await sms.attempts(job.verificationID).first?.delivery?.status == .undelivered }
             #expect(try await sms.attempts(job.verificationID).first?.delivery?.errorCode == "whatsapp-131026")
             #expect(try await sms.events.take(atLeast: 2).first { $0.0 == "sms.undelivered" }?.1["error_code"] as? String == "whatsapp-131026")
+            await stub.close()
+        }
+    }
+
+    /// Meta throttles with a 400 (Graph error 130429): not the code's end, a retry through the
+    /// delay queues, which WhatsApp then accepts.
+    @Test func aThrottleIsRetriedNotFinal() async throws {
+        try await withHarness { harness in
+            let sms = try await SMSFixture(harness)
+            let stub = try await WhatsAppStubServer()
+            stub.script([])
+            stub.throttle(1)
+            _ = try await sms.start { Self.whatsapp(&$0, stub) }
+            let job = SMSVerificationJob(verificationID: "\(harness.namespace)-wt", phoneNumber: harness.phone(5), channel: .whatsapp)
+            let id = try await harness.enqueue(job)
+            try await eventually("sent on the retry") { try await harness.ledger(id)?.0 == "completed" }
+            let attempts = try await sms.attempts(job.verificationID)
+            #expect(attempts.map(\.result) == [.transient, .accepted] && attempts.first?.errorCode == "whatsapp-130429"
+                    && attempts.first?.httpStatus == 400, "\(attempts)")
+            #expect(try await sms.verification(job.verificationID)?.state == "sent")
             await stub.close()
         }
     }

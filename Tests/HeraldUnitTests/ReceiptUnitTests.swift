@@ -226,22 +226,25 @@ import Testing
     @Test func eachKeptStatusIsAReceipt() throws {
         let body = Array(#"""
             {"object":"whatsapp_business_account","entry":[{"id":"1","changes":[{"field":"messages","value":{
-             "messaging_product":"whatsapp","statuses":[
+             "messaging_product":"whatsapp","metadata":{"phone_number_id":"1098"},"statuses":[
               {"id":"wamid.A","status":"sent","timestamp":"1795806119","recipient_id":"4915112345678"},
               {"id":"wamid.A","status":"read","timestamp":"1795806125"},
+              {"status":"delivered"},
               {"id":"wamid.B","status":"failed","timestamp":"1795806130","errors":[{"code":131026,"title":"Message undeliverable"}]},
               {"id":"wamid.C","status":"deleted"}],
-             "messages":[{"from":"4915112345678","id":"wamid.in","type":"text"}]}}]}]}
+             "messages":[{"from":"4915112345678","id":"wamid.in","type":"text"}]}},
+             {"field":"messages","value":{"metadata":{"phone_number_id":"other"},"statuses":[{"id":"wamid.X","status":"delivered"}]}}]}]}
             """#.utf8)
-        let jobs = try WhatsAppWebhook.receipts(body)
+        // Another business number's statuses and a status without an id are skipped, not the batch.
+        let jobs = try WhatsAppWebhook.receipts(body, phoneNumberID: "1098")
         #expect(jobs.map(\.providerMessageID) == ["wamid.A", "wamid.A", "wamid.B"])
         #expect(jobs.map(\.status) == [.sent, .delivered, .undelivered])
         #expect(jobs.allSatisfy { $0.provider == .whatsapp })
         #expect(jobs[2].errorCode == "whatsapp-131026" && jobs[0].errorCode == nil && jobs[1].providerStatus == "read")
         #expect(jobs[0].occurredAt == "2026-11-27T19:01:59Z")
-        #expect(try WhatsAppWebhook.receipts(Array(#"{"object":"whatsapp_business_account","entry":[]}"#.utf8)).isEmpty)
-        #expect(throws: APIFailure.self) { try WhatsAppWebhook.receipts(Array(#"{"object":"page","entry":[]}"#.utf8)) }
-        #expect(throws: APIFailure.self) { try WhatsAppWebhook.receipts(Array("[]".utf8)) }
+        #expect(try WhatsAppWebhook.receipts(Array(#"{"object":"whatsapp_business_account","entry":[]}"#.utf8), phoneNumberID: "1098").isEmpty)
+        #expect(throws: APIFailure.self) { try WhatsAppWebhook.receipts(Array(#"{"object":"page","entry":[]}"#.utf8), phoneNumberID: "1098") }
+        #expect(throws: APIFailure.self) { try WhatsAppWebhook.receipts(Array("[]".utf8), phoneNumberID: "1098") }
     }
 
     @Test func theTemplateCarriesTheCodeInItsBodyAndButton() throws {

@@ -190,6 +190,8 @@ import Testing
             (["sms.regions.registration.XX.sender": "A"], "sms.regions.registration.XX"),
             (["sms.regions.registration.IN.sender": "HER ALD"], "sms.regions.registration.IN.sender"),
             (["sms.regions.registration.IN.templates.sign_in": ""], "sms.regions.registration.IN.templates.sign_in"),
+            (["sms.regions.registration.IN.entityid": "1101"], "sms.regions.registration.IN.entityid"),
+            (["sms.regions.registration.IN.entity_id": "1101"], "sms.regions.registration.IN.templates"),
         ] as [([String: Any], String)] {
             #expect { try SMSConfiguration(source: ConfigSource(values: values)) } throws: { ($0 as? ConfigError)?.key == key }
         }

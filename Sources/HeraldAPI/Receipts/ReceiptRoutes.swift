@@ -103,6 +103,12 @@ struct ReceiptRoutes {
         guard try fields.string("hub.mode", maxLength: 16) == "subscribe", let token = try fields.string("hub.verify_token", maxLength: 256),
               Data(SHA256.hash(data: Array(token.utf8))) == Data(SHA256.hash(data: Array(settings.verifyToken.utf8))),
               let challenge = try fields.string("hub.challenge", maxLength: 256) else {
+            // Guesses of the token are refused callbacks: the source's small budget.
+            let source = addresses.resolve(peer: context.peer, forwardedFor: request.headers[values: .forwardedFor])?.limitKey(ipv6PrefixLength: 64) ?? "unknown"
+            if let wait = refused.take(source) {
+                dependencies.metrics.receipt("whatsapp", "rate_limited")
+                throw APIFailure.rateLimited(retryAfterSeconds: wait)
+            }
             dependencies.metrics.receipt("whatsapp", "forged")
             throw APIFailure.forgedCallback
         }
@@ -110,22 +116,26 @@ struct ReceiptRoutes {
     }
 
     func whatsapp(_ request: Request, context: APIContext) async throws -> Response {
-        try await take("whatsapp", request, context) { _ in
-            let secret = dependencies.sms.whatsapp.appSecret
-            guard !secret.isEmpty else { throw Unconfigured() }
+        // Meta batches statuses (up to 3 MB a notification) and takes 200 as the acknowledgement.
+        try await take("whatsapp", request, context, answer: .ok) { _ in
+            let settings = dependencies.sms.whatsapp
+            guard !settings.appSecret.isEmpty else { throw Unconfigured() }
             var request = request
-            let body = Array(try await request.collectBody(upTo: dependencies.api.maxBodyBytes).readableBytesView)
-            guard WhatsAppWebhook.holds(request.headers[.hubSignature], body: body, appSecret: secret) else { throw APIFailure.forgedCallback }
-            return try WhatsAppWebhook.receipts(body)
+            let body = Array(try await request.collectBody(upTo: Self.whatsappMaxBodyBytes).readableBytesView)
+            guard WhatsAppWebhook.holds(request.headers[.hubSignature], body: body, appSecret: settings.appSecret) else { throw APIFailure.forgedCallback }
+            return try WhatsAppWebhook.receipts(body, phoneNumberID: settings.phoneNumberID)
         }
     }
+
+    /// The largest notification Meta sends.
+    static let whatsappMaxBodyBytes = 3 << 20
 
     /// No key to check this provider's callbacks with: the route is not there (404).
     private struct Unconfigured: Error {}
 
     /// `read` (checks the source and the signature, gives the receipts, none to ignore), the
     /// rate limit of its source, then each job published; each outcome counted.
-    private func take(_ provider: String, _ request: Request, _ context: APIContext,
+    private func take(_ provider: String, _ request: Request, _ context: APIContext, answer: HTTPResponse.Status = .noContent,
                       _ read: (ClientIP?) async throws -> [SMSReceiptJob]) async throws -> Response {
         let metrics = dependencies.metrics
         let client = addresses.resolve(peer: context.peer, forwardedFor: request.headers[values: .forwardedFor])
@@ -152,7 +162,7 @@ struct ReceiptRoutes {
         try limit(signed)
         if receipts.isEmpty { metrics.receipt(provider, "ignored") }
         for receipt in receipts { try await publish(receipt, provider, context) }
-        return Response(status: .noContent)
+        return Response(status: answer)
     }
 
     private func publish(_ receipt: SMSReceiptJob, _ provider: String, _ context: APIContext) async throws {

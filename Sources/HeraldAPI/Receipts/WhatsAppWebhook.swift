@@ -22,7 +22,7 @@ enum WhatsAppWebhook {
     }
 
     private static func hex(_ text: Substring) -> [UInt8]? {
-        guard text.count == 64 else { return nil }
+        guard text.count == 64, text.allSatisfy(\.isHexDigit) else { return nil }
         var bytes: [UInt8] = []
         var index = text.startIndex
         while index < text.endIndex {
@@ -45,9 +45,11 @@ enum WhatsAppWebhook {
         }
     }
 
-    /// The receipts of one signed notification: one per status Herald keeps (incoming messages
-    /// and other fields carry none). A body that is not Meta's shape is refused naming what.
-    static func receipts(_ body: [UInt8], receivedAt: Date = Date()) throws -> [SMSReceiptJob] {
+    /// The receipts of one signed notification: one per status Herald keeps of the business
+    /// number `phoneNumberID` (the app's webhook carries every number's, and incoming messages:
+    /// skipped), a status without an id skipped too (the others of the batch still count). A
+    /// body that is not Meta's shape is refused naming what.
+    static func receipts(_ body: [UInt8], phoneNumberID: String, receivedAt: Date = Date()) throws -> [SMSReceiptJob] {
         guard let root = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
             throw APIFailure.invalid(field: nil, reason: "the body is not a JSON object")
         }
@@ -58,16 +60,17 @@ enum WhatsAppWebhook {
         for entry in entries {
             for change in entry["changes"] as? [[String: Any]] ?? [] {
                 let value = change["value"] as? [String: Any] ?? [:]
+                guard (value["metadata"] as? [String: Any])?["phone_number_id"] as? String == phoneNumberID else { continue }
                 for item in value["statuses"] as? [[String: Any]] ?? [] {
-                    guard let id = item["id"] as? String, let word = item["status"] as? String else {
-                        throw APIFailure.invalid(field: "statuses.id", reason: "each status needs an id and a status")
-                    }
-                    guard let status = status(word) else { continue }
+                    guard let id = item["id"] as? String, (1...128).contains(id.utf8.count), let word = item["status"] as? String,
+                          let status = status(word) else { continue }
                     let code = ((item["errors"] as? [[String: Any]])?.first?["code"] as? Int).map { "whatsapp-\($0)" }
                     let occurred = (item["timestamp"] as? String).flatMap(Int.init).map { Date(timeIntervalSince1970: TimeInterval($0)) }
-                    out.append(try JSONFields.validated(SMSReceiptJob(
+                    guard let job = try? JSONFields.validated(SMSReceiptJob(
                         provider: .whatsapp, providerMessageID: id, status: status, providerStatus: APIFailure.printableName(word),
-                        errorCode: status == .undelivered ? code ?? "whatsapp-failed" : nil, occurredAt: occurred, receivedAt: receivedAt)))
+                        errorCode: status == .undelivered ? code ?? "whatsapp-failed" : nil, occurredAt: occurred, receivedAt: receivedAt))
+                    else { continue }
+                    out.append(job)
                 }
             }
         }

@@ -8,13 +8,18 @@ import NIOCore
 /// an authentication template (`sms.whatsapp.template`) whose body parameter and URL button
 /// parameter are the code (the copy-code / one-tap button), in the job's language. 200 carries
 /// `messages[0].id` (`wamid.…`, recorded: the status webhooks name it). Errors carry Graph's
-/// `error.code`, recorded as `whatsapp-<code>`: 400 (131026 undeliverable, 132001 no such
-/// template, 100 a bad parameter) is final; 401 (190, the token), 429 (130429) and 5xx go to
-/// the next provider or the retry.
+/// `error.code`, recorded as `whatsapp-<code>`, and are judged by it first: Meta answers its
+/// throttles and outages with 400 too (130429 throughput, 131056 pair rate, 80007 and 4 rate
+/// limits, 1, 2, 131000, 131016 temporary), so those go to the next provider or the retry; any
+/// other 4xx (131026 undeliverable, 132000/132001 the template, 100 a bad parameter) is final;
+/// 401 (190, the token) and 5xx are transient.
 struct WhatsAppProvider: DeliveryProvider {
     let configuration: SMSConfiguration.WhatsApp
     let http: ProviderHTTP
     var name: String { "whatsapp" }
+
+    /// Graph error codes that say "not now" whatever the HTTP status (Meta's error reference).
+    static let transientCodes: Set<Int> = [1, 2, 4, 80007, 130429, 131000, 131016, 131056]
 
     struct Payload: Encodable {
         struct Template: Encodable {
@@ -58,7 +63,11 @@ struct WhatsAppProvider: DeliveryProvider {
         request.body = .bytes(ByteBuffer(bytes: body))
         return await http.send(request, logger: context.logger) { status, answer in
             let json = (try? JSONSerialization.jsonObject(with: Data(buffer: answer))) as? [String: Any]
-            let code = ((json?["error"] as? [String: Any])?["code"] as? Int).map { "whatsapp-\($0)" }
+            let number = (json?["error"] as? [String: Any])?["code"] as? Int
+            let code = number.map { "whatsapp-\($0)" }
+            if let number, let code, Self.transientCodes.contains(number), !(200..<300).contains(status) {
+                return .next(code, httpStatus: status)
+            }
             if let failure = ProviderHTTP.classify(status: status, code: code) { return ProviderAnswer(failure, httpStatus: status) }
             let id = ((json?["messages"] as? [[String: Any]])?.first?["id"] as? String)
             return id.map { .accepted($0, httpStatus: status) } ?? .next("whatsapp-no-message-id", httpStatus: status)

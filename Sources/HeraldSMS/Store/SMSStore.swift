@@ -123,9 +123,10 @@ public enum SMSStore {
     public struct Sent: Sendable {
         public var verificationID: String
         public var attempts: [DeliveryAttempt]
-        public var encoding: SMSEncoding
+        /// The SMS's text length; nil for a message that was no SMS (WhatsApp): NULL segments and encoding.
+        public var encoding: SMSEncoding?
 
-        public init(verificationID: String, attempts: [DeliveryAttempt], encoding: SMSEncoding) {
+        public init(verificationID: String, attempts: [DeliveryAttempt], encoding: SMSEncoding?) {
             self.verificationID = verificationID
             self.attempts = attempts
             self.encoding = encoding
@@ -137,7 +138,7 @@ public enum SMSStore {
         let accepted = sends.map(\.attempts.last)
         let bindings = try attempts.bindings(
             [sends.map(\.verificationID), accepted.map { $0?.provider ?? "" }, accepted.map { $0?.providerMessageID ?? "" },
-             sends.map(\.encoding.segments), sends.map(\.encoding.scheme.rawValue), sends.map(\.attempts.uncertainSends)],
+             sends.map { $0.encoding?.segments ?? -1 }, sends.map { $0.encoding?.scheme.rawValue ?? "" }, sends.map(\.attempts.uncertainSends)],
             attempts: sends.flatMap(\.attempts), keys: sends.flatMap { sent in sent.attempts.map { _ in sent.verificationID } })
         try await Prepared<SentSQL>(bindings: bindings).rows(on: client, logger: logger)
     }
@@ -147,7 +148,7 @@ public enum SMSStore {
         static let sql = attempts.sql(change: """
             UPDATE herald.sms_verifications s
                SET state = 'sent', reason = NULL, provider = NULLIF(i.provider, ''), provider_message_id = NULLIF(i.message_id, ''),
-                   segments = i.segments, encoding = i.encoding, uncertain_sends = s.uncertain_sends + i.uncertain, updated_at = now()
+                   segments = NULLIF(i.segments, -1), encoding = NULLIF(i.encoding, ''), uncertain_sends = s.uncertain_sends + i.uncertain, updated_at = now()
               FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::int[])
                    AS i(verification_id, provider, message_id, segments, encoding, uncertain)
              WHERE s.verification_id = i.verification_id AND s.state = 'sending'

@@ -73,7 +73,8 @@ BEGIN
                  WHERE scope = scopes[i] AND key = keys[i]
                    AND minute > date_trunc('minute', now()) - make_interval(mins => p_window_minutes);
             END IF;
-            IF n_sent >= floors[i] AND (n_verified < p_min_conversion * n_sent OR n_undelivered > p_max_undelivered * n_sent) THEN
+            IF n_sent >= floors[i] AND (n_verified < p_min_conversion * n_sent
+                                        OR (p_max_undelivered < 1 AND n_undelivered > p_max_undelivered * n_sent)) THEN
                 is_new := NULL;
                 v_until := NULL;
                 INSERT INTO herald.sms_fraud_pauses AS f (scope, key, state, paused_at, expires_at, sent, verified, undelivered)
@@ -107,4 +108,16 @@ BEGIN
     ON CONFLICT (verification_id) DO UPDATE SET region = EXCLUDED.region, prefix = EXCLUDED.prefix;
     -- Old buckets and marks are cleanup runs' to purge (cleanup.purge.sms_fraud_days), not the send path's.
 END;
+$function$;
+
+-- The previous signature (no p_max_undelivered), for a herald-sms of the previous version still
+-- running during a rolling upgrade: the same judgment without the undelivered rule. To be
+-- dropped by a later migration, once no such worker can be left.
+CREATE OR REPLACE FUNCTION herald.fraud_guard_check(p_verification_id text, p_phone text, p_region text, p_prefix text, p_window_minutes integer, p_region_floor integer, p_prefix_floor integer, p_min_conversion double precision, p_pause_seconds integer, p_max_pause_seconds integer, p_grace_seconds integer, p_known_hashes text)
+ RETURNS TABLE(o_scope text, o_key text, o_new boolean, o_sent bigint, o_verified bigint, o_until timestamp with time zone, o_seconds integer)
+ LANGUAGE sql
+AS $function$
+    SELECT f.o_scope, f.o_key, f.o_new, f.o_sent, f.o_verified, f.o_until, f.o_seconds
+      FROM herald.fraud_guard_check(p_verification_id, p_phone, p_region, p_prefix, p_window_minutes, p_region_floor, p_prefix_floor,
+                                    p_min_conversion, p_pause_seconds, p_max_pause_seconds, p_grace_seconds, p_known_hashes, 1.0::double precision) f;
 $function$;

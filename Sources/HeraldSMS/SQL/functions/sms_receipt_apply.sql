@@ -45,13 +45,17 @@ BEGIN
     UPDATE herald.sms_send_attempts
        SET delivery_status = p_status, delivery_status_at = p_at, delivery_error_code = p_error_code, delivery_receipt_id = p_job
      WHERE id = att.id AND created_at = att.created_at;
-    IF p_status = 'undelivered' THEN
-        -- The fraud guard learns from it: one more undelivered send in the verification's scopes
-        -- (those the guard marked when it let the verification through), this minute.
+    IF p_status = 'undelivered' AND p_provider <> 'whatsapp' THEN
+        -- The fraud guard learns from it: one more undelivered SMS in the verification's scopes
+        -- (those the guard marked when it let the verification through), in the minute of the
+        -- send, beside the send's own count (a late report belongs to its send's window, not to
+        -- today's). Not WhatsApp's: "not on WhatsApp" says nothing of SMS pumping. Rows in the
+        -- order herald.fraud_guard_sent locks them (scope, key): no deadlock with a send's count.
         INSERT INTO herald.sms_fraud_counts AS c (scope, key, minute, undelivered)
-        SELECT s.scope, s.key, date_trunc('minute', now()), 1
+        SELECT s.scope, s.key, date_trunc('minute', att.created_at), 1
           FROM herald.sms_fraud_marks m, LATERAL (VALUES ('region', m.region), ('prefix', m.prefix)) AS s(scope, key)
          WHERE m.verification_id = att.verification_id
+         ORDER BY s.scope, s.key
         ON CONFLICT (scope, key, minute) DO UPDATE SET undelivered = c.undelivered + 1;
     END IF;
     RETURN QUERY SELECT 'applied'::text, att.verification_id::text, v_phone, p_status, p_error_code, true;
