@@ -6,11 +6,11 @@ import HTTPTypes
 import Hummingbird
 import Logging
 
-/// `/v1/receipts/{twilio,kannel,webhook}`: the providers' delivery receipts (docs/sms.md,
-/// "Delivery receipts"). No API key: each callback is checked the provider's way (Twilio's
-/// `X-Twilio-Signature` over `sms.receipts.base_url`'s URL, the signature herald-sms put in
-/// Kannel's `dlr-url`, Standard Webhooks for the webhook provider); a callback that fails it is
-/// 401. Each one that holds is published as an `sms.receipt` job (one message id per provider
+/// `/v1/receipts/{twilio,kannel,webhook,whatsapp}`: the providers' delivery receipts (docs/sms.md,
+/// "Delivery receipts"; docs/whatsapp.md). No API key: each callback is checked the provider's
+/// way (Twilio's `X-Twilio-Signature` over `sms.receipts.base_url`'s URL, the signature herald-sms
+/// put in Kannel's `dlr-url`, Standard Webhooks for the webhook provider, Meta's
+/// `X-Hub-Signature-256`); a callback that fails it is 401. Each one that holds is published as an `sms.receipt` job (one message id per provider
 /// message and status, so a callback sent again is handled once) and answered 204 once the
 /// broker confirmed it; 503 otherwise. A status Herald does not keep is answered 204 and
 /// ignored. Rate-limited per source address (IPv6 per /64), after the signature: signed
