@@ -23,21 +23,25 @@ extension VerifyStore {
                 UPDATE herald.verify_verifications SET status = 'expired', updated_at = now()
                  WHERE service_sid = \(service.sid) AND to_number = \(to) AND status = 'pending' AND expires_at <= now()
                 """, logger: logger)
-            let fresh = "VE" + RandomID.hex()
-            // A concurrent start for the same number waits here for the other's commit, then finds its row.
-            try await connection.query("""
-                INSERT INTO herald.verify_verifications (sid, service_sid, to_number, channel, locale, status, expires_at)
-                VALUES (\(fresh), \(service.sid), \(to), \(channel), \(locale), 'pending', now() + make_interval(secs => \(service.ttlSeconds)))
-                ON CONFLICT (service_sid, to_number) WHERE status = 'pending' DO NOTHING
-                """, logger: logger)
-            let rows = try await connection.query("""
-                SELECT v.sid, (SELECT count(*)::int FROM herald.verify_send_attempts a WHERE a.verification_sid = v.sid)
-                  FROM herald.verify_verifications v
-                 WHERE v.service_sid = \(service.sid) AND v.to_number = \(to) AND v.status = 'pending'
-                   FOR UPDATE OF v
-                """, logger: logger)
+            // A concurrent start for the same number waits at the insert for the other's commit, then
+            // finds its row. That row may have stopped being pending in the meantime (a check
+            // approved it, a refused send failed it): then the insert is tried again, and goes in.
             var pending: (String, Int)?
-            for try await row in rows.decode((String, Int).self) { pending = row }
+            for _ in 0..<3 where pending == nil {
+                let fresh = "VE" + RandomID.hex()
+                try await connection.query("""
+                    INSERT INTO herald.verify_verifications (sid, service_sid, to_number, channel, locale, status, expires_at)
+                    VALUES (\(fresh), \(service.sid), \(to), \(channel), \(locale), 'pending', now() + make_interval(secs => \(service.ttlSeconds)))
+                    ON CONFLICT (service_sid, to_number) WHERE status = 'pending' DO NOTHING
+                    """, logger: logger)
+                let rows = try await connection.query("""
+                    SELECT v.sid, (SELECT count(*)::int FROM herald.verify_send_attempts a WHERE a.verification_sid = v.sid)
+                      FROM herald.verify_verifications v
+                     WHERE v.service_sid = \(service.sid) AND v.to_number = \(to) AND v.status = 'pending'
+                       FOR UPDATE OF v
+                    """, logger: logger)
+                for try await row in rows.decode((String, Int).self) { pending = row }
+            }
             guard let (sid, sends) = pending else { throw StoreError("no pending verification after insert") }
             if sends >= service.maxSendAttempts {
                 guard let current = try await Self.read(connection, service: service.sid, sid: sid, logger: logger) else { throw StoreError("verification vanished") }
