@@ -1,4 +1,5 @@
 import Foundation
+import HeraldClient
 import PostgresNIO
 import Testing
 @testable import HeraldRuntime
@@ -11,7 +12,11 @@ import Testing
 
     /// Claims `count` jobs and returns their message ids.
     private func claimed(_ count: Int, harness: Harness) async throws -> [String] {
-        let ledger = JobLedger(client: harness.database, logger: harness.logger)
+        try await claimed(count, client: harness.database, logger: harness.logger)
+    }
+
+    private func claimed(_ count: Int, client: PostgresClient, logger: Logger) async throws -> [String] {
+        let ledger = JobLedger(client: client, logger: logger)
         var ids: [String] = []
         for _ in 0..<count {
             let id = UUID().uuidString
@@ -21,30 +26,38 @@ import Testing
         return ids
     }
 
-    private func committer(_ harness: Harness, exchange: String) -> OutcomeCommitter {
-        OutcomeCommitter(client: harness.database, eventsExchange: exchange, maxBatch: 16, timeout: .seconds(15),
-                         metrics: RunnerMetrics(queue: "sms"), logger: harness.logger)
+    private func committer(_ client: PostgresClient, logger: Logger, exchange: String) -> OutcomeCommitter {
+        OutcomeCommitter(client: client, eventsExchange: exchange, maxBatch: 16, timeout: .seconds(15),
+                         metrics: RunnerMetrics(queue: "sms"), logger: logger)
     }
 
     private func statuses(_ ids: [String], harness: Harness) async throws -> [String: String] {
+        try await statuses(ids, client: harness.database, logger: harness.logger)
+    }
+
+    private func statuses(_ ids: [String], client: PostgresClient, logger: Logger) async throws -> [String: String] {
         var result: [String: String] = [:]
-        let rows = try await harness.database.query("SELECT message_id, status, coalesce(reason, '') FROM herald.job_runs WHERE message_id = ANY(\(ids)::text[])", logger: harness.logger)
+        let rows = try await client.query("SELECT message_id, status, coalesce(reason, '') FROM herald.job_runs WHERE message_id = ANY(\(ids)::text[])", logger: logger)
         for try await (id, status, reason) in rows.decode((String, String, String).self) { result[id] = reason.isEmpty ? status : "\(status): \(reason)" }
         return result
     }
 
     private func events(_ exchange: String, harness: Harness) async throws -> [String] {
+        try await events(exchange, client: harness.database, logger: harness.logger)
+    }
+
+    private func events(_ exchange: String, client: PostgresClient, logger: Logger) async throws -> [String] {
         var names: [String] = []
-        let rows = try await harness.database.query("SELECT name || ' ' || body FROM herald.event_outbox WHERE exchange = \(exchange) ORDER BY id", logger: harness.logger)
+        let rows = try await client.query("SELECT name || ' ' || body FROM herald.event_outbox WHERE exchange = \(exchange) ORDER BY id", logger: logger)
         for try await line in rows.decode(String.self) { names.append(line) }
-        try await harness.database.query("DELETE FROM herald.event_outbox WHERE exchange = \(exchange)", logger: harness.logger)
+        try await client.query("DELETE FROM herald.event_outbox WHERE exchange = \(exchange)", logger: logger)
         return names
     }
 
     @Test func aGroupWithoutWritesRecordsEveryOutcomeAndEveryEvent() async throws {
         try await withHarness { harness in
             let exchange = "test-outcomes-\(UUID().uuidString)"
-            let committer = committer(harness, exchange: exchange)
+            let committer = committer(harness.database, logger: harness.logger, exchange: exchange)
             let ids = try await claimed(6, harness: harness)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for (n, id) in ids.enumerated() {
@@ -65,23 +78,25 @@ import Testing
 
     /// Runs `body` while PostgreSQL refuses, at insert time, every event named `name` (a row
     /// trigger on the outbox that only that name fires), and removes the trigger whatever happens.
-    private func refusingEvents<T>(named name: String, harness: Harness, _ body: () async throws -> T) async throws -> T {
+    /// On a database of its own: a trigger made or dropped on the shared, partitioned outbox locks
+    /// every day of it, and held up the parallel suites' inserts past their deadlines.
+    private func refusingEvents<T>(named name: String, client: PostgresClient, logger: Logger, _ body: () async throws -> T) async throws -> T {
         let suffix = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(12).lowercased()
         let function = "public.herald_test_refuse_\(suffix)"
         let trigger = "herald_test_refuse_\(suffix)"
-        try await harness.database.query(PostgresQuery(unsafeSQL: """
+        try await client.query(PostgresQuery(unsafeSQL: """
             CREATE FUNCTION \(function)() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN RAISE EXCEPTION 'refused by the test' USING ERRCODE = 'check_violation'; END $$
-            """), logger: harness.logger)
+            """), logger: logger)
         func drop() async throws {
-            try await harness.database.query(PostgresQuery(unsafeSQL: "DROP TRIGGER IF EXISTS \(trigger) ON herald.event_outbox"), logger: harness.logger)
-            try await harness.database.query(PostgresQuery(unsafeSQL: "DROP FUNCTION IF EXISTS \(function)()"), logger: harness.logger)
+            try await client.query(PostgresQuery(unsafeSQL: "DROP TRIGGER IF EXISTS \(trigger) ON herald.event_outbox"), logger: logger)
+            try await client.query(PostgresQuery(unsafeSQL: "DROP FUNCTION IF EXISTS \(function)()"), logger: logger)
         }
         do {
-            try await harness.database.query(PostgresQuery(unsafeSQL: """
+            try await client.query(PostgresQuery(unsafeSQL: """
                 CREATE TRIGGER \(trigger) BEFORE INSERT ON herald.event_outbox FOR EACH ROW
                 WHEN (NEW.name = '\(name)') EXECUTE FUNCTION \(function)()
-                """), logger: harness.logger)
+                """), logger: logger)
             let result = try await body()
             try await drop()
             return result
@@ -92,12 +107,14 @@ import Testing
     }
 
     @Test func anEventPostgreSQLRefusesLeavesItsOutcomeUnrecorded() async throws {
-        try await withHarness { harness in
+        try await withScratchDatabase("outcomes") { _, client in
+            let logger = TestEnvironment.logger("test.outcomes")
+            _ = try await Migrator(client: client, groups: HeraldChannels.schema, logger: logger).migrate()
             let exchange = "test-outcomes-\(UUID().uuidString)"
             let refusedName = "test.refused.\(UUID().uuidString.lowercased())"
-            let committer = committer(harness, exchange: exchange)
-            let ids = try await claimed(2, harness: harness)
-            try await refusingEvents(named: refusedName, harness: harness) {
+            let committer = committer(client, logger: logger, exchange: exchange)
+            let ids = try await claimed(2, client: client, logger: logger)
+            try await refusingEvents(named: refusedName, client: client, logger: logger) {
                 let refused = OutgoingEvent(name: refusedName, payload: Payload(n: 1))
                 let good = OutgoingEvent(name: "test.outcome", payload: Payload(n: 2))
                 // As one group (then each alone) or one by one: either way the same answers.
@@ -108,10 +125,10 @@ import Testing
                 #expect(error.flatMap(Database.sqlState(of:)) == "23514")
                 try await second.value
             }
-            let recorded = try await statuses(ids, harness: harness)
+            let recorded = try await statuses(ids, client: client, logger: logger)
             #expect(recorded[ids[0]] == "running")
             #expect(recorded[ids[1]] == "completed")
-            #expect(try await events(exchange, harness: harness).map { $0.contains("\"n\":2") } == [true])
+            #expect(try await events(exchange, client: client, logger: logger).map { $0.contains("\"n\":2") } == [true])
         }
     }
 }
