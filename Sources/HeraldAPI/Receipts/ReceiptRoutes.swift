@@ -104,11 +104,7 @@ struct ReceiptRoutes {
               Data(SHA256.hash(data: Array(token.utf8))) == Data(SHA256.hash(data: Array(settings.verifyToken.utf8))),
               let challenge = try fields.string("hub.challenge", maxLength: 256) else {
             // Guesses of the token are refused callbacks: the source's small budget.
-            let source = addresses.resolve(peer: context.peer, forwardedFor: request.headers[values: .forwardedFor])?.limitKey(ipv6PrefixLength: 64) ?? "unknown"
-            if let wait = refused.take(source) {
-                dependencies.metrics.receipt("whatsapp", "rate_limited")
-                throw APIFailure.rateLimited(retryAfterSeconds: wait)
-            }
+            try limit(refused, source: Self.source(client(request, context)), provider: "whatsapp")
             dependencies.metrics.receipt("whatsapp", "forged")
             throw APIFailure.forgedCallback
         }
@@ -138,13 +134,8 @@ struct ReceiptRoutes {
     private func take(_ provider: String, _ request: Request, _ context: APIContext, answer: HTTPResponse.Status = .noContent,
                       _ read: (ClientIP?) async throws -> [SMSReceiptJob]) async throws -> Response {
         let metrics = dependencies.metrics
-        let client = addresses.resolve(peer: context.peer, forwardedFor: request.headers[values: .forwardedFor])
-        let source = client?.limitKey(ipv6PrefixLength: 64) ?? "unknown"
-        func limit(_ limiter: KeyRateLimiter) throws {
-            guard let wait = limiter.take(source) else { return }
-            metrics.receipt(provider, "rate_limited")
-            throw APIFailure.rateLimited(retryAfterSeconds: wait)
-        }
+        let client = client(request, context)
+        let source = Self.source(client)
         let receipts: [SMSReceiptJob]
         do {
             receipts = try await read(client)
@@ -152,17 +143,32 @@ struct ReceiptRoutes {
             metrics.receipt(provider, "unconfigured")
             throw APIFailure.notFound("receipt endpoint")
         } catch let failure as APIFailure {
-            try limit(refused)
+            try limit(refused, source: source, provider: provider)
             metrics.receipt(provider, failure == .forgedCallback ? "forged" : "invalid")
             if failure == .forgedCallback {
                 context.logger.notice("a receipt callback refused: its source or signature does not hold", metadata: ["provider": "\(provider)", "source": "\(source)"])
             }
             throw failure
         }
-        try limit(signed)
+        try limit(signed, source: source, provider: provider)
         if receipts.isEmpty { metrics.receipt(provider, "ignored") }
         for receipt in receipts { try await publish(receipt, provider, context) }
         return Response(status: answer)
+    }
+
+    /// The request's client address (`api.trusted_proxies` believed).
+    private func client(_ request: Request, _ context: APIContext) -> ClientIP? {
+        addresses.resolve(peer: context.peer, forwardedFor: request.headers[values: .forwardedFor])
+    }
+
+    /// A source's bucket key: its address, an IPv6 one per /64.
+    private static func source(_ client: ClientIP?) -> String { client?.limitKey(ipv6PrefixLength: 64) ?? "unknown" }
+
+    /// One request of `source` taken from `limiter`, or 429 (counted) when its budget is spent.
+    private func limit(_ limiter: KeyRateLimiter, source: String, provider: String) throws {
+        guard let wait = limiter.take(source) else { return }
+        dependencies.metrics.receipt(provider, "rate_limited")
+        throw APIFailure.rateLimited(retryAfterSeconds: wait)
     }
 
     private func publish(_ receipt: SMSReceiptJob, _ provider: String, _ context: APIContext) async throws {

@@ -9,20 +9,9 @@ import HeraldSMS
 /// followed by each POST parameter's name and value, sorted by name. Pure: the unit tests run it
 /// (ReceiptUnitTests).
 enum TwilioStatusCallback {
-    /// The form body as Twilio sent it: name and value pairs, in order, decoded.
-    static func pairs(_ body: String) throws -> [(String, String)] {
-        try body.split(separator: "&").filter { !$0.isEmpty }.map { pair in
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = decode(parts[0]), let value = decode(parts.count > 1 ? parts[1] : "") else {
-                throw APIFailure.invalid(field: "body", reason: "not form-encoded")
-            }
-            return (name, value)
-        }
-    }
-
-    private static func decode(_ part: Substring) -> String? {
-        String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding
-    }
+    /// The form body as Twilio sent it: name and value pairs, in order, decoded (every one is
+    /// signed, so none is dropped or merged as ``FormFields`` would).
+    static func pairs(_ body: String) throws -> [(String, String)] { try FormFields.pairs(body) }
 
     /// `X-Twilio-Signature` of a POST to `url` with `pairs`.
     static func signature(url: String, pairs: [(String, String)], authToken: String) -> String {

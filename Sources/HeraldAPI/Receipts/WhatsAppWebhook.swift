@@ -16,7 +16,8 @@ enum WhatsAppWebhook {
         return HMAC<SHA256>.isValidAuthenticationCode(given, authenticating: body, using: SymmetricKey(data: Array(appSecret.utf8)))
     }
 
-    /// `sha256=` and the HMAC of `body` (how Meta signs: the stand-in signs with it).
+    /// `sha256=` and the HMAC of `body`, as Meta signs (the unit tests sign with it; the stand-in
+    /// has its own, so that the two are checked against each other).
     static func signature(body: [UInt8], appSecret: String) -> String {
         "sha256=" + HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Array(appSecret.utf8))).map { String(format: "%02x", $0) }.joined()
     }

@@ -10,11 +10,8 @@ struct FormFields: Sendable {
 
     init(_ text: String, accepted: Set<String>, ignored: Set<String>) throws {
         var values: [String: String] = [:]
-        for pair in text.split(separator: "&") where !pair.isEmpty {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = Self.decode(parts[0]), let value = Self.decode(parts.count > 1 ? parts[1] : "") else {
-                throw APIFailure.invalid(field: "body", reason: "not form-encoded")
-            }
+        for raw in text.split(separator: "&") where !raw.isEmpty {
+            let (name, value) = try Self.pair(raw)
             if ignored.contains(name) { continue }
             // PostgreSQL's text cannot hold U+0000: refused here, for every route, as the client's mistake.
             guard !value.utf8.contains(0) else { throw APIFailure.invalid(field: APIFailure.printableName(name), reason: "must not contain U+0000") }
@@ -24,6 +21,21 @@ struct FormFields: Sendable {
             values[name] = value
         }
         self.values = values
+    }
+
+    /// Every name and value of a form-encoded text, in order, decoded; a name given twice is
+    /// there twice.
+    static func pairs(_ text: String) throws -> [(String, String)] {
+        try text.split(separator: "&").filter { !$0.isEmpty }.map(pair)
+    }
+
+    /// One `name=value` of a form-encoded text, decoded (`+` a space, then percent escapes).
+    private static func pair(_ raw: Substring) throws -> (String, String) {
+        let parts = raw.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let name = decode(parts[0]), let value = decode(parts.count > 1 ? parts[1] : "") else {
+            throw APIFailure.invalid(field: "body", reason: "not form-encoded")
+        }
+        return (name, value)
     }
 
     private static func decode(_ part: Substring) -> String? {
