@@ -74,7 +74,7 @@ extension SMSConfiguration {
         /// `kannel_secret`, base64url without padding. Kannel fills in the type, time and reply
         /// itself: those it cannot be given signed (hence `kannel_allowed_sources`).
         public static func kannelSignature(id: String, expires: Int, secret: String) -> String {
-            let mac = HMAC<SHA256>.authenticationCode(for: Array("kannel-dlr:\(id):\(expires)".utf8), using: SymmetricKey(data: Array(secret.utf8)))
+            let mac = HMAC<SHA256>.authenticationCode(for: kannelSigned(id: id, expires: expires), using: SymmetricKey(data: Array(secret.utf8)))
             return Data(mac).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
                 .replacingOccurrences(of: "=", with: "")
         }
@@ -84,9 +84,12 @@ extension SMSConfiguration {
             var base64 = signature.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
             base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
             guard !secret.isEmpty, let given = Data(base64Encoded: base64) else { return false }
-            return HMAC<SHA256>.isValidAuthenticationCode(given, authenticating: Array("kannel-dlr:\(id):\(expires)".utf8),
+            return HMAC<SHA256>.isValidAuthenticationCode(given, authenticating: kannelSigned(id: id, expires: expires),
                                                           using: SymmetricKey(data: Array(secret.utf8)))
         }
+
+        /// What a Kannel `dlr-url`'s signature covers.
+        private static func kannelSigned(id: String, expires: Int) -> [UInt8] { Array("kannel-dlr:\(id):\(expires)".utf8) }
 
         public var effectiveValues: [String: Any] {
             ["sms.receipts.base_url": baseURL, "sms.receipts.kannel_dlr_mask": kannelDLRMask, "sms.receipts.max_age_hours": maxAgeHours,

@@ -31,7 +31,7 @@ extension SMSHandler {
         case .duplicate, .applied:
             metrics.receipt(provider: provider, status: receipt.status, result: result.kind.rawValue)
             guard let status = result.status, status.isFinal, result.sameJob, let id = result.verificationID else { return .completed() }
-            let region = result.phone.flatMap { try? PhoneNumberClassifier.classify(PhoneNumber($0)).regionCode } ?? "ZZ"
+            let region = result.phone.map(PhoneNumberClassifier.metricRegion(of:)) ?? "ZZ"
             if result.kind == .applied { metrics.delivery(provider: provider, region: region, status: status) }
             var event = OutgoingEvent(name: "sms.\(status.rawValue)", payload: SMSDeliveryEvent(
                 verificationID: id, phone: result.phone.map(Redact.phone) ?? "", provider: provider,

@@ -45,8 +45,11 @@ public struct SMSReceiptJob: HeraldJob, Equatable {
         case occurredAt = "occurred_at", receivedAt = "received_at"
     }
 
+    /// When herald-api received the callback (now, for a time that does not parse: validation refuses it).
+    public var receivedTime: Date { Date(rfc3339: receivedAt) ?? Date() }
+
     /// When the status happened: the provider's time, else the callback's.
-    public var statusTime: Date { occurredAt.flatMap(Date.init(rfc3339:)) ?? Date(rfc3339: receivedAt) ?? Date() }
+    public var statusTime: Date { occurredAt.flatMap(Date.init(rfc3339:)) ?? receivedTime }
 
     /// The job's message id: one per provider message and status, so a callback the provider
     /// sends again is the same job (the ledger handles it once).

@@ -40,7 +40,7 @@ public enum StandardWebhooks {
                               now: Date = Date()) throws(Refusal) {
         guard let id, !id.isEmpty, let signatures, let timestamp, let seconds = Int(timestamp) else { throw .unsigned }
         guard abs(now.timeIntervalSince1970 - TimeInterval(seconds)) <= tolerance else { throw .stale }
-        let signed = Array("\(id).\(seconds).".utf8) + body
+        let signed = signedBytes(id: id, timestamp: seconds, body: body)
         let symmetric = SymmetricKey(data: key)
         for candidate in signatures.split(separator: " ") where candidate.hasPrefix("v1,") {
             guard let given = Data(base64Encoded: String(candidate.dropFirst(3))) else { continue }
@@ -50,7 +50,11 @@ public enum StandardWebhooks {
     }
 
     private static func mac(id: String, timestamp: Int, body: [UInt8], key: [UInt8]) -> [UInt8] {
-        let signed = Array("\(id).\(timestamp).".utf8) + body
-        return Array(HMAC<SHA256>.authenticationCode(for: signed, using: SymmetricKey(data: key)))
+        Array(HMAC<SHA256>.authenticationCode(for: signedBytes(id: id, timestamp: timestamp, body: body), using: SymmetricKey(data: key)))
+    }
+
+    /// What is signed: `id.timestamp.` and the body.
+    private static func signedBytes(id: String, timestamp: Int, body: [UInt8]) -> [UInt8] {
+        Array("\(id).\(timestamp).".utf8) + body
     }
 }

@@ -28,6 +28,12 @@ public enum PhoneNumberClassifier {
         return PhoneNumberInfo(number: number, countryCode: Int(info.country_code), regionCode: region, type: type(info.type))
     }
 
+    /// The region of an E.164 number for a metric's label: `ZZ` (libphonenumber's unknown region)
+    /// for one it cannot read (a fictional test number).
+    public static func metricRegion(of e164: String) -> String {
+        (try? classify(PhoneNumber(e164)))?.regionCode ?? "ZZ"
+    }
+
     /// Whether `code` is an ISO 3166-1 alpha-2 region the library has numbering metadata for.
     public static func isSupportedRegion(_ code: String) -> Bool {
         code.utf8.count == 2 && code.utf8.allSatisfy { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }

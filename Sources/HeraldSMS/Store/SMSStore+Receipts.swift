@@ -24,7 +24,7 @@ extension SMSStore {
     /// searched, so only those days' partitions are.
     public static func applyReceipt(_ receipt: SMSReceiptJob, jobID: String, maxAge: Duration, client: PostgresClient,
                                     logger: Logger) async throws -> ReceiptResult {
-        let received = Date(rfc3339: receipt.receivedAt) ?? Date()
+        let received = receipt.receivedTime
         let (since, until) = (received.addingTimeInterval(-Double(maxAge.components.seconds)), received.addingTimeInterval(3600))
         let rows = try await client.query("""
             SELECT o_result, o_verification_id, o_phone, o_status, o_error_code, o_same_job FROM herald.sms_receipt_apply(
