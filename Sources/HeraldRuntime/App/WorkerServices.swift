@@ -29,7 +29,7 @@ public struct WorkerServices<Handler: JobHandler>: Sendable {
         let database = try Database.makeClient(configuration.database, logger: logger)
         let connection = AMQPConnection(
             configuration: try configuration.amqp.connectionConfiguration(name: connectionName),
-            topology: topology.topology(for: kind),
+            topology: topology.topology(for: kind, waits: handler.waitSeconds),
             logger: logger)
         health.setBrokerProbe { connection.isConnected }
         let presence = WorkerPresence(configuration: configuration.database, health: health, logger: logger)

@@ -51,18 +51,20 @@ public final class EventRelay: Service, Sendable {
         let limit = self.batchSize
         return try await client.withTransaction(logger: logger) { db in
             let rows = try await Prepared<TakeBatchSQL>(exchange, limit).rows(on: db, logger: logger)
-            var events: [(String, String, String, Date)] = []
-            for row in rows { events.append(try row.decode((String, String, String, Date).self)) }
+            var events: [(String, String, String, Date, String?)] = []
+            for row in rows { events.append(try row.decode((String, String, String, Date, String?).self)) }
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for (name, id, body, createdAt) in events {
+                for (name, id, body, createdAt, routingKey) in events {
                     var properties = AMQPProperties()
                     properties.contentType = "application/json"
                     properties.messageID = id
                     properties.type = "\(name).v1"
                     properties.timestamp = createdAt
                     properties.appID = "herald"
+                    // A job scheduled through a wait queue (a classic queue): kept on the broker's disk.
+                    if routingKey != nil { properties.persistent = true }
                     group.addTask {
-                        try await connection.publish(body: Array(body.utf8), exchange: exchange, routingKey: name, properties: properties)
+                        try await connection.publish(body: Array(body.utf8), exchange: exchange, routingKey: routingKey ?? name, properties: properties)
                     }
                 }
                 try await group.waitForAll()
@@ -76,7 +78,7 @@ public final class EventRelay: Service, Sendable {
         static let sql = """
             WITH batch AS (SELECT id FROM herald.event_outbox WHERE exchange = $1::text ORDER BY id LIMIT $2::int FOR UPDATE SKIP LOCKED)
             DELETE FROM herald.event_outbox e USING batch WHERE e.id = batch.id
-            RETURNING e.name, e.message_id, e.body, e.created_at
+            RETURNING e.name, e.message_id, e.body, e.created_at, e.routing_key
             """
     }
 }

@@ -17,10 +17,15 @@ public protocol JobHandler: Sendable {
     /// True for a handler whose runs take long by design (a cleanup run): the runner does not
     /// hold it to `runner.handler_timeout_seconds`.
     static var runsLong: Bool { get }
+    /// The waits (seconds) of the jobs this handler schedules for later through its kind's wait
+    /// queues (``HeraldTopology/waitQueue(_:seconds:)``): its worker declares one queue for each.
+    var waitSeconds: [Int] { get }
 }
 
 extension JobHandler {
     public static var runsLong: Bool { false }
+
+    public var waitSeconds: [Int] { [] }
 
     public func exhausted(_ job: Job, reason: String, context: JobContext) -> JobOutcome {
         .rejected(reason)

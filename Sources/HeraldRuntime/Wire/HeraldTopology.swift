@@ -31,6 +31,13 @@ public struct HeraldTopology: Sendable {
     /// Delay tier `index` (0-based) of a kind: messages wait there, then return to the work queue.
     public func retryQueue(_ kind: JobKind, tier index: Int) -> String { "\(namespace).\(kind.rawValue).retry.\(index + 1)" }
 
+    /// A wait queue of a kind: a job Herald schedules for later (a fallback to the next channel)
+    /// waits there `seconds`, then goes to the kind's work queue. One queue per wait, as a
+    /// queue's messages expire in order: a shorter wait behind a longer one would wait as long.
+    public func waitQueue(_ kind: JobKind, seconds: Int) -> String { "\(namespace).\(kind.rawValue).wait.\(seconds)s" }
+    /// The routing key, on the jobs exchange, of ``waitQueue(_:seconds:)`` (no job's name matches it).
+    public func waitRoutingKey(_ kind: JobKind, seconds: Int) -> String { "wait.\(kind.rawValue).\(seconds)s" }
+
     /// The delay tier of try `attempt` (1-based) that failed.
     public func retryTier(afterAttempt attempt: Int) -> Int { min(max(attempt - 1, 0), retryDelaysMilliseconds.count - 1) }
 
@@ -46,8 +53,9 @@ public struct HeraldTopology: Sendable {
         ])
     }
 
-    /// One kind's queues and bindings (plus the shared exchanges).
-    public func topology(for kind: JobKind) -> AMQPTopology {
+    /// One kind's queues and bindings (plus the shared exchanges), with a wait queue for each of
+    /// `waits` (seconds: the handler's ``JobHandler/waitSeconds``).
+    public func topology(for kind: JobKind, waits: [Int] = []) -> AMQPTopology {
         var topology = shared
         var workArguments: AMQPTable = [
             "x-dead-letter-exchange": .string(deadLetterExchange),
@@ -70,6 +78,15 @@ public struct HeraldTopology: Sendable {
                 "x-dead-letter-exchange": .string(""),
                 "x-dead-letter-routing-key": .string(workQueue(kind)),
             ]))
+        }
+        for seconds in Set(waits).sorted() {
+            topology.queues.append(.init(name: waitQueue(kind, seconds: seconds), arguments: [
+                "x-queue-type": .string("classic"),
+                "x-message-ttl": .int(Int64(seconds) * 1000),
+                "x-dead-letter-exchange": .string(""),
+                "x-dead-letter-routing-key": .string(workQueue(kind)),
+            ]))
+            topology.bindings.append(.init(queue: waitQueue(kind, seconds: seconds), exchange: jobsExchange, routingKey: waitRoutingKey(kind, seconds: seconds)))
         }
         return topology
     }
