@@ -30,24 +30,25 @@ public struct SMSTemplates: Sendable {
     /// Android app id → its SMS Retriever hash (`sms.android_app_hashes`).
     public let appHashes: [String: String]
 
+    /// `configKey`: the configuration key an error names (`sms.voice.templates_dir` for a call's texts).
     public init(locales: [String: [String: String]], appName: String, webOTPOrigin: String = "",
-                appHashes: [String: String] = [:]) throws(ConfigError) {
+                appHashes: [String: String] = [:], configKey: String = "sms.templates_dir") throws(ConfigError) {
         guard locales["default"] != nil else {
-            throw ConfigError(key: "sms.templates_dir", reason: "default.yaml is missing")
+            throw ConfigError(key: configKey, reason: "default.yaml is missing")
         }
         for (locale, templates) in locales {
             for (key, text) in templates {
                 guard text.contains("{code}") else {
-                    throw ConfigError(key: "sms.templates_dir", reason: "\(locale).yaml: \(key) does not contain {code}")
+                    throw ConfigError(key: configKey, reason: "\(locale).yaml: \(key) does not contain {code}")
                 }
                 let placeholders = Self.placeholders(in: text)
                 if let unknown = placeholders.first(where: { $0 != "code" && $0 != "app_name" }) {
-                    throw ConfigError(key: "sms.templates_dir", reason: "\(locale).yaml: \(key) uses unknown placeholder {\(unknown)}")
+                    throw ConfigError(key: configKey, reason: "\(locale).yaml: \(key) uses unknown placeholder {\(unknown)}")
                 }
             }
         }
         for purpose in SMSVerificationJob.Purpose.allCases where locales["default"]?[purpose.rawValue] == nil {
-            throw ConfigError(key: "sms.templates_dir", reason: "default.yaml has no \(purpose.rawValue) text")
+            throw ConfigError(key: configKey, reason: "default.yaml has no \(purpose.rawValue) text")
         }
         self.locales = locales.mapValues { $0.mapValues { Text($0, appName: appName) } }
         self.appName = appName
@@ -92,12 +93,13 @@ public struct SMSTemplates: Sendable {
     }
 
     /// Loads every `*.yaml` in `directory`.
-    public static func load(directory: String, appName: String, webOTPOrigin: String, appHashes: [String: String] = [:]) throws -> SMSTemplates {
+    public static func load(directory: String, appName: String, webOTPOrigin: String, appHashes: [String: String] = [:],
+                            configKey: String = "sms.templates_dir") throws -> SMSTemplates {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".yaml") }
         } catch {
-            throw ConfigError(key: "sms.templates_dir", reason: "cannot read the directory '\(directory)'")
+            throw ConfigError(key: configKey, reason: "cannot read the directory '\(directory)'")
         }
         var locales: [String: [String: String]] = [:]
         for name in names {
@@ -106,18 +108,18 @@ public struct SMSTemplates: Sendable {
                   let parsed = try? Yams.load(yaml: text),
                   let mapping = parsed as? [String: Any]
             else {
-                throw ConfigError(key: "sms.templates_dir", reason: "\(name) is not a YAML mapping of purpose: text")
+                throw ConfigError(key: configKey, reason: "\(name) is not a YAML mapping of purpose: text")
             }
             var templates: [String: String] = [:]
             for (key, value) in mapping {
                 guard let text = value as? String else {
-                    throw ConfigError(key: "sms.templates_dir", reason: "\(name): \(key) must be a string")
+                    throw ConfigError(key: configKey, reason: "\(name): \(key) must be a string")
                 }
                 templates[key] = text
             }
             locales[LocaleFallback.normalize(String(name.dropLast(5)))] = templates
         }
-        return try SMSTemplates(locales: locales, appName: appName, webOTPOrigin: webOTPOrigin, appHashes: appHashes)
+        return try SMSTemplates(locales: locales, appName: appName, webOTPOrigin: webOTPOrigin, appHashes: appHashes, configKey: configKey)
     }
 
     /// The text for `purpose` in `locale` (with fallback), with the code and app name in, then

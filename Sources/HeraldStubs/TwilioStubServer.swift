@@ -46,6 +46,8 @@ public final class TwilioStubServer: Sendable {
 
     public let accountSID: String
     public let authToken: String
+    /// The Calls API of the same account (the voice channel): TwilioCallsStub.swift.
+    public let calls: TwilioCallsStub
     private let server: StubHTTPServer
     private let state = NIOLockedValueBox(State())
 
@@ -60,8 +62,16 @@ public final class TwilioStubServer: Sendable {
         self.accountSID = accountSID
         self.authToken = authToken
         let state = self.state
+        let calls = TwilioCallsStub(accountSID: accountSID, authToken: authToken)
+        self.calls = calls
         server = try await StubHTTPServer { request in
-            Self.answer(request, accountSID: accountSID, authToken: authToken, state: state)
+            if request.method == "POST", request.path == "/2010-04-01/Accounts/\(accountSID)/Calls.json" {
+                guard request.header("Authorization") == "Basic " + Data("\(accountSID):\(authToken)".utf8).base64EncodedString() else {
+                    return TwilioStubServer.error(401, 20003, "Authenticate")
+                }
+                return calls.answer(request)
+            }
+            return Self.answer(request, accountSID: accountSID, authToken: authToken, state: state)
         }
     }
 
@@ -131,7 +141,7 @@ public final class TwilioStubServer: Sendable {
         return .init(status: 201, body: String(decoding: json, as: UTF8.self))
     }
 
-    private static func error(_ status: Int, _ code: Int, _ message: String) -> StubHTTPServer.Response {
+    static func error(_ status: Int, _ code: Int, _ message: String) -> StubHTTPServer.Response {
         .init(status: status, body: #"{"code":\#(code),"message":"\#(message)","more_info":"https://www.twilio.com/docs/errors/\#(code)","status":\#(status)}"#)
     }
 

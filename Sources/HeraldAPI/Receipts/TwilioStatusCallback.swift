@@ -69,6 +69,7 @@ enum TwilioStatusCallback {
     /// incoming message's `received`, RCS's `partially_delivered`, …): taken and ignored.
     static func receipt(_ pairs: [(String, String)], receivedAt: Date = Date()) throws -> SMSReceiptJob? {
         let fields = Dictionary(pairs, uniquingKeysWith: { first, _ in first })
+        if fields["CallSid"] != nil { return try callReceipt(fields, receivedAt: receivedAt) }
         guard let sid = fields["MessageSid"] ?? fields["SmsSid"], !sid.isEmpty else {
             throw APIFailure.invalid(field: "MessageSid", reason: "required")
         }
@@ -82,6 +83,35 @@ enum TwilioStatusCallback {
         }
         let job = SMSReceiptJob(provider: .twilio, providerMessageID: sid, status: status, providerStatus: APIFailure.printableName(twilio),
                                 errorCode: code.map { "twilio-\($0)" }, receivedAt: receivedAt)
+        return try JSONFields.validated(job)
+    }
+
+    /// Twilio's call statuses as Herald keeps them: queued and initiated are `queued`; ringing
+    /// `sent`; in-progress (answered: the code is being read) and completed `delivered`; busy,
+    /// no-answer, failed and canceled `undelivered`.
+    static func callStatus(_ twilio: String) -> DeliveryStatus? {
+        switch twilio {
+        case "queued", "initiated": .queued
+        case "ringing": .sent
+        case "in-progress", "completed": .delivered
+        case "busy", "no-answer", "failed", "canceled": .undelivered
+        default: nil
+        }
+    }
+
+    /// A call's status callback (the voice channel): `CallSid`, `CallStatus`, `Timestamp` (RFC 2822),
+    /// `SipResponseCode` on a failed call.
+    static func callReceipt(_ fields: [String: String], receivedAt: Date) throws -> SMSReceiptJob? {
+        guard let sid = fields["CallSid"], !sid.isEmpty else { throw APIFailure.invalid(field: "CallSid", reason: "required") }
+        guard let twilio = fields["CallStatus"], !twilio.isEmpty else { throw APIFailure.invalid(field: "CallStatus", reason: "required") }
+        guard let status = callStatus(twilio) else { return nil }
+        let sip = fields["SipResponseCode"].flatMap { $0.isEmpty ? nil : $0 }
+        if let sip, !(sip.count == 3 && sip.allSatisfy(\.isNumber)) {
+            throw APIFailure.invalid(field: "SipResponseCode", reason: "not a SIP status code")
+        }
+        let code = status == .undelivered ? "twilio-call-\(APIFailure.printableName(twilio))" + (sip.map { "-sip-\($0)" } ?? "") : nil
+        let job = SMSReceiptJob(provider: .twilioVoice, providerMessageID: sid, status: status, providerStatus: APIFailure.printableName(twilio),
+                                errorCode: code, receivedAt: receivedAt)
         return try JSONFields.validated(job)
     }
 }
