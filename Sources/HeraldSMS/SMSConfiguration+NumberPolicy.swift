@@ -68,8 +68,15 @@ extension SMSConfiguration {
 
     /// Why `info` may not receive an SMS under this configuration, nil when it may.
     public func numberRefusal(_ info: PhoneNumberInfo) -> String? {
+        numberRefusal(info, channel: .sms)
+    }
+
+    /// Why `info` may not receive the code on `channel`: the region policy is every channel's;
+    /// a call has number types of its own (`sms.voice.number_types.allow`: a landline takes a call).
+    public func numberRefusal(_ info: PhoneNumberInfo, channel: SMSVerificationJob.Channel) -> String? {
         if !regions.permits(info.regionCode) { return "region_not_allowed:\(info.regionCode)" }
-        if !numberTypes.contains(info.type) { return "number_type_not_allowed:\(info.type.rawValue)" }
+        let types = channel == .voice ? voice.numberTypes : numberTypes
+        if !types.contains(info.type) { return "number_type_not_allowed:\(info.type.rawValue)" }
         return nil
     }
 

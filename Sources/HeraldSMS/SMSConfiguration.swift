@@ -80,6 +80,10 @@ public struct SMSConfiguration: ConfigurationSection {
     public var receipts = Receipts()
     /// `sms.whatsapp.*`: the code as a WhatsApp authentication template (SMSConfiguration+WhatsApp.swift).
     public var whatsapp = WhatsApp()
+    /// `sms.voice.*`: the code read out in a call (SMSConfiguration+Voice.swift).
+    public var voice = Voice()
+    /// `sms.fallback.*`: the channels a verification tries in turn (SMSConfiguration+Fallback.swift).
+    public var fallback = Fallback()
     /// Lets the providers in use reach a host other than loopback over `http://` (Kannel, a
     /// webhook, a Twilio base URL): off, such a configuration does not start (``ClearTextPolicy``).
     public var allowInsecureTransport = false
@@ -139,6 +143,12 @@ public struct SMSConfiguration: ConfigurationSection {
         if whatsapp.enabled {
             try ClearTextPolicy.check(url: whatsapp.baseURL, key: "sms.whatsapp.base_url", allowed: allowInsecureTransport, allowKey: "sms.allow_insecure_transport")
         }
+        voice = try Voice.read(source, twilio: twilio)
+        if voice.enabled {
+            try ClearTextPolicy.check(url: twilio.baseURL, key: "sms.twilio.base_url", allowed: allowInsecureTransport, allowKey: "sms.allow_insecure_transport")
+        }
+        fallback = try Fallback.read(source)
+        try fallback.check(whatsapp: whatsapp.enabled, voice: voice.enabled)
         fraudGuard = try FraudGuardConfiguration(source: source)
         appVerification = try AppVerificationConfiguration(source: source, allowInsecureTransport: allowInsecureTransport)
         try checkProviders()

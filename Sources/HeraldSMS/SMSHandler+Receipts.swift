@@ -7,6 +7,8 @@ extension SMSHandler {
     /// A receipt may come before the send's own commit (the provider answered, the worker has not
     /// recorded it yet): it is retried through the delay queues (`runner.retry_delays_ms`), and
     /// dropped with `herald_sms_receipts_total{result="unmatched"}` on its last attempt.
+    /// An undelivered receipt of a verification's current send starts its next channel, if it has
+    /// one (docs/fallback.md).
     /// `sms.delivered` / `sms.undelivered` go out when the attempt reaches that status, once per
     /// attempt: another receipt of the same final status (Kannel's type 2 after 16) emits nothing;
     /// only the job that set it, run again (a crash between the status's commit and the job's),
@@ -39,7 +41,13 @@ extension SMSHandler {
                 occurredAt: receipt.statusTime)
             // The same id whenever this job emits it: a repeat is the same event.
             event.messageID = "evt-" + context.envelope.messageID
-            return .completed(events: [event])
+            guard status == .undelivered else { return .completed(events: [event]) }
+            // Undelivered: the verification's next channel at once, if it has one and this was
+            // its current send (with the job's outcome: a stop before it commits loses neither).
+            let (messageID, exchange) = (receipt.providerMessageID, topology.jobsExchange)
+            return .completed(events: [event]) { connection, logger in
+                try await SMSStore.fallbackOnUndelivered(id, providerMessageID: messageID, exchange: exchange, on: connection, logger: logger)
+            }
         }
     }
 }

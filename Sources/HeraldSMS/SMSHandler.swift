@@ -13,6 +13,7 @@ import PostgresNIO
 /// the retry after it is counted (`herald_sms_uncertain_sends_total`).
 public struct SMSHandler: JobHandler {
     public typealias Job = SMSJob
+    public typealias Channel = SMSVerificationJob.Channel
 
     public let configuration: SMSConfiguration
     let hasher: SecretHasher
@@ -20,6 +21,13 @@ public struct SMSHandler: JobHandler {
     let providers: ProviderChain<SMSMessage, NoDetail>
     /// The WhatsApp channel's providers (`sms.whatsapp`), nil when it is not configured.
     let whatsapp: ProviderChain<SMSMessage, NoDetail>?
+    /// The voice channel's providers (`sms.voice`) and what its calls say, nil when it is not configured.
+    let voice: ProviderChain<SMSMessage, NoDetail>?
+    let voiceTemplates: SMSTemplates?
+    /// Seals a code that a later channel may send again (`herald.sms_fallbacks`).
+    let sealer: SecretSealer
+    /// The jobs exchange and the wait queues of `sms.fallback` jobs.
+    let topology: HeraldTopology
     let metrics = SMSMetrics()
     let fraudGuard: FraudGuard
     let appVerifier: AppVerifier
@@ -33,14 +41,21 @@ public struct SMSHandler: JobHandler {
     /// `eventsExchange`: the events exchange of the worker's `amqp.namespace` (the fraud
     /// guard's pauses go there); `operationTimeout`: `database.operation_timeout_seconds`, the
     /// deadline of each grouped database step.
+    /// `voiceTemplates`: what a call says, with `voiceProviders`. `sealer`: the key ring's
+    /// (the HMAC keys' ring, each key through HKDF: another purpose, another key).
     public init(configuration: SMSConfiguration, hasher: SecretHasher, templates: SMSTemplates, providers: [SMSProvider],
-                whatsappProviders: [SMSProvider] = [],
-                eventsExchange: String, operationTimeout: Duration, receiptAttempts: Int = RunnerConfiguration().maxAttempts) {
+                whatsappProviders: [SMSProvider] = [], voiceProviders: [SMSProvider] = [], voiceTemplates: SMSTemplates? = nil,
+                sealer: SecretSealer, topology: HeraldTopology, operationTimeout: Duration, receiptAttempts: Int = RunnerConfiguration().maxAttempts) {
         self.configuration = configuration
         self.hasher = hasher
         self.templates = templates
         self.providers = ProviderChain(channel: "sms", providers: providers)
         self.whatsapp = whatsappProviders.isEmpty ? nil : ProviderChain(channel: "whatsapp", providers: whatsappProviders)
+        self.voice = voiceProviders.isEmpty || voiceTemplates == nil ? nil : ProviderChain(channel: "voice", providers: voiceProviders)
+        self.voiceTemplates = voiceTemplates
+        self.sealer = sealer
+        self.topology = topology
+        let eventsExchange = topology.eventsExchange
         self.fraudGuard = FraudGuard(configuration: configuration.fraudGuard, eventsExchange: eventsExchange, timeout: operationTimeout)
         self.appVerifier = AppVerifier(configuration: configuration.appVerification)
         self.groups = SMSGroups(timeout: operationTimeout)
@@ -61,13 +76,20 @@ public struct SMSHandler: JobHandler {
             case .outbox: OutboxSMSProvider(outbox: DevOutboxDelivery(configuration: configuration.outbox))
             }
         }
+        let keyRing = try configuration.secrets.keyRing()
+        let callbacks = sms.receipts.enabled ? sms.receipts.twilioURL : nil
         self.init(
             configuration: sms,
-            hasher: SecretHasher(keyRing: try configuration.secrets.keyRing()),
+            hasher: SecretHasher(keyRing: keyRing),
             templates: try SMSTemplates.load(sms),
             providers: providers,
             whatsappProviders: sms.whatsapp.enabled ? [WhatsAppProvider(configuration: sms.whatsapp, http: http)] : [],
-            eventsExchange: HeraldTopology(configuration.amqp, configuration.runner).eventsExchange,
+            voiceProviders: sms.voice.enabled ? [TwilioVoiceProvider(twilio: sms.twilio, voice: sms.voice, http: http, statusCallback: callbacks)] : [],
+            voiceTemplates: sms.voice.enabled
+                ? try SMSTemplates.load(directory: sms.voice.templatesDirectory, appName: sms.appName, webOTPOrigin: "", configKey: "sms.voice.templates_dir")
+                : nil,
+            sealer: SecretSealer(keyRing: keyRing),
+            topology: HeraldTopology(configuration.amqp, configuration.runner),
             operationTimeout: .seconds(configuration.database.operationTimeoutSeconds),
             receiptAttempts: configuration.runner.maxAttempts)
     }
@@ -76,14 +98,19 @@ public struct SMSHandler: JobHandler {
         switch job {
         case .verification(let verification): try await handle(verification, context: context)
         case .receipt(let receipt): try await self.receipt(receipt, context: context)
+        case .fallback(let fallback): try await self.fallback(fallback, context: context)
         }
     }
+
+    /// A wait queue for each channel's `sms.fallback.after_seconds`.
+    public var waitSeconds: [Int] { configuration.fallback.waits }
 
     public func exhausted(_ job: SMSJob, reason: String, context: JobContext) -> JobOutcome {
         switch job {
         case .verification(let verification): exhausted(verification, reason: reason, context: context)
         // A receipt has no record of its own: the dead letter is it.
         case .receipt: .rejected(reason)
+        case .fallback(let fallback): exhausted(fallback, reason: reason, context: context)
         }
     }
 
@@ -110,11 +137,12 @@ public struct SMSHandler: JobHandler {
                 throw JobFailure.invalid("phone_number \(error.reason)")
             }
             logger[metadataKey: "region"] = "\(read.regionCode)"
-            if let reason = configuration.numberRefusal(read) ?? (job.channel == .whatsapp && whatsapp == nil ? "channel_unavailable:whatsapp" : nil) {
-                return refused(job, phone: phone, info: read, reason: reason, logger: logger,
-                               write: SMSStore.refusedRow(job, phone: phone.e164, messageID: context.envelope.messageID, reason: reason))
-            }
             info = read
+        }
+        let plan = channelPlan(job, info: info)
+        if plan.channels.isEmpty, let reason = plan.refusal {
+            return refused(job, phone: phone, info: info, reason: reason, logger: logger,
+                           write: SMSStore.refusedRow(job, phone: phone.e164, messageID: context.envelope.messageID, reason: reason))
         }
         if let info, let refusal = try await abuseRefusal(job, info: info, context: context, logger: logger) { return refusal }
         var limits = limits(for: job, phone: phone)
@@ -135,7 +163,7 @@ public struct SMSHandler: JobHandler {
                 logger.warning("an earlier try of this verification may have reached a provider; sending a fresh code")
             }
             if let info { metrics.regionSend(info.regionCode) }
-            return try await send(job, phone: phone, region: info?.regionCode, code: code, context: context, logger: logger)
+            return try await send(job, channels: plan.channels, from: 0, phone: phone, region: info?.regionCode, code: code, context: context, logger: logger)
         case .reused:
             metrics.decision("reused")
             logger.info("a code sent moments ago answers this verification too; no SMS sent")
@@ -180,36 +208,89 @@ public struct SMSHandler: JobHandler {
         }
     }
 
-    private func send(_ job: SMSVerificationJob, phone: PhoneNumber, region: String?, code: Secret, context: JobContext,
-                      logger: Logger) async throws -> JobOutcome {
-        let rendered = templates.render(purpose: job.purpose, locale: job.locale, code: code, appID: job.client?.appID)
-        let viaSMS = job.channel != .whatsapp
-        if viaSMS, rendered.encoding.segments > 1 {
-            logger.notice("the SMS needs more than one segment", metadata: [
-                "locale": "\(rendered.locale)", "encoding": "\(rendered.encoding.scheme.rawValue)",
-                "units": "\(rendered.encoding.units)", "segments": "\(rendered.encoding.segments)"])
+    /// Sends `code` on `channels` from `step` on: the next channel when one's providers refuse it
+    /// or are all down, the first acceptance ends it (docs/fallback.md). `fallback`: the run of a
+    /// `sms.fallback` job, whose verification goes back to `sent` when every channel refuses.
+    func send(_ job: SMSVerificationJob, channels: [Channel], from step: Int, phone: PhoneNumber, region: String?, code: Secret,
+              context: JobContext, logger: Logger, fallback: Bool = false) async throws -> JobOutcome {
+        var attempts: [DeliveryAttempt] = []
+        var events: [OutgoingEvent] = []
+        for index in step..<channels.count {
+            let channel = channels[index]
+            guard let chain = chain(channel) else { continue }
+            let (message, encoding) = message(job, channel: channel, phone: phone, region: region, code: code, messageID: context.envelope.messageID, logger: logger)
+            var delivery = await chain.send(message, context: DeliveryContext(logger: logger, database: context.database))
+            attempts += delivery.attempts
+            delivery.attempts = attempts
+            if index < channels.count - 1, delivery.outcome != .accepted {
+                var reason = "failed"
+                if case .refused = delivery.outcome { reason = "refused" }
+                metrics.fallback(from: channel, to: channels[index + 1], reason: reason)
+                events.append(fallbackEvent(job, phone: phone, from: channel, to: channels[index + 1], step: index + 1, reason: reason))
+                logger.notice("the channel's providers did not take the code: the next channel", metadata: [
+                    "channel": "\(channel.rawValue)", "next": "\(channels[index + 1].rawValue)", "reason": "\(reason)"])
+                continue
+            }
+            let arm = channels.count > 1 ? try arm(job, channels: channels, step: index, code: code, first: !fallback) : nil
+            return try await settle(delivery, job: job, channel: channel, encoding: encoding, arm: arm, phone: phone, events: events,
+                                    fallback: fallback, context: context, logger: logger)
+        }
+        // Not reached: the plan holds only channels with providers (channelPlan).
+        throw JobFailure.invalid("no channel of the verification has providers")
+    }
+
+    /// One channel's message: the SMS text (its registration, app hash and WebOTP lines), the
+    /// text a call says, or the WhatsApp template's code; the SMS's length (nil for the others).
+    private func message(_ job: SMSVerificationJob, channel: Channel, phone: PhoneNumber, region: String?, code: Secret, messageID: String,
+                         logger: Logger) -> (SMSMessage, SMSEncoding?) {
+        let rendered: RenderedSMS
+        switch channel {
+        case .voice:
+            // Configured with the channel (voiceTemplates is set whenever voice is).
+            rendered = (voiceTemplates ?? templates).render(purpose: job.purpose, locale: job.locale, code: TwilioVoiceProvider.spoken(code))
+        case .whatsapp:
+            rendered = templates.render(purpose: job.purpose, locale: job.locale, code: code)
+        case .sms:
+            rendered = templates.render(purpose: job.purpose, locale: job.locale, code: code, appID: job.client?.appID)
+            if rendered.encoding.segments > 1 {
+                logger.notice("the SMS needs more than one segment", metadata: [
+                    "locale": "\(rendered.locale)", "encoding": "\(rendered.encoding.scheme.rawValue)",
+                    "units": "\(rendered.encoding.units)", "segments": "\(rendered.encoding.segments)"])
+            }
         }
         let message = SMSMessage(to: phone.e164, text: rendered.text, code: code, locale: job.locale, maskedText: rendered.maskedText, encoding: rendered.encoding,
-                                 verificationID: job.verificationID, messageID: context.envelope.messageID,
-                                 registration: configuration.registration(region: region, key: rendered.key, locale: rendered.locale))
-        let chain = job.channel == .whatsapp ? whatsapp ?? providers : providers
-        let delivery = await chain.send(message, context: DeliveryContext(logger: logger, database: context.database))
-        // Each outcome is recorded on its own (not in the grouped outcome transaction, whose
-        // per-job statements run one after another), and never given up: giving up would make
-        // the redelivery send again, and a `retrying` re-run at once would skip the delay queue.
-        let (id, attempts, database, groups, metrics) = (job.verificationID, delivery.attempts, context.database, groups, metrics)
+                                 verificationID: job.verificationID, messageID: messageID,
+                                 registration: channel == .sms ? configuration.registration(region: region, key: rendered.key, locale: rendered.locale) : nil)
+        return (message, channel == .sms ? rendered.encoding : nil)
+    }
+
+    /// Records how the last channel tried ended, and says so. Each outcome is recorded on its own
+    /// (not in the grouped outcome transaction, whose per-job statements run one after another),
+    /// and never given up: giving up would make the redelivery send again, and a `retrying` re-run
+    /// at once would skip the delay queue.
+    private func settle(_ delivery: ProviderChain<SMSMessage, NoDetail>.Delivery, job: SMSVerificationJob, channel: Channel, encoding: SMSEncoding?,
+                        arm: SMSStore.Arm?, phone: PhoneNumber, events: [OutgoingEvent], fallback: Bool,
+                        context: JobContext, logger: Logger) async throws -> JobOutcome {
+        let (id, messageID, attempts, database, groups, metrics) = (job.verificationID, context.envelope.messageID, delivery.attempts, context.database, groups, metrics)
         return try await delivery.settle(in: context, accepted: {
             metrics.decision("sent")
             if delivery.uncertain { metrics.uncertainSend() }
-            if viaSMS { metrics.segments(rendered.encoding) }
-            let sent = SMSStore.Sent(verificationID: id, attempts: attempts, encoding: viaSMS ? rendered.encoding : nil)
-            return .finished(.completed(events: [sentEvent(job, phone: phone, delivery: delivery, encoding: rendered.encoding)])) {
-                try await groups.sent(sent, client: database, logger: logger)
-            }
+            if let encoding { metrics.segments(encoding) }
+            let sent = SMSStore.Sent(verificationID: id, attempts: attempts, encoding: encoding, channel: channel.rawValue)
+            let events = events + [sentEvent(job, phone: phone, delivery: delivery, encoding: encoding, channel: channel)]
+            guard let arm else { return .finished(.completed(events: events)) { try await groups.sent(sent, client: database, logger: logger) } }
+            return .finished(.completed(events: events)) { try await SMSStore.sent(sent, arm: arm, client: database, logger: logger) }
         }, refused: { refusal in
-            metrics.decision("failed")
             let reason = "provider_rejected:\(refusal)"
-            return .finished(.rejected(reason, events: [failedEvent(job, phone: phone.e164, provider: delivery.provider, reason: reason)])) {
+            if fallback {
+                // The earlier channel's send stands: the verification is `sent` again.
+                metrics.decision("fallback_failed")
+                return .finished(.rejected(reason, events: events)) {
+                    try await SMSStore.fallbackFailed(id, messageID: messageID, reason: "fallback_failed:\(refusal)", attempts: attempts, client: database, logger: logger)
+                }
+            }
+            metrics.decision("failed")
+            return .finished(.rejected(reason, events: events + [failedEvent(job, phone: phone.e164, provider: delivery.provider, reason: reason)])) {
                 try await SMSStore.failed(id, reason: reason, attempts: attempts, client: database, logger: logger)
             }
         }, failed: { reason in
@@ -219,12 +300,14 @@ public struct SMSHandler: JobHandler {
         })
     }
 
-    private func sentEvent(_ job: SMSVerificationJob, phone: PhoneNumber, delivery: ProviderChain<SMSMessage, NoDetail>.Delivery?, encoding: SMSEncoding?) -> OutgoingEvent {
-        OutgoingEvent(name: "sms.sent", payload: SMSEvent(
+    private func sentEvent(_ job: SMSVerificationJob, phone: PhoneNumber, delivery: ProviderChain<SMSMessage, NoDetail>.Delivery?, encoding: SMSEncoding?,
+                           channel: Channel? = nil) -> OutgoingEvent {
+        let channel = channel ?? job.channel ?? .sms
+        return OutgoingEvent(name: "sms.sent", payload: SMSEvent(
             verificationID: job.verificationID, phone: Redact.phone(phone.e164), purpose: job.purpose.rawValue,
             provider: delivery?.provider, providerMessageID: delivery?.providerMessageID,
-            segments: job.channel == .whatsapp ? nil : encoding?.segments, encoding: job.channel == .whatsapp ? nil : encoding?.scheme.rawValue,
-            channel: (job.channel ?? .sms).rawValue))
+            segments: channel == .sms ? encoding?.segments : nil, encoding: channel == .sms ? encoding?.scheme.rawValue : nil,
+            channel: channel.rawValue))
     }
 
     /// `sms.failed`: a provider refused the code for good, or the job ran out of attempts.

@@ -63,4 +63,14 @@ public struct SMSMetrics: Sendable {
     public func verified(region: String) {
         Counter(label: "herald_sms_verified_total", dimensions: [("region", region)]).increment()
     }
+
+    /// A verification moved on to its next channel (`reason`: refused, failed, undelivered, timeout).
+    public func fallback(from: SMSVerificationJob.Channel, to: SMSVerificationJob.Channel, reason: String) {
+        Counter(label: "herald_sms_fallbacks_total", dimensions: [("from", from.rawValue), ("to", to.rawValue), ("reason", reason)]).increment()
+    }
+
+    /// What a `sms.fallback` job found (send, delivered, closed, done, gone, refused).
+    public func fallbackDecision(_ decision: String) {
+        Counter(label: "herald_sms_fallback_decisions_total", dimensions: [("decision", decision)]).increment()
+    }
 }

@@ -10,7 +10,11 @@ public struct SMSReceiptJob: HeraldJob, Equatable {
     public static let version = 1
 
     /// The providers that send receipts.
-    public enum Provider: String, Codable, Sendable, CaseIterable { case twilio, kannel, webhook, whatsapp }
+    public enum Provider: String, Codable, Sendable, CaseIterable {
+        case twilio, kannel, webhook, whatsapp
+        /// Twilio's Calls API (the voice channel): its call status callbacks.
+        case twilioVoice = "twilio_voice"
+    }
 
     public var version: Int
     public var provider: Provider
@@ -77,16 +81,18 @@ public struct SMSReceiptJob: HeraldJob, Equatable {
 public enum SMSJob: HeraldJobFamily, Equatable {
     case verification(SMSVerificationJob)
     case receipt(SMSReceiptJob)
+    case fallback(SMSFallbackJob)
 
     public static let kind = JobKind.sms
     public static let name = "sms"
     public static let version = 1
-    public static let members: [any HeraldJob.Type] = [SMSVerificationJob.self, SMSReceiptJob.self]
+    public static let members: [any HeraldJob.Type] = [SMSVerificationJob.self, SMSReceiptJob.self, SMSFallbackJob.self]
 
     public static func wrap(_ member: any HeraldJob) -> SMSJob? {
         switch member {
         case let job as SMSVerificationJob: .verification(job)
         case let job as SMSReceiptJob: .receipt(job)
+        case let job as SMSFallbackJob: .fallback(job)
         default: nil
         }
     }
@@ -95,6 +101,7 @@ public enum SMSJob: HeraldJobFamily, Equatable {
         switch self {
         case .verification(let job): job
         case .receipt(let job): job
+        case .fallback(let job): job
         }
     }
 }

@@ -9,8 +9,9 @@ public struct SMSVerificationJob: HeraldJob, Equatable {
 
     public enum Purpose: String, Codable, Sendable, CaseIterable { case signIn = "sign_in", mfaEnroll = "mfa_enroll", mfaSignIn = "mfa_sign_in" }
 
-    /// How the code goes out: an SMS (`sms.providers`), or a WhatsApp authentication template (`sms.whatsapp`).
-    public enum Channel: String, Codable, Sendable, CaseIterable { case sms, whatsapp }
+    /// How the code goes out: an SMS (`sms.providers`), a WhatsApp authentication template
+    /// (`sms.whatsapp`), or a call that reads it out (`sms.voice`).
+    public enum Channel: String, Codable, Sendable, CaseIterable { case sms, whatsapp, voice }
 
     /// Where the request came from, for rate limits.
     public struct ClientContext: Codable, Sendable, Equatable {
@@ -33,11 +34,15 @@ public struct SMSVerificationJob: HeraldJob, Equatable {
     public var codeLength: Int?
     /// Lifetime of a new code in seconds (60 to 86,400) instead of `sms.code_ttl_seconds`.
     public var codeTTLSeconds: Int?
-    /// `sms` when absent.
+    /// The one channel of this verification (no fallback); `channels` instead for a list.
     public var channel: Channel?
+    /// The channels to try in turn (docs/fallback.md); absent (and no `channel`): `sms.fallback`'s
+    /// list for the number's region.
+    public var channels: [Channel]?
 
     public init(verificationID: String, phoneNumber: String, locale: String? = nil, purpose: Purpose = .signIn, forceResend: Bool = false, client: ClientContext? = nil,
-                appVerification: AppVerification? = nil, codeLength: Int? = nil, codeTTLSeconds: Int? = nil, channel: Channel? = nil) {
+                appVerification: AppVerification? = nil, codeLength: Int? = nil, codeTTLSeconds: Int? = nil, channel: Channel? = nil,
+                channels: [Channel]? = nil) {
         self.version = Self.version
         self.verificationID = verificationID
         self.phoneNumber = phoneNumber
@@ -49,10 +54,11 @@ public struct SMSVerificationJob: HeraldJob, Equatable {
         self.codeLength = codeLength
         self.codeTTLSeconds = codeTTLSeconds
         self.channel = channel
+        self.channels = channels
     }
 
     enum CodingKeys: String, CodingKey {
-        case version, locale, purpose, client, channel
+        case version, locale, purpose, client, channel, channels
         case verificationID = "verification_id", phoneNumber = "phone_number", forceResend = "force_resend", appVerification = "app_verification"
         case codeLength = "code_length", codeTTLSeconds = "code_ttl_seconds"
     }
@@ -70,6 +76,10 @@ public struct SMSVerificationJob: HeraldJob, Equatable {
         try appVerification?.validate()
         if let codeLength, !(4...10).contains(codeLength) { throw JobValidationError("code_length must be 4 to 10") }
         if let codeTTLSeconds, !(60...86_400).contains(codeTTLSeconds) { throw JobValidationError("code_ttl_seconds must be 60 to 86400") }
+        if let channels {
+            guard channel == nil else { throw JobValidationError("channels and channel: set one") }
+            guard !channels.isEmpty, channels.count == Set(channels).count else { throw JobValidationError("channels must name one or more channels, each once") }
+        }
     }
 }
 

@@ -8,10 +8,19 @@ func printRecord(_ record: [String: Any], json: Bool, lists: [String: String] = 
         printJSON(record)
         return
     }
-    for key in record.keys.sorted() where lists[key] == nil { print("\(key): \(record[key]!)") }
+    for key in record.keys.sorted() where lists[key] == nil { print("\(key): \(plain(record[key]!))") }
     for (key, label) in lists.sorted(by: { $0.key < $1.key }) {
         for entry in record[key] as? [[String: Any]] ?? [] {
-            print("\(label): " + entry.keys.sorted().map { "\($0)=\(entry[$0]!)" }.joined(separator: " "))
+            print("\(label): " + plain(entry))
         }
+    }
+}
+
+/// A value as `heraldctl` prints it: an object as `key=value` pairs, a list comma-separated.
+private func plain(_ value: Any) -> String {
+    switch value {
+    case let object as [String: Any]: object.keys.sorted().map { "\($0)=\(plain(object[$0]!))" }.joined(separator: " ")
+    case let list as [Any]: list.map(plain).joined(separator: ",")
+    default: "\(value)"
     }
 }

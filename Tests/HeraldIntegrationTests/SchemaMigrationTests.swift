@@ -67,9 +67,10 @@ import Testing
             let after = try await rows(old)
             // sms 0011 keys the guessing count by number alone, sms 0012 gives the fraud guard's
             // pauses their grace budget: those tables' rows are reshaped (checked below). sms 0014
-            // adds columns (delivery status, NULL; undelivered counts, 0): those rows are all there.
+            // adds columns (delivery status, NULL; undelivered counts, 0), sms 0015 a verification's
+            // channel (NULL) and runtime 0008 an outbox row's routing key (NULL): those rows are all there.
             let reshaped: Set<String> = ["sms_guess_failures", "sms_fraud_pauses"]
-            let widened: Set<String> = ["sms_send_attempts", "sms_fraud_counts"]
+            let widened: Set<String> = ["sms_send_attempts", "sms_fraud_counts", "sms_verifications", "event_outbox"]
             #expect(after.filter { before[$0.key] != nil && !reshaped.union(widened).contains($0.key) }
                     == before.filter { !reshaped.union(widened).contains($0.key) }, "every row is still there, unchanged")
             for table in widened {
@@ -97,7 +98,7 @@ import Testing
             #expect(try await JobLedger(client: old, logger: logger).claim(messageID: finished, jobType: "sms.verification.v1", queue: "sms",
                                                                           ownerKey: 1, token: "upgrade", leaseSeconds: 60) == .finished(status: .completed))
             let added = after.filter { before[$0.key] == nil }
-            #expect(Set(added.keys) == ["api_keys", "verify_services", "verify_verifications", "verify_send_attempts", "sms_known_numbers"])
+            #expect(Set(added.keys) == ["api_keys", "verify_services", "verify_verifications", "verify_send_attempts", "sms_known_numbers", "sms_fallbacks"])
             #expect(added.values.allSatisfy { $0.hasPrefix("0 ") }, "the tables the upgrade added are empty")
             let ledger = try await old.query("""
                 SELECT to_regclass('public.herald_schema_migrations') IS NULL,

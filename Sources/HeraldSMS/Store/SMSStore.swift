@@ -123,37 +123,46 @@ public enum SMSStore {
     public struct Sent: Sendable {
         public var verificationID: String
         public var attempts: [DeliveryAttempt]
-        /// The SMS's text length; nil for a message that was no SMS (WhatsApp): NULL segments and encoding.
+        /// The SMS's text length; nil for a message that was no SMS (WhatsApp, a call): NULL segments and encoding.
         public var encoding: SMSEncoding?
+        /// The channel that carried it (`sms`, `whatsapp`, `voice`).
+        public var channel: String
 
-        public init(verificationID: String, attempts: [DeliveryAttempt], encoding: SMSEncoding?) {
+        public init(verificationID: String, attempts: [DeliveryAttempt], encoding: SMSEncoding?, channel: String = "sms") {
             self.verificationID = verificationID
             self.attempts = attempts
             self.encoding = encoding
+            self.channel = channel
         }
     }
 
     /// Verifications whose SMS a provider accepted, `sent` with their attempts, in one statement.
     public static func sent(_ sends: [Sent], client: PostgresClient, logger: Logger) async throws {
-        let accepted = sends.map(\.attempts.last)
-        let bindings = try attempts.bindings(
-            [sends.map(\.verificationID), accepted.map { $0?.provider ?? "" }, accepted.map { $0?.providerMessageID ?? "" },
-             sends.map { $0.encoding?.segments ?? -1 }, sends.map { $0.encoding?.scheme.rawValue ?? "" }, sends.map(\.attempts.uncertainSends)],
-            attempts: sends.flatMap(\.attempts), keys: sends.flatMap { sent in sent.attempts.map { _ in sent.verificationID } })
-        try await Prepared<SentSQL>(bindings: bindings).rows(on: client, logger: logger)
+        try await Prepared<SentSQL>(bindings: try sentBindings(sends)).rows(on: client, logger: logger)
     }
 
-    /// ``sent(_:client:logger:)``: $1…$6 what each provider accepted, then the attempts (``AttemptLog``).
+    /// The binds of ``SentSQL`` for `sends`.
+    static func sentBindings(_ sends: [Sent]) throws -> PostgresBindings {
+        let accepted = sends.map(\.attempts.last)
+        return try attempts.bindings(
+            [sends.map(\.verificationID), accepted.map { $0?.provider ?? "" }, accepted.map { $0?.providerMessageID ?? "" },
+             sends.map { $0.encoding?.segments ?? -1 }, sends.map { $0.encoding?.scheme.rawValue ?? "" }, sends.map(\.attempts.uncertainSends),
+             sends.map(\.channel)],
+            attempts: sends.flatMap(\.attempts), keys: sends.flatMap { sent in sent.attempts.map { _ in sent.verificationID } })
+    }
+
+    /// ``sent(_:client:logger:)``: $1…$7 what each provider accepted, then the attempts (``AttemptLog``).
     enum SentSQL: StatementText {
         static let sql = attempts.sql(change: """
             UPDATE herald.sms_verifications s
                SET state = 'sent', reason = NULL, provider = NULLIF(i.provider, ''), provider_message_id = NULLIF(i.message_id, ''),
-                   segments = NULLIF(i.segments, -1), encoding = NULLIF(i.encoding, ''), uncertain_sends = s.uncertain_sends + i.uncertain, updated_at = now()
-              FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::int[])
-                   AS i(verification_id, provider, message_id, segments, encoding, uncertain)
+                   segments = NULLIF(i.segments, -1), encoding = NULLIF(i.encoding, ''), uncertain_sends = s.uncertain_sends + i.uncertain,
+                   channel = i.channel, updated_at = now()
+              FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::int[], $7::text[])
+                   AS i(verification_id, provider, message_id, segments, encoding, uncertain, channel)
              WHERE s.verification_id = i.verification_id AND s.state = 'sending'
             RETURNING s.verification_id, s.code_id
-            """, binds: 6, keyed: true)
+            """, binds: 7, keyed: true)
     }
 
     /// A permanent failure: the code is closed, so the next request sends a fresh one.

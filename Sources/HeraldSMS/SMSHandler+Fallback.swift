@@ -1,0 +1,152 @@
+import Foundation
+import HeraldRuntime
+import Logging
+
+extension SMSHandler {
+    /// The channels a verification goes out on, in order: the job's `channels`, its one `channel`,
+    /// or `sms.fallback`'s list for the number's region; less those the number may not take (a
+    /// call's number types are its own) or Herald has no providers for. `refusal`: why the first
+    /// channel left out was, for a plan left empty.
+    func channelPlan(_ job: SMSVerificationJob, info: PhoneNumberInfo?) -> (channels: [Channel], refusal: String?) {
+        let wanted = job.channels ?? job.channel.map { [$0] } ?? configuration.fallback.channels(region: info?.regionCode)
+        var channels: [Channel] = []
+        var refusal: String?
+        for channel in wanted {
+            let reason = chain(channel) == nil ? "channel_unavailable:\(channel.rawValue)" : info.flatMap { configuration.numberRefusal($0, channel: channel) }
+            if let reason {
+                refusal = refusal ?? reason
+            } else {
+                channels.append(channel)
+            }
+        }
+        return (channels, refusal)
+    }
+
+    /// A channel's providers, nil when it is not configured.
+    func chain(_ channel: Channel) -> ProviderChain<SMSMessage, NoDetail>? {
+        switch channel {
+        case .sms: providers
+        case .whatsapp: whatsapp
+        case .voice: voice
+        }
+    }
+
+    /// What `herald.sms_fallback_arm` needs after channel `step` of `channels` was sent: on the
+    /// verification's own job (`first`), the job (without its app-verification evidence) and the
+    /// code sealed to the verification id; the channel's wait and its queue.
+    func arm(_ job: SMSVerificationJob, channels: [Channel], step: Int, code: Secret, first: Bool) throws -> SMSStore.Arm {
+        var stored = job
+        stored.channel = nil
+        stored.channels = channels
+        stored.appVerification = nil
+        let wait = configuration.fallback.wait(channels[step])
+        return SMSStore.Arm(channels: channels, step: step, job: first ? stored : nil,
+                            code: first ? try sealer.seal(code, context: Self.sealingContext(job.verificationID)) : nil,
+                            waitSeconds: wait ?? 0, exchange: topology.jobsExchange,
+                            routingKey: wait.map { topology.waitRoutingKey(.sms, seconds: $0) })
+    }
+
+    /// The associated data of a verification's sealed code: it opens for that verification only.
+    static func sealingContext(_ verificationID: String) -> String { "sms.fallback:\(verificationID)" }
+
+    /// `sms.fallback`: the verification's next channel, if it is still wanted
+    /// (``SMSStore/takeFallback(_:messageID:ownerKey:limits:client:logger:)``), with the code its
+    /// first channel carried.
+    func fallback(_ job: SMSFallbackJob, context: JobContext) async throws -> JobOutcome {
+        var logger = context.logger
+        logger[metadataKey: "verification_id"] = "\(job.verificationID)"
+        logger[metadataKey: "step"] = "\(job.step)"
+        // The number's limits (not `resend`: the user asked for nothing; not the client's IP: the
+        // request's, counted when it came) see the fallback's send too.
+        let number = try PhoneNumber(job.phoneNumber)
+        var limits = SMSStore.Limits()
+        limits.add("phone", key: number.e164, configuration.phoneLimit)
+        limits.add("prefix", key: number.prefix(droppingLast: configuration.prefixDropDigits), configuration.prefixLimit)
+        limits.add("global", key: "", configuration.globalLimit)
+        let stored = try await SMSStore.takeFallback(job, messageID: context.envelope.messageID, ownerKey: context.ownerKey, limits: limits,
+                                                     client: context.database, logger: logger)
+        metrics.fallbackDecision(stored.label)
+        guard case .send(let fallback, let uncertain) = stored else {
+            switch stored {
+            case .busy: throw JobFailure.transient("verification_in_progress")
+            case .early: throw JobFailure.transient("fallback_not_due")
+            default:
+                logger.info("no fallback needed", metadata: ["decision": "\(stored.label)"])
+                return .completed()
+            }
+        }
+        if uncertain {
+            metrics.uncertainSend()
+            logger.warning("an earlier try of this fallback may have reached a provider; sending again")
+        }
+        let code: Secret
+        do {
+            code = try sealer.open(fallback.code, context: Self.sealingContext(job.verificationID))
+        } catch {
+            // The key left the ring: the code cannot go out again; the earlier send stands.
+            logger.error("the sealed code does not open", metadata: ["why": "\(error)"])
+            return .rejected("fallback_code_unavailable") { connection, logger in
+                try await SMSStore.fallbackExhausted(job.verificationID, messageID: context.envelope.messageID, reason: "fallback_code_unavailable",
+                                                     on: connection, logger: logger)
+            }
+        }
+        let verification = fallback.job
+        let phone = try PhoneNumber(verification.phoneNumber)
+        let region = try? PhoneNumberClassifier.classify(phone).regionCode
+        let from = fallback.channels[job.step - 1]
+        metrics.fallback(from: from, to: fallback.channels[job.step], reason: job.reason.rawValue)
+        let event = fallbackEvent(verification, phone: phone, from: from, to: fallback.channels[job.step], step: job.step, reason: job.reason.rawValue)
+        var outcome = try await send(verification, channels: fallback.channels, from: job.step, phone: phone, region: region, code: code,
+                                     context: context, logger: logger, fallback: true)
+        outcome.events.insert(event, at: 0)
+        return outcome
+    }
+
+    /// A `sms.fallback` job out of attempts: the verification back to `sent`, its fallback ended.
+    func exhausted(_ job: SMSFallbackJob, reason: String, context: JobContext) -> JobOutcome {
+        let messageID = context.envelope.messageID
+        return .rejected(reason) { connection, logger in
+            try await SMSStore.fallbackExhausted(job.verificationID, messageID: messageID, reason: "fallback_failed:\(reason)", on: connection, logger: logger)
+        }
+    }
+
+    /// `sms.fallback`: the verification moved on from one channel to the next (the number masked).
+    func fallbackEvent(_ job: SMSVerificationJob, phone: PhoneNumber, from: Channel, to: Channel, step: Int, reason: String) -> OutgoingEvent {
+        OutgoingEvent(name: "sms.fallback", payload: SMSFallbackEvent(
+            verificationID: job.verificationID, phone: Redact.phone(phone.e164), purpose: job.purpose.rawValue,
+            fromChannel: from.rawValue, toChannel: to.rawValue, step: step, reason: reason))
+    }
+}
+
+extension SMSStore.FallbackDecision {
+    /// The metric label and log word of a decision.
+    var label: String {
+        switch self {
+        case .send: "send"
+        case .busy: "busy"
+        case .early: "early"
+        case .done: "done"
+        case .gone: "gone"
+        case .closed: "closed"
+        case .delivered: "delivered"
+        case .refused: "refused"
+        }
+    }
+}
+
+/// Payload of `sms.fallback`.
+struct SMSFallbackEvent: Encodable {
+    var verificationID: String
+    var phone: String
+    var purpose: String
+    var fromChannel: String
+    var toChannel: String
+    var step: Int
+    /// refused, failed (the channel's providers), undelivered (a receipt), timeout (no `delivered` in time).
+    var reason: String
+
+    enum CodingKeys: String, CodingKey {
+        case phone, purpose, step, reason
+        case verificationID = "verification_id", fromChannel = "from_channel", toChannel = "to_channel"
+    }
+}

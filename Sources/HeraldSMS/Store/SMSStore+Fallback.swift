@@ -1,0 +1,132 @@
+import Foundation
+import HeraldRuntime
+import Logging
+import NIOCore
+import PostgresNIO
+
+extension SMSStore {
+    /// What `herald.sms_fallback_take` decided for a `sms.fallback` job (functions/sms_fallback_take.sql).
+    public enum FallbackDecision: Sendable, Equatable {
+        /// Send the sealed code on `channels[step]` (and on, if that one's providers fail).
+        case send(Fallback, uncertain: Bool)
+        case busy
+        case early
+        case done(state: String?)
+        case gone
+        case closed(reason: String)
+        case delivered
+        case refused(reason: String)
+    }
+
+    /// A verification's fallback as stored: its channel list, the job it was sent for, its sealed code.
+    public struct Fallback: Sendable, Equatable {
+        public var channels: [SMSVerificationJob.Channel]
+        public var job: SMSVerificationJob
+        public var code: SealedSecret
+    }
+
+    /// How a verification's channel `step` was sent, for `herald.sms_fallback_arm` in the send's transaction.
+    public struct Arm: Sendable {
+        public var channels: [SMSVerificationJob.Channel]
+        public var step: Int
+        /// The job and its sealed code: on the first channel's send only (the row is made then).
+        public var job: SMSVerificationJob?
+        public var code: SealedSecret?
+        /// `sms.fallback.after_seconds` of the channel sent, 0 for none.
+        public var waitSeconds: Int
+        /// The jobs exchange, and the wait queue's routing key there.
+        public var exchange: String
+        public var routingKey: String?
+    }
+
+    /// Decides a `sms.fallback` job.
+    public static func takeFallback(_ job: SMSFallbackJob, messageID: String, ownerKey: Int64, limits: Limits,
+                                    client: PostgresClient, logger: Logger) async throws -> FallbackDecision {
+        try await Database.retryingConflicts {
+            let rows = try await Prepared<FallbackTakeSQL>(
+                job.verificationID, job.step, job.reason.rawValue, messageID, ownerKey, limits.scopes, limits.keys, limits.windows, limits.maxes
+            ).rows(on: client, logger: logger)
+            guard let row = rows.first else { throw StoreError("herald.sms_fallback_take gave no decision") }
+            let (decision, reason, uncertain, channels, body, keyID, nonce, ciphertext, tag) = try row.decode(
+                (String, String?, Bool, [String]?, String?, String?, ByteBuffer?, ByteBuffer?, ByteBuffer?).self)
+            switch decision {
+            case "send":
+                guard let channels, let body, let keyID, let nonce, let ciphertext, let tag else { throw StoreError("a fallback row without its code") }
+                let list = try channels.map { name in
+                    guard let channel = SMSVerificationJob.Channel(rawValue: name) else { throw StoreError("unknown channel in a fallback row") }
+                    return channel
+                }
+                let verification = try JSONDecoder().decode(SMSVerificationJob.self, from: Data(body.utf8))
+                return .send(Fallback(channels: list, job: verification, code: SealedSecret(
+                    keyID: keyID, nonce: Array(buffer: nonce), ciphertext: Array(buffer: ciphertext), tag: Array(buffer: tag))), uncertain: uncertain)
+            case "busy": return .busy
+            case "early": return .early
+            case "done": return .done(state: reason)
+            case "gone": return .gone
+            case "closed": return .closed(reason: reason ?? "closed")
+            case "delivered": return .delivered
+            case "refused": return .refused(reason: reason ?? "refused")
+            default: throw StoreError("herald.sms_fallback_take gave '\(decision)'")
+            }
+        }
+    }
+
+    enum FallbackTakeSQL: StatementText {
+        static let sql = """
+            SELECT o_decision, o_reason, o_uncertain, o_channels, o_job::text, o_key_id, o_nonce, o_ciphertext, o_tag
+              FROM herald.sms_fallback_take($1::text, $2::int, $3::text, $4::text, $5::bigint, $6::text[], $7::text[], $8::int[], $9::int[])
+            """
+    }
+
+    /// A send that has a fallback: `sent` and the fallback's next step, in one transaction (a
+    /// worker stopped between them would skip the next channel).
+    public static func sent(_ sent: Sent, arm: Arm, client: PostgresClient, logger: Logger) async throws {
+        let job = try arm.job.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
+        try await client.withTransaction(logger: logger) { connection in
+            try await Prepared<SentSQL>(bindings: try sentBindings([sent])).rows(on: connection, logger: logger)
+            var binds = PostgresBindings()
+            binds.append(sent.verificationID)
+            binds.append(arm.channels.map(\.rawValue))
+            binds.append(arm.step)
+            if let job { binds.append(job) } else { binds.appendNull() }
+            if let code = arm.code {
+                binds.append(code.keyID)
+                for bytes in [code.nonce, code.ciphertext, code.tag] { binds.append(ByteBuffer(bytes: bytes)) }
+            } else {
+                for _ in 0..<4 { binds.appendNull() }
+            }
+            binds.append(arm.waitSeconds)
+            binds.append(arm.exchange)
+            if let key = arm.routingKey { binds.append(key) } else { binds.appendNull() }
+            try await Prepared<FallbackArmSQL>(bindings: binds).rows(on: connection, logger: logger)
+        }
+    }
+
+    enum FallbackArmSQL: StatementText {
+        static let sql = """
+            SELECT herald.sms_fallback_arm($1::text, $2::text[], $3::int, $4::jsonb, $5::text, $6::bytea, $7::bytea, $8::bytea, $9::int, $10::text, $11::text)
+            """
+    }
+
+    /// A `sms.fallback` job whose channels all failed: the verification back to `sent` (the
+    /// earlier send stands) with `reason`, the fallback ended, the calls recorded.
+    public static func fallbackFailed(_ verificationID: String, messageID: String, reason: String, attempts: [DeliveryAttempt],
+                                      client: PostgresClient, logger: Logger) async throws {
+        let query = try Self.attempts.query(change: "SELECT * FROM herald.sms_fallback_end($1, $2, $3)",
+                                            [verificationID, messageID, reason], attempts: attempts)
+        try await client.query(query, logger: logger)
+    }
+
+    /// A `sms.fallback` job out of attempts (in the runner's transaction): as ``fallbackFailed``, no calls to record.
+    public static func fallbackExhausted(_ verificationID: String, messageID: String, reason: String,
+                                         on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("SELECT count(*) FROM herald.sms_fallback_end(\(verificationID), \(messageID), \(reason))", logger: logger)
+    }
+
+    /// The `sms.fallback` job of an undelivered receipt (in the receipt job's transaction): the
+    /// verification's next channel at once, if it has one and the receipt is its current send's.
+    public static func fallbackOnUndelivered(_ verificationID: String, providerMessageID: String, exchange: String,
+                                             on connection: PostgresConnection, logger: Logger) async throws {
+        try await connection.query("SELECT herald.sms_fallback_undelivered(\(verificationID), \(providerMessageID), \(exchange))", logger: logger)
+    }
+}

@@ -1,0 +1,246 @@
+import Foundation
+import HeraldStubs
+import Testing
+@testable import HeraldRuntime
+@testable import HeraldSMS
+
+/// The voice channel and fallback between channels (docs/voice.md, docs/fallback.md): herald-sms
+/// in-process with the Twilio stand-in (Messages and Calls) and the WhatsApp stand-in, whose signed
+/// status callbacks reach the real herald-api; the `sms.fallback` jobs go through the broker's
+/// wait queues and the event outbox.
+@Suite(.needsServers) struct SMSFallbackTests {
+    /// herald-api taking Twilio's (messages and calls) and WhatsApp's callbacks.
+    static func api(_ harness: Harness, _ whatsapp: WhatsAppStubServer) async throws -> APIProcess {
+        try await SMSReceiptTests.api(harness, extra: [
+            "HERALD_SMS_WHATSAPP_BASE_URL": whatsapp.baseURL, "HERALD_SMS_WHATSAPP_PHONE_NUMBER_ID": whatsapp.phoneNumberID,
+            "HERALD_SMS_WHATSAPP_ACCESS_TOKEN": whatsapp.accessToken, "HERALD_SMS_WHATSAPP_TEMPLATE": whatsapp.template,
+            "HERALD_SMS_WHATSAPP_APP_SECRET": whatsapp.appSecret, "HERALD_SMS_ALLOW_INSECURE_TRANSPORT": "true",
+        ])
+    }
+
+    /// SMS and calls through `twilio`, WhatsApp through `whatsapp`, every receipt to `api`.
+    static func channels(_ configuration: inout HeraldConfiguration, _ twilio: TwilioStubServer, _ whatsapp: WhatsAppStubServer, _ api: APIProcess) {
+        SMSReceiptTests.twilio(&configuration, twilio, api)
+        SMSWhatsAppTests.whatsapp(&configuration, whatsapp)
+        configuration.sms.voice.from = "+15005550006"
+        configuration.sms.voice.templatesDirectory = TestEnvironment.root.appendingPathComponent("Config/templates/voice").path
+        configuration.sms.allowInsecureTransport = true
+    }
+
+    /// The digits a call said, in order.
+    static func digits(_ text: String) -> String { String(text.filter { $0.isASCII && $0.isNumber }) }
+
+    /// A call reads the code slowly (a pause between digits), twice, in the job's language; its
+    /// signed status callbacks reach the attempt (answered: delivered); the code verifies.
+    @Test func aCallReadsTheCodeTwiceInTheVerificationsLanguage() async throws {
+        try await withHarness { harness in
+            let sms = try await SMSFixture(harness)
+            let twilio = try await TwilioStubServer(authToken: SMSReceiptTests.twilioToken)
+            let whatsapp = try await WhatsAppStubServer()
+            let api = try await Self.api(harness, whatsapp)
+            _ = try await sms.start { Self.channels(&$0, twilio, whatsapp, api) }
+            let job = SMSVerificationJob(verificationID: "\(harness.namespace)-call", phoneNumber: harness.phone(1), locale: "de", channel: .voice)
+            _ = try await harness.enqueue(job)
+            try await eventually("delivered") { try await sms.attempts(job.verificationID).first?.delivery?.status == .delivered }
+
+            let call = try #require(twilio.calls.calls.first)
+            #expect(call.to == job.phoneNumber && call.from == "+15005550006" && call.timeout == 30)
+            #expect(call.says.count == 2 && call.says.allSatisfy { $0.language == "de-DE" } && call.says[0].text == call.says[1].text, "\(call.says)")
+            #expect(call.says[0].text.hasPrefix("Ihr Herald Bestätigungscode lautet"), "\(call.says[0].text)")
+            let code = Self.digits(call.says[0].text)
+            #expect(code.count == 6 && call.says[0].text.contains(code.map(String.init).joined(separator: ", ")))
+            #expect(call.events == ["initiated", "ringing", "answered", "completed"])
+            #expect(try await sms.verify(job.verificationID, code) == .verified(phoneNumber: job.phoneNumber, purpose: .signIn))
+            let attempt = try #require(try await sms.attempts(job.verificationID).first)
+            #expect(attempt.provider == "twilio_voice" && attempt.providerMessageID == call.sid)
+            try await eventually("every callback answered") { twilio.calls.posted.count == 4 }
+            #expect(twilio.calls.posted.allSatisfy { $0.answer == 204 }, "\(twilio.calls.posted)")
+            #expect(twilio.messages.isEmpty, "no SMS went out")
+            let sent = try #require(try await sms.events.take(atLeast: 1).first { $0.0 == "sms.sent" })
+            #expect(sent.1["channel"] as? String == "voice" && sent.1["segments"] == nil)
+            await whatsapp.close()
+            await twilio.close()
+        }
+    }
+
+    /// The SMS is reported undelivered: the same code goes out over WhatsApp at once (not after
+    /// the SMS's wait); the wait's own job for that step later finds it taken, and sends nothing.
+    @Test func anUndeliveredSMSFallsBackToWhatsAppWithTheSameCode() async throws {
+        try await withHarness { harness in
+            let sms = try await SMSFixture(harness)
+            let twilio = try await TwilioStubServer(authToken: SMSReceiptTests.twilioToken)
+            twilio.script([.init("sent"), .init("undelivered", errorCode: "30003")])
+            let whatsapp = try await WhatsAppStubServer()
+            whatsapp.script([])
+            let api = try await Self.api(harness, whatsapp)
+            _ = try await sms.start {
+                Self.channels(&$0, twilio, whatsapp, api)
+                $0.sms.fallback.afterSeconds[.sms] = 3
+            }
+            let job = SMSVerificationJob(verificationID: "\(harness.namespace)-fb", phoneNumber: harness.phone(2), channels: [.sms, .whatsapp])
+            _ = try await harness.enqueue(job)
+            try await eventually("sent over WhatsApp") { whatsapp.messages.count == 1 }
+            let smsText = try #require(twilio.messages.first).body
+            let smsCode = try #require(SMSFixture.code(in: smsText, length: 6))
+            #expect(whatsapp.messages[0].code == smsCode, "one verification, one code")
+            try await eventually("sent") { try await sms.verification(job.verificationID)?.state == "sent" }
+            let attempts = try await sms.attempts(job.verificationID)
+            #expect(attempts.map(\.provider) == ["twilio", "whatsapp"] && attempts[0].delivery?.status == .undelivered, "\(attempts)")
+            let fallback = try await Self.event(sms, "sms.fallback")
+            #expect(fallback["from_channel"] as? String == "sms" && fallback["to_channel"] as? String == "whatsapp"
+                    && fallback["reason"] as? String == "undelivered" && fallback["step"] as? Int == 1, "\(fallback)")
+            #expect(try await Self.channel(harness, job.verificationID) == "whatsapp")
+
+            // The SMS's wait ends: its job for step 1 is the same job (one message id): nothing more.
+            try await Task.sleep(for: .seconds(4))
+            #expect(whatsapp.messages.count == 1 && twilio.messages.count == 1)
+            #expect(try await sms.verify(job.verificationID, smsCode) == .verified(phoneNumber: job.phoneNumber, purpose: .signIn))
+            #expect(try await Self.fallbackRows(harness, job.verificationID) == 0, "the last channel sent: the sealed code is gone")
+            await whatsapp.close()
+            await twilio.close()
+        }
+    }
+
+    /// WhatsApp never reports: after its wait (a wait queue, not a sleeping worker) the call goes
+    /// out, reason timeout.
+    @Test func whatsAppWithoutADeliveryFallsBackToACallAfterItsWait() async throws {
+        try await withHarness { harness in
+            let sms = try await SMSFixture(harness)
+            let twilio = try await TwilioStubServer(authToken: SMSReceiptTests.twilioToken)
+            let whatsapp = try await WhatsAppStubServer()
+            whatsapp.script([])
+            let api = try await Self.api(harness, whatsapp)
+            _ = try await sms.start {
+                Self.channels(&$0, twilio, whatsapp, api)
+                $0.sms.fallback.afterSeconds[.whatsapp] = 2
+            }
+            let job = SMSVerificationJob(verificationID: "\(harness.namespace)-to", phoneNumber: harness.phone(3), channels: [.whatsapp, .voice])
+            let started = Date()
+            _ = try await harness.enqueue(job)
+            try await eventually("sent over WhatsApp") { whatsapp.messages.count == 1 }
+            #expect(twilio.calls.calls.isEmpty)
+            #expect(try await harness.depth(harness.topology.waitQueue(.sms, seconds: 2)) <= 1)
+            try await eventually(timeout: .seconds(20), "called") { twilio.calls.calls.count == 1 }
+            #expect(Date().timeIntervalSince(started) >= 2, "not before the wait")
+            #expect(Self.digits(twilio.calls.calls[0].says[0].text) == whatsapp.messages[0].code)
+            #expect(try await Self.event(sms, "sms.fallback")["reason"] as? String == "timeout")
+            try await eventually("the call delivered") { try await sms.attempts(job.verificationID).last?.delivery?.status == .delivered }
+            await whatsapp.close()
+            await twilio.close()
+        }
+    }
+
+    /// A delivered SMS needs no other channel: the wait's job finds it delivered, and the sealed
+    /// code is deleted. A channel whose providers are down hands over at once, in the same job.
+    @Test func aDeliveredSendEndsTheFallbackAndADownProviderHandsOver() async throws {
+        try await withHarness { harness in
+            let sms = try await SMSFixture(harness)
+            let twilio = try await TwilioStubServer(authToken: SMSReceiptTests.twilioToken)
+            let whatsapp = try await WhatsAppStubServer()
+            let api = try await Self.api(harness, whatsapp)
+            _ = try await sms.start {
+                Self.channels(&$0, twilio, whatsapp, api)
+                $0.sms.fallback.afterSeconds[.sms] = 1
+            }
+            let delivered = SMSVerificationJob(verificationID: "\(harness.namespace)-dl", phoneNumber: harness.phone(4), channels: [.sms, .whatsapp])
+            _ = try await harness.enqueue(delivered)
+            try await eventually("delivered") { try await sms.attempts(delivered.verificationID).first?.delivery?.status == .delivered }
+            try await eventually(timeout: .seconds(15), "the fallback ended") { try await Self.fallbackRows(harness, delivered.verificationID) == 0 }
+            try await Task.sleep(for: .seconds(1))
+            #expect(whatsapp.messages.isEmpty)
+
+            twilio.down(true)
+            let down = SMSVerificationJob(verificationID: "\(harness.namespace)-dn", phoneNumber: harness.phone(5), channels: [.sms, .whatsapp])
+            _ = try await harness.enqueue(down)
+            try await eventually("sent over WhatsApp") { whatsapp.messages.contains { $0.to == String(down.phoneNumber.dropFirst()) } }
+            try await eventually("sent") { try await sms.verification(down.verificationID)?.state == "sent" }
+            let attempts = try await sms.attempts(down.verificationID)
+            #expect(attempts.map(\.provider) == ["twilio", "whatsapp"] && attempts[0].result == .transient, "\(attempts)")
+            let fallback = try await Self.event(sms, "sms.fallback")
+            #expect(fallback["reason"] as? String == "failed" && fallback["verification_id"] as? String == down.verificationID, "\(fallback)")
+            await whatsapp.close()
+            await twilio.close()
+        }
+    }
+
+    /// A landline takes a call, not an SMS: a list [sms, voice] for it calls at once; a list
+    /// with no channel the number can take is refused with the first reason.
+    @Test func aLandlineIsCalledNotTexted() async throws {
+        try await withHarness { harness in
+            let sms = try await SMSFixture(harness)
+            let twilio = try await TwilioStubServer(authToken: SMSReceiptTests.twilioToken)
+            let whatsapp = try await WhatsAppStubServer()
+            let api = try await Self.api(harness, whatsapp)
+            _ = try await sms.start { Self.channels(&$0, twilio, whatsapp, api) }
+            // A Berlin landline (libphonenumber: fixed_line).
+            let landline = "+49302" + String(Int.random(in: 1_000_000...9_999_999))
+            let called = SMSVerificationJob(verificationID: "\(harness.namespace)-ll", phoneNumber: landline, channels: [.sms, .voice])
+            _ = try await harness.enqueue(called)
+            try await eventually("called") { twilio.calls.calls.contains { $0.to == landline } }
+            #expect(twilio.messages.isEmpty)
+            let texted = SMSVerificationJob(verificationID: "\(harness.namespace)-lt", phoneNumber: landline, channels: [.sms])
+            let id = try await harness.enqueue(texted)
+            try await eventually("refused") { try await harness.ledger(id)?.0 == "rejected" }
+            #expect(try await sms.verification(texted.verificationID)?.reason == "number_type_not_allowed:fixed_line")
+            await whatsapp.close()
+            await twilio.close()
+        }
+    }
+
+    /// Twilio Verify's `Channel=call` where herald-api has calls: the code is read out; a resend
+    /// over SMS is a second send attempt, and the verification's channel is the last one used.
+    @Test func twilioVerifysCallChannelAndEveryAttemptListed() async throws {
+        try await withHarness { harness in
+            let sms = try await SMSFixture(harness)
+            let twilio = try await TwilioStubServer(authToken: SMSReceiptTests.twilioToken)
+            let whatsapp = try await WhatsAppStubServer()
+            let api = try await SMSReceiptTests.api(harness, extra: [
+                "HERALD_SMS_VOICE_FROM": "+15005550006", "HERALD_SMS_TWILIO_ACCOUNT_SID": twilio.accountSID,
+                "HERALD_SMS_ALLOW_INSECURE_TRANSPORT": "true",
+            ])
+            _ = try await sms.start { Self.channels(&$0, twilio, whatsapp, api) }
+            let form = "application/x-www-form-urlencoded"
+            let service = try await api.call(.POST, "/v2/Services", body: "FriendlyName=Calls", contentType: form)
+            let serviceSid = try #require(service.json["sid"] as? String, "\(service)")
+            let to = harness.phone(6)
+            let encoded = to.replacingOccurrences(of: "+", with: "%2B")
+            let called = try await api.call(.POST, "/v2/Services/\(serviceSid)/Verifications", body: "To=\(encoded)&Channel=call&Locale=es", contentType: form)
+            #expect(called.status == 201 && called.json["channel"] as? String == "call", "\(called)")
+            try await eventually("called") { twilio.calls.calls.contains { $0.to == to } }
+            let call = try #require(twilio.calls.calls.first { $0.to == to })
+            #expect(call.says.first?.language == "es-ES", "\(call.says)")
+            let texted = try await api.call(.POST, "/v2/Services/\(serviceSid)/Verifications", body: "To=\(encoded)&Channel=sms", contentType: form)
+            let attempts = try #require(texted.json["send_code_attempts"] as? [[String: Any]], "\(texted)")
+            #expect(attempts.map { $0["channel"] as? String } == ["call", "sms"] && texted.json["channel"] as? String == "sms", "\(texted)")
+            try await eventually("texted") { twilio.messages.contains { $0.to == to } }
+            let text = try #require(twilio.messages.first { $0.to == to }).body
+            let code = try #require(SMSFixture.code(in: text, length: 6))
+            let check = try await api.call(.POST, "/v2/Services/\(serviceSid)/VerificationCheck", body: "To=\(encoded)&Code=\(code)", contentType: form)
+            #expect(check.json["status"] as? String == "approved", "\(check)")
+            await whatsapp.close()
+            await twilio.close()
+        }
+    }
+
+    /// The first event named `name` the channel emits from now on (those before it are read and dropped).
+    static func event(_ sms: SMSFixture, _ name: String) async throws -> [String: Any] {
+        let box = EventBox()
+        try await eventually("an event \(name)") {
+            box.append(try await sms.events.take())
+            return box.all.contains { $0.0 == name }
+        }
+        return try #require(box.all.first { $0.0 == name }?.1)
+    }
+
+    static func channel(_ harness: Harness, _ id: String) async throws -> String? {
+        let rows = try await harness.database.query("SELECT channel FROM herald.sms_verifications WHERE verification_id = \(id)", logger: harness.logger)
+        for try await channel in rows.decode(String?.self) { return channel }
+        return nil
+    }
+
+    static func fallbackRows(_ harness: Harness, _ id: String) async throws -> Int {
+        let rows = try await harness.database.query("SELECT count(*)::int FROM herald.sms_fallbacks WHERE verification_id = \(id)", logger: harness.logger)
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+}
