@@ -944,8 +944,11 @@ paths:
         A second create for the same `To` while a verification of it is pending in the Service
         is a resend of that verification: a new code is sent at once (`force_resend`) and the
         verification's validity starts again. The send is recorded only once the broker has
-        confirmed the SMS job. `Channel=sms`, and `whatsapp` where herald-api's configuration has
-        WhatsApp (`sms.whatsapp`): the same code as a WhatsApp authentication template.
+        confirmed the SMS job. `Channel=sms`, `whatsapp` where herald-api's configuration has
+        WhatsApp (`sms.whatsapp`): the same code as a WhatsApp authentication template, and `call`
+        where it has calls (`sms.voice`): the code read out in a phone call (docs/voice.md).
+        Each send is one of `send_code_attempts`, with its channel; the verification's `channel`
+        is the last one used.
       security: [{basic: []}]
       requestBody:
         required: true
@@ -979,7 +982,7 @@ paths:
           description: |
             60200 (a parameter is missing or invalid: `To` not E.164 or not a number in use,
             `Locale`, `DeviceIp`, an unknown `Channel` or parameter), 60223 (`Channel` is
-            `call`, `email`, `sna`, `auto` or `rcs`, or `whatsapp` without `sms.whatsapp`).
+            `email`, `sna`, `auto` or `rcs`, `whatsapp` without `sms.whatsapp`, `call` without `sms.voice`).
           content:
             application/json:
               schema:
@@ -1706,6 +1709,26 @@ components:
           $ref: "#/components/schemas/Timestamp"
         created_at:
           $ref: "#/components/schemas/Timestamp"
+        channel:
+          type: string
+          enum: [sms, whatsapp, voice]
+          description: The channel of the verification's last send (docs/fallback.md).
+        fallback:
+          type: object
+          description: Present while a further channel may still go out.
+          required: [channels, step]
+          properties:
+            channels:
+              type: array
+              items:
+                type: string
+                enum: [sms, whatsapp, voice]
+            step:
+              type: integer
+              minimum: 0
+              description: The index of the channel whose send is out.
+            next_at:
+              $ref: "#/components/schemas/Timestamp"
         provider_calls:
           type: array
           items:
@@ -2298,9 +2321,9 @@ components:
           pattern: '^\+[1-9][0-9]{6,14}$'
           examples: ["+14155550123"]
         Channel:
-          description: "`sms`, or `whatsapp` where configured (else 60223, as `call`, `email`, `sna`, `auto`, `rcs`); anything else 60200."
+          description: "`sms`, or `whatsapp` and `call` where configured (else 60223, as `email`, `sna`, `auto`, `rcs`); anything else 60200."
           type: string
-          enum: [sms, whatsapp]
+          enum: [sms, whatsapp, call]
         Locale:
           type: string
           pattern: "^[A-Za-z0-9_-]{2,35}$"

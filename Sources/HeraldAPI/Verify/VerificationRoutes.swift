@@ -21,13 +21,17 @@ struct VerificationRoutes {
     /// Parameters Twilio's clients send that change nothing Herald does.
     static let createParameters: Set<String> = ["To", "Channel", "Locale", "CustomFriendlyName", "AppHash", "DeviceIp", "RiskCheck", "Tags"]
     static let otherChannels: Set<String> = ["call", "email", "whatsapp", "sna", "auto", "rcs"]
+    /// Twilio's channel → herald-sms's (`sms` is the job's default: none named).
+    static let channels: [String: SMSVerificationJob.Channel?] = ["sms": nil, "whatsapp": .whatsapp, "call": .voice]
 
     func create(_ request: Request, context: APIContext) async throws -> Response {
         let service = try await service(request, context)
         let form = try await FormFields.body(request, limit: dependencies.api.maxBodyBytes, accepted: Self.createParameters)
         let channel = try form.required("Channel", maxLength: 16)
-        // WhatsApp when this herald-api's configuration has it (sms.whatsapp), as herald-sms's should.
-        let served: Set<String> = dependencies.sms.whatsapp.enabled ? ["sms", "whatsapp"] : ["sms"]
+        // WhatsApp and calls when this herald-api's configuration has them (sms.whatsapp, sms.voice), as herald-sms's should.
+        var served: Set<String> = ["sms"]
+        if dependencies.sms.whatsapp.enabled { served.insert("whatsapp") }
+        if dependencies.sms.voice.enabled { served.insert("call") }
         guard served.contains(channel) else {
             throw Self.otherChannels.contains(channel) ? TwilioError.channelNotSupported(channel) : TwilioError.invalid("Channel")
         }
@@ -46,7 +50,7 @@ struct VerificationRoutes {
             // A resend sends a fresh code at once (force_resend): Twilio's clients resend on the user's request.
             let job = SMSVerificationJob(verificationID: attempt.sid, phoneNumber: to, locale: locale, purpose: .signIn, forceResend: resend,
                                          client: .init(ip: clientIP?.description), codeLength: service.codeLength, codeTTLSeconds: service.ttlSeconds,
-                                         channel: channel == "whatsapp" ? .whatsapp : nil)
+                                         channel: Self.channels[channel] ?? nil)
             try await publisher.enqueue(job, messageID: attempt.sid, correlationID: correlation, logger: logger)
         }
         switch outcome {
