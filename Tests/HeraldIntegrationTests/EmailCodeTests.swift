@@ -55,6 +55,17 @@ import Testing
             try await verifier.verify(email: address, purpose: purpose, code: code, logger: harness.logger)
         }
 
+        /// `heraldctl ARGUMENTS` with this test's namespace, database and HMAC keys: its output.
+        func heraldctl(_ arguments: [String]) async throws -> String {
+            var environment = ProcessInfo.processInfo.environment
+            environment["HERALD_AMQP_URL"] = TestEnvironment.amqpURL
+            environment["HERALD_DATABASE_URL"] = TestEnvironment.databaseURL
+            environment["HERALD_AMQP_NAMESPACE"] = harness.namespace
+            environment["HERALD_DATABASE_TLS"] = "disable"
+            environment["HERALD_SECRETS_HMAC_KEYS_FILE"] = TestEnvironment.hmacKeysFile
+            return try await ChildProcess.run(TestEnvironment.binDir + "/heraldctl", arguments, environment: environment)
+        }
+
         /// A code other than `code` of the same length.
         static func wrong(_ code: String) -> String {
             String(code.map { $0 == "9" ? "0" : Character(String(Int(String($0))! + 1)) })
@@ -195,6 +206,36 @@ import Testing
                 #expect(try await codes.check(first.email, mailed[0]) == .wrongCode(attemptsLeft: 4), "replaced by the resend")
             }
             #expect(try await codes.check(first.email, mailed[1]) == .verified(email: first.email, purpose: .signIn))
+            try await worker.stop()
+        }
+    }
+
+    /// What support runs: `heraldctl verify email-code` checks a code (a wrong one exits non-zero
+    /// and counts), `heraldctl verify show-email` shows the verification and its code's tries,
+    /// never the code.
+    @Test func heraldctlChecksACodeAndShowsTheVerification() async throws {
+        try await withHarness { harness in
+            let codes = try await Codes(harness)
+            let worker = try await codes.email.start()
+            let job = codes.job(1, purpose: .mfaSignIn)
+            try await codes.run(job)
+            let code = try #require(codes.mailedCodes(to: job.email).first)
+
+            let wrong = await #expect(throws: ChildProcessError.self) {
+                _ = try await codes.heraldctl(["verify", "email-code", job.email, Codes.wrong(code), "--purpose", "mfa_sign_in"])
+            }
+            #expect(wrong?.description.contains("exited 1") == true, "the failure exit code, not a configuration error")
+            #expect(wrong?.description.contains("wrong_code attempts_left=4") == true, "\(wrong?.description ?? "")")
+            let shown = try await codes.heraldctl(["verify", "show-email", job.verificationID])
+            #expect(shown.contains("state: sent"))
+            #expect(shown.contains("purpose: mfa_sign_in"))
+            #expect(shown.contains("attempts=1") && shown.contains("status=pending"), "\(shown)")
+            #expect(shown.contains("call: ") && shown.contains("provider=smtp"))
+            #expect(!shown.contains(code) && !shown.contains(job.email), "neither the code nor the address in clear")
+
+            let verified = try await codes.heraldctl(["verify", "email-code", job.email, code, "--purpose", "mfa_sign_in"])
+            #expect(verified.hasPrefix("verified"))
+            #expect(try await codes.heraldctl(["verify", "show-email", job.verificationID]).contains("status=verified"))
             try await worker.stop()
         }
     }

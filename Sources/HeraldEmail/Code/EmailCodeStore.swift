@@ -130,6 +130,8 @@ public enum EmailCodeStore {
         guard let row = rows.first, let json = try row.decode(String?.self),
               var record = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return nil }
         if let email = record["email"] as? String { record["email"] = Redact.email(email) }
+        // A list, as a request's link codes are shown.
+        record["codes"] = record.removeValue(forKey: "code").map { [$0] } ?? []
         record["provider_calls"] = try await EmailStore.attempts.read(verificationID, client: client, logger: logger).map(\.record)
         return record
     }
