@@ -26,6 +26,10 @@ VALID = {
         "version": 1, "request_id": "r-1", "email": "alice@example.com", "mode": "sign_in", "locale": "en",
         "action_code_settings": {"url": "https://app.example.com/finish?cart=42", "handle_code_in_app": True},
     },
+    "email.code": {
+        "version": 1, "verification_id": "v-1", "email": "alice@example.com", "purpose": "sign_in", "locale": "de",
+        "force_resend": False, "client": {"ip": "203.0.113.7"}, "extra": "ignored",
+    },
     "push.verification": {
         "version": 1, "receipt": "rc-1", "device_token": "ab" * 32, "platform": "apns",
         "environment": "sandbox", "app_id": "com.example.app", "timeout_seconds": 300,
@@ -58,6 +62,8 @@ ALSO_VALID = {
         {"mode": "verify_and_change_email", "old_email": "old@example.com"},
         {"mode": "recover_email", "old_email": None},
     ],
+    "email.code": [{"purpose": "mfa_sign_in", "code_length": 4, "code_ttl_seconds": 60}, {"purpose": "verify_email", "code_length": 10, "code_ttl_seconds": 86400},
+                   {"locale": None, "force_resend": None, "client": None, "code_length": None, "code_ttl_seconds": None}],
     "push.verification": [{"platform": "fcm", "device_token": "fcm:token-xyz_123"}, {"timeout_seconds": None}],
     "cleanup.run": [{"dry_run": None}],
     "apple.token": [{"authorization_code": "x" * 1024}],
@@ -105,6 +111,12 @@ INVALID = {
         {"mode": "verify_and_change_email"}, {"mode": "verify_and_change_email", "old_email": None},
         {"mode": "verify_and_change_email", "old_email": "a@b"}, {"old_email": "old@example.com"},
         {"mode": "recover_email", "old_email": "old@example.com"},
+    ],
+    "email.code": [
+        {"verification_id": MISSING}, {"verification_id": ""}, {"verification_id": "a b"}, {"email": MISSING}, {"email": "a@b"},
+        {"email": "ab.example.com"}, {"purpose": MISSING}, {"purpose": "reset_password"}, {"code_length": 3}, {"code_length": 11},
+        {"code_length": "6"}, {"code_ttl_seconds": 59}, {"code_ttl_seconds": 86401}, {"force_resend": "yes"}, {"locale": "e"},
+        {"client": "web"}, {"version": 2},
     ],
     "push.verification": [
         {"device_token": "zz"}, {"device_token": "abc"}, {"device_token": ""}, {"device_token": "ab cd"},

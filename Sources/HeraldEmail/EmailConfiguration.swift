@@ -92,6 +92,8 @@ public struct EmailConfiguration: ConfigurationSection {
     public var unknownAddress: UnknownAddress = .silent
     /// `email.limits.*`: send limits per address, client IP and in all (EmailConfiguration+Limits.swift).
     public var limits = Limits()
+    /// `email.code.*`: the one-time codes of `email.code` jobs (EmailConfiguration+Code.swift).
+    public var code = Code()
     /// Absolute once read from a ``ConfigSource`` (see ``ConfigSource/path(_:default:)``).
     public var templatesDirectory = "Config/templates/email"
     /// Tried in this order; the next on a transient error or timeout.
@@ -136,6 +138,7 @@ public struct EmailConfiguration: ConfigurationSection {
         ]
         for mode in EmailActionJob.Mode.allCases { values["email.expiry_seconds.\(mode.rawValue)"] = expiry(mode) }
         values.merge(limits.effectiveValues) { current, _ in current }
+        values.merge(code.effectiveValues) { current, _ in current }
         return values
     }
 
@@ -179,6 +182,7 @@ public struct EmailConfiguration: ConfigurationSection {
         }
         unknownAddress = try source.choice("email.unknown_address", default: unknownAddress)
         limits = try Limits.read(source)
+        code = try Code.read(source)
         // Relative to the configuration file's directory (Config/herald.yaml: Config/templates/email).
         templatesDirectory = try source.path("email.templates_dir", default: "templates/email")
         providers = try source.stringList("email.providers", default: providers.map(\.rawValue)).map {

@@ -12,7 +12,13 @@ import PostgresNIO
 /// The request is recorded `sending` before the provider call and `sent` right after, so a
 /// redelivery sends nothing again; the only window for a second email is a crash between
 /// the provider's acceptance and that record (counted in `uncertain_sends`).
+///
+/// `email.code` jobs (a one-time numeric code instead of a link) are decided and sent by
+/// `EmailHandler+Code.swift`, through the same templates, providers and send limits.
 public struct EmailHandler: JobHandler {
+    /// `email.action` and `email.code`, both on queue `herald.email`.
+    public typealias Job = EmailJob
+
     public let configuration: EmailConfiguration
     let policy: EmailLinkPolicy
     let hasher: SecretHasher
@@ -77,6 +83,20 @@ public struct EmailHandler: JobHandler {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (EmailAddress.normalize(oldEmail), String(decoding: try encoder.encode(recovery), as: UTF8.self))
+    }
+
+    public func handle(_ job: EmailJob, context: JobContext) async throws -> JobOutcome {
+        switch job {
+        case .action(let action): try await handle(action, context: context)
+        case .code(let code): try await handle(code, context: context)
+        }
+    }
+
+    public func exhausted(_ job: EmailJob, reason: String, context: JobContext) -> JobOutcome {
+        switch job {
+        case .action(let action): exhausted(action, reason: reason, context: context)
+        case .code(let code): exhausted(code, reason: reason, context: context)
+        }
     }
 
     public func handle(_ job: EmailActionJob, context: JobContext) async throws -> JobOutcome {

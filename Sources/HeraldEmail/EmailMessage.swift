@@ -21,8 +21,13 @@ public struct EmailMessage: Sendable {
     /// The job's request id and message id, for the providers' records.
     public var requestID: String
     public var jobMessageID: String
-    /// The mode (or `no_account`), for the dev outbox.
+    /// The mode (or `no_account`, or `code`), for the dev outbox.
     public var kind: String
+    /// The text with its secret masked, when the outbox's own masking (of `oobCode=`) cannot
+    /// find it: a one-time code email's.
+    public var maskedText: String?
+    /// The AMQP type of the job that sent it, for the dev outbox.
+    public var jobType = EmailActionJob.typeName
 
     public init(from: String, replyTo: String?, to: String, subject: String, text: Secret, html: Secret,
                 requestID: String, jobMessageID: String, kind: String, date: Date = Date()) {

@@ -14,4 +14,10 @@ public struct EmailMetrics: Sendable {
     public func refusal(_ reason: String) {
         Counter(label: "herald_email_refusals_total", dimensions: [("reason", reason)]).increment()
     }
+
+    /// `herald_email_code_checks_total{result}`: checks of one-time email codes (``EmailCodeVerifier``):
+    /// verified, wrong_code, expired, too_many_attempts, already_used, not_found, locked_out.
+    public func codeCheck(_ result: String) {
+        Counter(label: "herald_email_code_checks_total", dimensions: [("result", result)]).increment()
+    }
 }

@@ -8,7 +8,9 @@ import Mustache
 ///
 /// Lookup walks `pt-BR` → `pt` → `default` per mode. Values: `app_name`, `email`, `link`,
 /// `continue_host`, `expires_minutes`. HTML templates escape `{{value}}`; text templates
-/// use `{{{value}}}` (no HTML escaping in plain text).
+/// use `{{{value}}}` (no HTML escaping in plain text). The one-time code email (`email.code`
+/// jobs) is the key ``code``: its bodies carry `code` instead of a link, and its subject never
+/// does (a subject is not kept secret).
 public struct EmailTemplates: Sendable {
     /// One message's three parts.
     public struct Set: Sendable {
@@ -19,6 +21,8 @@ public struct EmailTemplates: Sendable {
 
     /// The template key of the note for an address without an account.
     public static let noAccount = "no_account"
+    /// The template key of the one-time code email.
+    public static let code = "code"
 
     /// Locale (lower-cased, `_` → `-`) → key (mode or `no_account`) → templates.
     let locales: [String: [String: Set]]
@@ -28,7 +32,7 @@ public struct EmailTemplates: Sendable {
         guard let fallback = locales["default"] else {
             throw ConfigError(key: "email.templates_dir", reason: "the default.* templates are missing")
         }
-        for key in EmailActionJob.Mode.allCases.map(\.rawValue) + [Self.noAccount] where fallback[key] == nil {
+        for key in EmailActionJob.Mode.allCases.map(\.rawValue) + [Self.noAccount, Self.code] where fallback[key] == nil {
             throw ConfigError(key: "email.templates_dir", reason: "default.\(key).subject|txt|html.mustache are missing")
         }
         self.locales = locales
@@ -51,7 +55,14 @@ public struct EmailTemplates: Sendable {
                 throw ConfigError(key: "email.templates_dir", reason: "\(file) is not UTF-8 text")
             }
             let key = String(pieces[1])
-            if key != noAccount, pieces[2] != "subject", !text.contains("link}}") {
+            if key == code {
+                if pieces[2] == "subject", text.contains("code}}") {
+                    throw ConfigError(key: "email.templates_dir", reason: "\(file): the subject must not contain the code")
+                }
+                if pieces[2] != "subject", !text.contains("code}}") {
+                    throw ConfigError(key: "email.templates_dir", reason: "\(file) does not contain the code")
+                }
+            } else if key != noAccount, pieces[2] != "subject", !text.contains("link}}") {
                 throw ConfigError(key: "email.templates_dir", reason: "\(file) does not contain the link")
             }
             let locale = LocaleFallback.normalize(String(pieces[0]))
@@ -90,6 +101,17 @@ public struct EmailTemplates: Sendable {
         ]
         let subject = EmailMessage.oneLine(set.subject.render(values))
         return Rendered(locale: name, subject: subject, text: Secret(set.text.render(values)), html: Secret(set.html.render(values)))
+    }
+
+    /// Renders the one-time code email for the first locale that has it; `masked` is its text
+    /// with the code replaced by asterisks (what the dev outbox's table keeps).
+    public func renderCode(locale: String?, email: String, code: Secret, expiresSeconds: Int) -> (rendered: Rendered, masked: String) {
+        let (name, set) = lookup(Self.code, locale: locale)
+        var values: [String: Any] = ["app_name": appName, "email": email, "code": code.revealed, "expires_minutes": max(1, expiresSeconds / 60)]
+        let subject = EmailMessage.oneLine(set.subject.render(values))
+        let rendered = Rendered(locale: name, subject: subject, text: Secret(set.text.render(values)), html: Secret(set.html.render(values)))
+        values["code"] = String(repeating: "*", count: code.revealed.count)
+        return (rendered, set.text.render(values))
     }
 
     func lookup(_ key: String, locale: String?) -> (String, Set) {

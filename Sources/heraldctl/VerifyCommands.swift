@@ -12,7 +12,7 @@ import PostgresNIO
 struct Verify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check a code, email link or push secret by hand, or show what happened to a verification (support).",
-        subcommands: [VerifySMS.self, ShowSMS.self, VerifyEmailLink.self, ShowEmail.self, VerifyPush.self, ShowPush.self, ShowToken.self, ShowApple.self]
+        subcommands: [VerifySMS.self, ShowSMS.self, VerifyEmailLink.self, VerifyEmailCode.self, ShowEmail.self, VerifyPush.self, ShowPush.self, ShowToken.self, ShowApple.self]
     )
 }
 
@@ -139,15 +139,76 @@ struct VerifyEmailLink: AsyncParsableCommand {
     }
 }
 
-/// `heraldctl verify show-email REQUEST_ID`: state, provider and codes of one email request; never a code.
-struct ShowEmail: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "show-email", abstract: "Show an email request: state, provider, its link codes' status, provider calls.")
+/// `heraldctl verify email-code EMAIL [CODE|-] [--purpose PURPOSE]`: the check API of one-time
+/// email codes, as a front API calls it (it counts as an attempt).
+struct VerifyEmailCode: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "email-code",
+        abstract: "Check a one-time email code for an address (counts as an attempt). Exit 0 only when verified.",
+        discussion: "Pass the code as '-' (or leave it out) to read it from standard input, keeping it out of the shell history.")
     @OptionGroup var options: GlobalOptions
-    @Argument(help: "The request id.") var requestID: String
+    @Argument(help: "The email address the code was sent to.") var email: String
+    @Argument(help: "The code, or '-' for standard input.") var code: String = "-"
+    @Option(help: "sign_in, mfa_enroll, mfa_sign_in or verify_email.") var purpose: String = "sign_in"
+
+    func run() async throws {
+        let context = try CLIContext.load(options)
+        guard let purpose = EmailCodeJob.Purpose(rawValue: purpose) else {
+            throw CLIExit.fail("--purpose must be one of \(EmailCodeJob.Purpose.allCases.map(\.rawValue).joined(separator: ", "))", code: .usage)
+        }
+        let code = self.code == "-" ? (readLine(strippingNewline: true) ?? "") : self.code
+        let keyRing: KeyRing
+        do {
+            keyRing = try context.configuration.secrets.keyRing()
+        } catch {
+            throw CLIExit.fail("\(error)", code: .configuration)
+        }
+        let (email, logger) = (self.email, context.logger)
+        let result = try await context.withDatabase { client in
+            try await EmailCodeVerifier(client: client, hasher: SecretHasher(keyRing: keyRing))
+                .verify(email: email, purpose: purpose, code: code, logger: logger)
+        }
+        let (name, fields) = Self.describe(result)
+        if options.output == .json {
+            printJSON(["email": Redact.email(email), "result": name].merging(fields) { a, _ in a })
+        } else {
+            print(([name] + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }).joined(separator: " "))
+        }
+        if case .verified = result { return }
+        throw ExitCode(HeraldRuntime.ExitCode.failure.rawValue)
+    }
+
+    static func describe(_ result: EmailCodeVerifier.Result) -> (String, [String: Any]) {
+        let name = EmailCodeVerifier.name(of: result)
+        switch result {
+        case .verified(let email, let purpose): return (name, ["email": Redact.email(email), "purpose": purpose.rawValue])
+        case .wrongCode(let left): return (name, ["attempts_left": left])
+        case .lockedOut(let seconds): return (name, ["retry_after_seconds": seconds])
+        case .expired, .tooManyAttempts, .alreadyUsed, .notFound: return (name, [:])
+        }
+    }
+}
+
+/// `heraldctl verify show-email ID`: state, provider and codes of one email request (an
+/// `email.action` request id), or of one one-time code verification (an `email.code`
+/// verification id); never a code.
+struct ShowEmail: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "show-email",
+        abstract: "Show an email request or code verification: state, provider, its codes' status, provider calls.")
+    @OptionGroup var options: GlobalOptions
+    @Argument(help: "The request id (email.action) or verification id (email.code).") var requestID: String
 
     func run() async throws {
         let context = try CLIContext.load(options)
         let (id, logger) = (requestID, context.logger)
+        let code: Data? = try await context.withDatabase { client in
+            try await EmailCodeStore.record(id, client: client, logger: logger).map { try JSONSerialization.data(withJSONObject: $0) }
+        }
+        if let code, let found = try JSONSerialization.jsonObject(with: code) as? [String: Any] {
+            printRecord(found, json: options.output == .json, lists: ["codes": "code", "provider_calls": "call"])
+            return
+        }
         let json: Data? = try await context.withDatabase { client in
             let rows = try await client.query("""
                 SELECT state, reason, email, mode, provider, provider_message_id, uncertain_sends,
@@ -185,7 +246,7 @@ struct ShowEmail: AsyncParsableCommand {
             return nil
         }
         guard let json, let found = try JSONSerialization.jsonObject(with: json) as? [String: Any] else {
-            throw CLIExit.fail("no email request \(requestID)")
+            throw CLIExit.fail("no email request or code verification \(requestID)")
         }
         printRecord(found, json: options.output == .json, lists: ["codes": "code", "provider_calls": "call"])
     }

@@ -1,0 +1,142 @@
+import Foundation
+import HeraldRuntime
+import Logging
+import PostgresNIO
+
+/// The SQL of `email.code` jobs: the decision (`herald.email_otp_prepare`) and what the send did
+/// (`herald.email_otp_settle`), each one call of a function of `SQL/functions/`.
+public enum EmailCodeStore {
+    /// What `herald.email_otp_prepare` decided.
+    public enum Decision: Sendable, Equatable {
+        /// Mail the code just hashed. `uncertain`: an earlier try may have reached a provider.
+        case send(uncertain: Bool)
+        /// The code mailed moments ago answers this verification too: nothing is sent.
+        case reused
+        /// `locked_out` or `rate_limited:<scope>`: recorded `refused`, nothing sent.
+        case refused(reason: String)
+        /// Decided by an earlier delivery; the verification's state.
+        case done(state: EmailCodeVerificationState)
+        /// A retry whose code was used, killed or expired meanwhile.
+        case closed
+        /// A send of this verification, or of the pending code it would share, is under way.
+        case busy
+        /// The verification id is another address's or purpose's (the reason names the field).
+        case invalid(reason: String)
+
+        init?(_ decision: String, reason: String?, uncertain: Bool) {
+            switch decision {
+            case "send": self = .send(uncertain: uncertain)
+            case "reused": self = .reused
+            case "refused": self = .refused(reason: reason ?? "refused")
+            case "done":
+                guard let state = reason.flatMap(EmailCodeVerificationState.init(rawValue:)) else { return nil }
+                self = .done(state: state)
+            case "closed": self = .closed
+            case "busy": self = .busy
+            case "invalid": self = .invalid(reason: reason ?? "verification_id was used with another request")
+            default: return nil
+            }
+        }
+    }
+
+    public struct Request: Sendable {
+        public var verificationID: String
+        public var messageID: String
+        /// Normal form (``EmailAddress/normalize(_:)``).
+        public var email: String
+        public var purpose: String
+        public var force: Bool
+        public var hash: StoredSecretHash
+        public var ttlSeconds: Int
+        public var maxAttempts: Int
+        public var resendIntervalSeconds: Int
+        /// `email.limits.*`, counted with the links' requests.
+        public var limits: RateLimits
+        /// The presence key of this worker: while its lock is held, its `sending` is in progress.
+        public var ownerKey: Int64
+        /// Stored with the code: how its wrong tries count towards the address's lockout.
+        public var guessing: GuessingPolicy
+    }
+
+    public static func prepare(_ r: Request, client: PostgresClient, logger: Logger) async throws -> Decision {
+        // A concurrent first request for the same address and purpose, or a deadlock victim: decide again.
+        try await Database.retryingConflicts {
+            let rows = try await Prepared<PrepareSQL>(
+                r.verificationID, r.messageID, r.email, r.purpose, r.force, r.hash.keyID, ByteBuffer(bytes: r.hash.digest),
+                r.ttlSeconds, r.maxAttempts, r.resendIntervalSeconds, r.limits.scopes, r.limits.keys, r.limits.windows, r.limits.maxes,
+                r.ownerKey, r.guessing.maxFailures, r.guessing.windowSeconds, r.guessing.lockoutSeconds, r.guessing.maxLockoutSeconds
+            ).rows(on: client, logger: logger)
+            for row in rows {
+                let (decision, reason, uncertain) = try row.decode((String, String?, Bool).self)
+                if let decided = Decision(decision, reason: reason, uncertain: uncertain) { return decided }
+            }
+            throw StoreError("herald.email_otp_prepare gave no decision")
+        }
+    }
+
+    /// ``prepare(_:client:logger:)``'s call, its arguments in order.
+    enum PrepareSQL: StatementText {
+        static let sql = """
+            SELECT o_decision, o_reason, o_uncertain FROM herald.email_otp_prepare(
+                $1::text, $2::text, $3::text, $4::text, $5::boolean, $6::text, $7::bytea, $8::int, $9::int, $10::int,
+                $11::text[], $12::text[], $13::int[], $14::int[], $15::bigint, $16::int, $17::int, $18::int, $19::int)
+            """
+    }
+
+    /// What a send ended in, for ``settle(_:on:logger:)``.
+    public struct Settlement: Sendable {
+        public var verificationID: String
+        /// The job's message id (a `failed` applies only while it is the verification's latest job).
+        public var messageID: String
+        /// `sent`, `retrying` or `failed`.
+        public var state: EmailCodeVerificationState
+        public var reason: String?
+        public var attempts: [DeliveryAttempt]
+    }
+
+    /// Records the send's end and its provider calls (`herald.email_send_attempts`, keyed by the
+    /// verification id) in one call; the calls are written only when the change applied. Returns
+    /// whether it applied.
+    @discardableResult
+    public static func settle(_ s: Settlement, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        let accepted = s.state == .sent ? s.attempts.last : nil
+        let rows = try await Prepared<SettleSQL>(
+            s.verificationID, s.messageID, s.state, s.reason ?? "", accepted?.provider ?? "", accepted?.providerMessageID ?? "",
+            s.attempts.uncertainSends, s.attempts.map(\.provider), s.attempts.map(\.result.rawValue), s.attempts.map { $0.httpStatus ?? -1 },
+            s.attempts.map { $0.errorCode ?? "" }, s.attempts.map { $0.providerMessageID ?? "" }, s.attempts.map(\.durationMilliseconds)
+        ).rows(on: connection, logger: logger)
+        for row in rows { return try row.decode(Bool.self) }
+        return false
+    }
+
+    @discardableResult
+    public static func settle(_ s: Settlement, client: PostgresClient, logger: Logger) async throws -> Bool {
+        try await client.withConnection { try await settle(s, on: $0, logger: logger) }
+    }
+
+    /// ``settle(_:on:logger:)``'s call, its arguments in order.
+    enum SettleSQL: StatementText {
+        static let sql = """
+            SELECT herald.email_otp_settle($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::int,
+                                           $8::text[], $9::text[], $10::int[], $11::text[], $12::text[], $13::int[])
+            """
+    }
+
+    /// `heraldctl verify show-email`'s view of an `email.code` verification (JSON: state, masked
+    /// address, purpose, provider, its code's status, tries and expiry, and the provider calls;
+    /// never the code or its hash); nil when there is none.
+    public static func record(_ verificationID: String, client: PostgresClient, logger: Logger) async throws -> [String: Any]? {
+        let rows = try await Prepared<ShowSQL>(verificationID).rows(on: client, logger: logger)
+        guard let row = rows.first, let json = try row.decode(String?.self),
+              var record = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return nil }
+        if let email = record["email"] as? String { record["email"] = Redact.email(email) }
+        // A list, as a request's link codes are shown.
+        record["codes"] = record.removeValue(forKey: "code").map { [$0] } ?? []
+        record["provider_calls"] = try await EmailStore.attempts.read(verificationID, client: client, logger: logger).map(\.record)
+        return record
+    }
+
+    enum ShowSQL: StatementText {
+        static let sql = "SELECT herald.email_otp_show($1::text)::text"
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import HeraldRuntime
+import Logging
+import PostgresNIO
+
+/// The check API of one-time email codes: is `code` the code mailed to `email` for `purpose`?
+/// As ``PhoneVerifier`` checks SMS codes: atomic (the code's row is locked while it is judged:
+/// of concurrent checks of the right code exactly one succeeds), constant time in the code
+/// (``SecretHasher/verify(_:context:against:)``), single use, expiry, a code dies after
+/// `email.code.max_attempts` wrong tries, and wrong tries count per address across codes and
+/// purposes (`herald.email_otp_guess_failed`): past `email.code.guessing.max_failures` the
+/// address is locked out, and while it is no code is checked, the right one included.
+public struct EmailCodeVerifier: Sendable {
+    public enum Result: Sendable, Equatable {
+        case verified(email: String, purpose: EmailCodeJob.Purpose)
+        /// Wrong; `attemptsLeft` more tries (0: the code is now dead).
+        case wrongCode(attemptsLeft: Int)
+        case expired
+        case tooManyAttempts
+        case alreadyUsed
+        /// No code was mailed to this address for this purpose (or its send failed).
+        case notFound
+        /// Too many wrong codes for this address (`email.code.guessing.*`): nothing is checked (nor
+        /// mailed) for `retryAfterSeconds`. The wrong code that reaches the threshold answers this too.
+        case lockedOut(retryAfterSeconds: Int)
+    }
+
+    public let client: PostgresClient
+    public let hasher: SecretHasher
+    let metrics = EmailMetrics()
+
+    public init(client: PostgresClient, hasher: SecretHasher) {
+        self.client = client
+        self.hasher = hasher
+    }
+
+    /// What a code's hash is bound to: the same digits for another address or purpose are worthless.
+    public static func hashContext(email: String, purpose: String) -> String { "email-code:\(email):\(purpose)" }
+
+    public func verify(email: String, purpose: EmailCodeJob.Purpose, code: String, logger: Logger) async throws -> Result {
+        let address = EmailAddress.normalize(email)
+        let secret = Secret(code)
+        let result: Result = try await client.withTransaction(logger: logger) { connection in
+            let found = try await Prepared<FindSQL>(address, purpose.rawValue).rows(on: connection, logger: logger)
+            guard let row = found.first else { return .notFound }
+            let (id, status, keyID, digest, lockedSeconds) = try row.decode((Int64, EmailOneTimeCodeStatus, String, ByteBuffer, Int?).self)
+            switch status {
+            case .verified: return .alreadyUsed
+            case .dead: return .tooManyAttempts
+            case .expired: return .expired
+            case .failed: return .notFound
+            case .pending: break
+            }
+            if let lockedSeconds { return .lockedOut(retryAfterSeconds: max(1, lockedSeconds)) }
+            let stored = StoredSecretHash(keyID: keyID, digest: Array(buffer: digest))
+            if hasher.verify(secret, context: Self.hashContext(email: address, purpose: purpose.rawValue), against: stored) {
+                let used = try await Prepared<VerifiedSQL>(id).rows(on: connection, logger: logger)
+                guard try used.first?.decode(Bool.self) == true else { throw StoreError("herald.email_otp_verified found no pending code") }
+                return .verified(email: address, purpose: purpose)
+            }
+            let failed = try await Prepared<GuessFailedSQL>(id).rows(on: connection, logger: logger)
+            guard let answer = failed.first else { throw StoreError("herald.email_otp_guess_failed gave no answer") }
+            let (left, lockSeconds) = try answer.decode((Int, Int?).self)
+            if let lockSeconds { return .lockedOut(retryAfterSeconds: max(1, lockSeconds)) }
+            return .wrongCode(attemptsLeft: left)
+        }
+        metrics.codeCheck(Self.name(of: result))
+        return result
+    }
+
+    /// The result's name (`heraldctl`'s output, the metric's label).
+    public static func name(of result: Result) -> String {
+        switch result {
+        case .verified: "verified"
+        case .wrongCode: "wrong_code"
+        case .expired: "expired"
+        case .tooManyAttempts: "too_many_attempts"
+        case .alreadyUsed: "already_used"
+        case .notFound: "not_found"
+        case .lockedOut: "locked_out"
+        }
+    }
+
+    enum FindSQL: StatementText {
+        static let sql = "SELECT o_id, o_status, o_key_id, o_code_hash, o_locked_seconds FROM herald.email_otp_find($1::text, $2::text)"
+    }
+
+    enum VerifiedSQL: StatementText {
+        static let sql = "SELECT herald.email_otp_verified($1::bigint)"
+    }
+
+    enum GuessFailedSQL: StatementText {
+        static let sql = """
+            SELECT o_attempts_left, ceil(extract(epoch FROM o_locked_until - now()))::int FROM herald.email_otp_guess_failed($1::bigint)
+            """
+    }
+}
