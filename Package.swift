@@ -43,6 +43,7 @@ let package = Package(
         .executable(name: "herald-bench", targets: ["herald-bench"]),
         .executable(name: "herald-chaos", targets: ["herald-chaos"]),
         .executable(name: "herald-dev-apple", targets: ["herald-dev-apple"]),
+        .executable(name: "herald-dev-stubs", targets: ["herald-dev-stubs"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -227,6 +228,8 @@ let package = Package(
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             swiftSettings: strict
         ),
+        // The WhatsApp and Twilio stand-ins as processes (make run, scripts/test-api.sh); never deployed.
+        .executableTarget(name: "herald-dev-stubs", dependencies: ["HeraldStubs"], swiftSettings: strict),
         .testTarget(name: "AMQPTests", dependencies: ["AMQP", "HeraldStubs"], swiftSettings: strict),
         .testTarget(
             name: "HeraldUnitTests",

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `make run`: migrate, declare, start the local Apple and all five workers (SMS through the local
-# Kannel, with delivery receipts back to herald-api; the dev outbox for email and push;
+# `make run`: migrate, declare, start the local Apple and WhatsApp and all five workers (SMS through
+# the local Kannel, with delivery receipts back to herald-api, and one fallback to WhatsApp; the
+# dev outbox for email and push;
 # herald-apple calls the local Apple), enqueue one job of each flow and show what was
 # "delivered", then Sign in with Apple's three jobs. Then keep the workers
 # running (logs in .run/logs) until Ctrl-C, which drains them. RUN_ONCE=1 stops after the demo.
@@ -61,6 +62,18 @@ export HERALD_APPLE_CLIENT_IDS=$APPLE_CLIENT HERALD_APPLE_JWKS_URL=$APPLE_URL/au
   HERALD_APPLE_ALLOW_INSECURE_TRANSPORT=true HERALD_APPLE_TEAM_ID=DEVTEAM001 HERALD_APPLE_KEY_ID=DEVKEY0001 \
   HERALD_APPLE_PRIVATE_KEY_FILE=$APPLE_DIR/team-key.p8 HERALD_APPLE_TOKEN_KEYS_FILE=$APPLE_DIR/token-keys
 
+# The local WhatsApp (herald-dev-stubs whatsapp: the Cloud API stand-in; its status webhooks,
+# signed, to herald-api): the second channel of the fallback demo. What it took, code included,
+# is in .run/whatsapp/messages.jsonl (the stand-in phone).
+WA_DIR=.run/whatsapp
+rm -f "$WA_DIR/url"
+$BIN/herald-dev-stubs whatsapp "$WA_DIR" http://127.0.0.1:8090/v1/receipts/whatsapp >"$LOGS/local-whatsapp.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 100); do [ -s "$WA_DIR/url" ] && break; sleep 0.1; done
+[ -s "$WA_DIR/url" ] || { echo "the local WhatsApp did not start; see $LOGS/local-whatsapp.log"; exit 1; }
+# shellcheck disable=SC1091
+source "$WA_DIR/env"
+
 for kind in sms email push cleanup apple api; do
   $BIN/herald-$kind >"$LOGS/$kind.log" 2>&1 &
   pids+=($!)
@@ -105,6 +118,25 @@ for _ in $(seq 1 50); do
   sleep 0.2
 done
 $BIN/heraldctl verify show-sms "$verification"
+
+# Fallback (docs/fallback.md): a verification with the channels [sms, whatsapp] to a number
+# Kannel accepts and then reports undelivered (its refusing SMSC: a real DLR 16 to herald-api);
+# the same code goes out over WhatsApp at once, and checks.
+fb_phone=$(printf '%s01%02d' "$HERALD_DEV_KANNEL_UNDELIVERED" $((RANDOM % 100)))
+fb_id="fallback-$(date +%s)-$RANDOM"
+echo; echo "== fallback for $fb_id: SMS to $fb_phone (Kannel reports it undelivered), then WhatsApp"
+$BIN/heraldctl enqueue sms.verification --json "{\"version\":1,\"verification_id\":\"$fb_id\",\"phone_number\":\"$fb_phone\",\"purpose\":\"sign_in\",\"channels\":[\"sms\",\"whatsapp\"]}" >/dev/null
+wa_line() { grep "\"to\":\"${fb_phone#+}\"" "$WA_DIR/messages.jsonl" 2>/dev/null | tail -1; }
+for _ in $(seq 1 100); do [ -n "$(wa_line)" ] && break; sleep 0.2; done
+[ -n "$(wa_line)" ] || { echo "no WhatsApp message for $fb_phone; see $LOGS/sms.log"; exit 1; }
+wa_code=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["code"])' "$(wa_line)")
+echo "WhatsApp shows the code $wa_code"
+$BIN/heraldctl verify sms "$fb_id" - <<<"$wa_code"
+for _ in $(seq 1 50); do
+  $BIN/heraldctl verify show-sms "$fb_id" --output json | python3 -c 'import json,sys; c=json.load(sys.stdin)["provider_calls"]; sys.exit(0 if c[-1].get("delivery_status") == "delivered" else 1)' && break
+  sleep 0.2
+done
+$BIN/heraldctl verify show-sms "$fb_id"
 
 # The same flow over HTTP, as a front API in any language calls it (docs/api.md): an API key,
 # /v1 with curl, then one Twilio Verify round trip on the same server.

@@ -21,8 +21,12 @@ AMQP_PORT="${HERALD_AMQP_PORT:-55672}"
 AMQP_TLS_PORT="${HERALD_AMQP_TLS_PORT:-$((AMQP_PORT - 1))}"
 DIST_PORT="${HERALD_AMQP_DIST_PORT:-55673}"
 RABBIT_NODE="${HERALD_RABBIT_NODE:-herald-$AMQP_PORT@localhost}"
-# Kannel: smsbox's sendsms on KANNEL_PORT; bearerbox admin +1, smsbox link +2, fake SMSC +3.
+# Kannel: smsbox's sendsms on KANNEL_PORT; bearerbox admin +1, smsbox link +2, fake SMSC +3,
+# the refusing SMSC's (unused) MO port +4.
 KANNEL_PORT="${HERALD_KANNEL_PORT:-$((AMQP_PORT + 10))}"
+# The numbers Kannel accepts and then reports undelivered (its refusing SMSC, below): this
+# prefix, +1 650 555 0100–0199 being a range for fiction.
+KANNEL_UNDELIVERED=+1650555
 # SMTP test server (scripts/smtp-server.py): plain/STARTTLS on SMTP_PORT, implicit TLS +1.
 SMTP_PORT="${HERALD_SMTP_PORT:-$((AMQP_PORT + 20))}"
 SMTP_TLS_PORT="${HERALD_SMTP_TLS_PORT:-$((SMTP_PORT + 1))}"
@@ -316,6 +320,22 @@ smsc-id = fake
 host = 127.0.0.1
 port = $((KANNEL_PORT + 3))
 connect-allow-ip = 127.0.0.1
+denied-prefix = "$KANNEL_UNDELIVERED"
+
+# An SMSC that refuses every message it is given: an HTTP SMSC whose "operator" is this smsbox's
+# own sendsms under credentials it does not know (403). Kannel accepts the message (202), then
+# reports it undelivered (DLR 16, "NACK/Authorization failed"): the real path of an SMS an
+# operator rejects, for the numbers routed here ($KANNEL_UNDELIVERED: make run's fallback demo).
+group = smsc
+smsc = http
+smsc-id = refusing
+system-type = kannel
+send-url = "http://127.0.0.1:$KANNEL_PORT/cgi-bin/sendsms"
+smsc-username = refused
+smsc-password = refused
+port = $((KANNEL_PORT + 4))
+connect-allow-ip = 127.0.0.1
+allowed-prefix = "$KANNEL_UNDELIVERED"
 
 group = smsbox
 bearerbox-host = 127.0.0.1
@@ -431,6 +451,7 @@ export HERALD_DEV_HMAC_KEYS_FILE=$RUN_DIR/secrets/hmac-keys
 export HERALD_DEV_OUTBOX_DIRECTORY=$RUN_DIR/outbox
 export HERALD_DEV_KANNEL_URL=http://127.0.0.1:$KANNEL_PORT/cgi-bin/sendsms
 export HERALD_DEV_KANNEL_SMSC_LOG=$RUN_DIR/kannel/fakesmsc.out
+export HERALD_DEV_KANNEL_UNDELIVERED=$KANNEL_UNDELIVERED
 export HERALD_DEV_AMQP_TLS_URL=amqps://guest:guest@localhost:$AMQP_TLS_PORT/%2f
 export HERALD_DEV_AMQP_TLS_CA=$RUN_DIR/rabbitmq/tls/ca.pem
 export HERALD_DEV_SMTP_HOST=127.0.0.1
