@@ -101,6 +101,37 @@ import Testing
         }
     }
 
+    /// The real Kannel accepts an SMS and reports it undelivered (its refusing SMSC, the numbers
+    /// of HERALD_DEV_KANNEL_UNDELIVERED: a DLR 16): the same code goes out over WhatsApp.
+    @Test func kannelsUndeliveredReportFallsBackToWhatsApp() async throws {
+        try await withHarness { harness in
+            let sms = try await SMSFixture(harness)
+            let whatsapp = try await WhatsAppStubServer()
+            whatsapp.script([])
+            let api = try await Self.api(harness, whatsapp)
+            _ = try await sms.start {
+                SMSReceiptTests.receipts(&$0, api)
+                SMSWhatsAppTests.whatsapp(&$0, whatsapp)
+                $0.sms.providers = [.kannel]
+                $0.sms.kannel.url = SMSReceiptTests.kannelURL
+                $0.sms.kannel.username = "herald"
+                $0.sms.kannel.password = "herald-dev"
+                $0.sms.allowInsecureTransport = true
+            }
+            let prefix = ProcessInfo.processInfo.environment["HERALD_DEV_KANNEL_UNDELIVERED"] ?? "+1650555"
+            let phone = prefix + String(format: "01%02d", Int.random(in: 0...99))
+            let job = SMSVerificationJob(verificationID: "\(harness.namespace)-kd", phoneNumber: phone, channels: [.sms, .whatsapp])
+            _ = try await harness.enqueue(job)
+            try await eventually("sent over WhatsApp") { whatsapp.messages.contains { $0.to == String(phone.dropFirst()) } }
+            let attempts = try await sms.attempts(job.verificationID)
+            #expect(attempts.first?.provider == "kannel" && attempts.first?.delivery?.status == .undelivered
+                    && attempts.first?.delivery?.errorCode == "kannel-16", "\(attempts)")
+            let code = try #require(whatsapp.messages.first { $0.to == String(phone.dropFirst()) }?.code)
+            #expect(try await sms.verify(job.verificationID, code) == .verified(phoneNumber: phone, purpose: .signIn))
+            await whatsapp.close()
+        }
+    }
+
     /// WhatsApp never reports: after its wait (a wait queue, not a sleeping worker) the call goes
     /// out, reason timeout.
     @Test func whatsAppWithoutADeliveryFallsBackToACallAfterItsWait() async throws {
