@@ -22,6 +22,9 @@ extension Chaos {
         // One kill per 200 jobs (at least 3); the jobs are paced to span all the kills.
         let kills = max(3, options.jobs / 200)
         let span = options.killInterval * (kills + 1)
+        // One SMS job in twenty with a fallback to WhatsApp: kills land between its decisions and its sends too.
+        load.withFallbacks(true)
+        defer { load.withFallbacks(false) }
         let publishing = Task { await load.publish(options.jobs, perSecond: Double(options.jobs) / span.seconds, kind: Load.mixedWithApple) }
         var lastKill = start
         var killed: [String: Int] = [:]
@@ -34,11 +37,32 @@ extension Chaos {
         let ids = await publishing.value
         result.notes.append("killed: " + killed.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
         try await settle(&result, ids: ids, recoveryFrom: lastKill)
+        let duplicatedFallbacks = try await accountFallbacks(&result, ids: Set(ids))
         let inFlight = result.kills * configuration.amqp.prefetch
-        result.require(result.duplicateSends + result.appleUncertain <= inFlight,
-                       "\(result.duplicateSends) duplicated sends and \(result.appleUncertain) uncertain apple jobs for \(result.kills) kills: more than the \(inFlight) jobs they had in flight")
+        result.require(result.duplicateSends + result.appleUncertain + duplicatedFallbacks <= inFlight,
+                       "\(result.duplicateSends) duplicated sends, \(duplicatedFallbacks) duplicated fallbacks and \(result.appleUncertain) uncertain apple jobs for \(result.kills) kills: more than the \(inFlight) jobs they had in flight")
         result.seconds = (ContinuousClock.now - start).seconds
         return result
+    }
+
+    /// Every fallback verification of `ids` reached WhatsApp (no channel skipped, whatever was
+    /// killed between the decision and the send); returns how many WhatsApp messages came more
+    /// than once for one verification (each must be a send Herald knows it may have made twice).
+    func accountFallbacks(_ result: inout ScenarioResult, ids: Set<String>) async throws -> Int {
+        let numbers = load.fallbackNumbers.filter { ids.contains($0.key) }
+        let deadline = ContinuousClock.now + options.drainTimeout
+        var reached: [String: Int] = [:]
+        repeat {
+            reached = Dictionary(whatsapp.messages.map { ("+" + $0.to, 1) }, uniquingKeysWith: +)
+            if numbers.values.allSatisfy({ reached[$0] != nil }) { break }
+            try await Task.sleep(for: .milliseconds(500))
+        } while ContinuousClock.now < deadline
+        let missing = numbers.filter { reached[$0.value] == nil }
+        let duplicated = numbers.values.reduce(0) { $0 + max(0, (reached[$1] ?? 0) - 1) }
+        result.notes.append("fallbacks: \(numbers.count) verifications [sms, whatsapp], \(numbers.count - missing.count) reached WhatsApp, \(duplicated) more than once")
+        result.require(!numbers.isEmpty, "no fallback verification was published")
+        result.require(missing.isEmpty, "\(missing.count) fallback verifications never reached WhatsApp (a channel skipped): \(missing.keys.sorted().prefix(5))")
+        return duplicated
     }
 
     /// The shape of the fault scenarios: `count` jobs paced over `span`, the fault started

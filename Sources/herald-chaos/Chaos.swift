@@ -81,6 +81,8 @@ final class Chaos: Sendable {
     let topology: HeraldTopology
     let fleet: Fleet
     let gateway: SMSGateway
+    /// The fallback channel's provider (WhatsApp's Cloud API stand-in, no status webhooks).
+    let whatsapp: WhatsAppStubServer
     let apns: APNsGateway
     let mail: MailGateway
     let load: Load
@@ -88,12 +90,14 @@ final class Chaos: Sendable {
     let logger: Logger
     let servicesScript: String
 
-    init(options: ChaosOptions, configuration: HeraldConfiguration, fleet: Fleet, gateway: SMSGateway, apns: APNsGateway, mail: MailGateway, load: Load, tally: Tally, logger: Logger, servicesScript: String) {
+    init(options: ChaosOptions, configuration: HeraldConfiguration, fleet: Fleet, gateway: SMSGateway, whatsapp: WhatsAppStubServer, apns: APNsGateway,
+         mail: MailGateway, load: Load, tally: Tally, logger: Logger, servicesScript: String) {
         self.options = options
         self.configuration = configuration
         topology = HeraldTopology(configuration.amqp, configuration.runner)
         self.fleet = fleet
         self.gateway = gateway
+        self.whatsapp = whatsapp
         self.apns = apns
         self.mail = mail
         self.load = load

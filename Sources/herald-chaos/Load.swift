@@ -20,6 +20,18 @@ final class Load: Sendable {
     let run: String
     private let confirmed = NIOLockedValueBox<[String: JobKind]>([:])
     private let counter = NIOLockedValueBox(0)
+    /// While on, one SMS job in twenty asks for `[sms, whatsapp]` (the kill scenario's fallbacks).
+    private let fallbacks = NIOLockedValueBox<(on: Bool, numbers: [String: String])>((false, [:]))
+
+    /// Turns the fallback share of the SMS jobs on or off.
+    func withFallbacks(_ on: Bool) { fallbacks.withLockedValue { $0.on = on } }
+    /// Job id → number (E.164) of each fallback verification published.
+    var fallbackNumbers: [String: String] { fallbacks.withLockedValue { $0.numbers } }
+
+    /// The number of SMS job `n`: one of its own (re-entrancy and the per-number limits never join two jobs).
+    func number(_ n: Int) -> String {
+        "+4917" + String(format: "%09d", (n * 2_654_435_761 + Int(run, radix: 16)!) % 1_000_000_000)
+    }
 
     init(client: HeraldClient, apple: AppleGateway) {
         self.client = client
@@ -69,9 +81,12 @@ final class Load: Sendable {
             do {
                 switch kind {
                 case .sms:
-                    // A number of its own per job (re-entrancy and the per-number limits never join two jobs).
-                    let number = "+4917" + String(format: "%09d", (n * 2_654_435_761 + Int(run, radix: 16)!) % 1_000_000_000)
-                    try await client.enqueue(SMSVerificationJob(verificationID: id, phoneNumber: number, locale: ["en", "de", "fr", "pt-BR"][n % 4]), messageID: id)
+                    let number = number(n)
+                    // The webhook gateway sends no receipts: a fallback verification's WhatsApp goes out after the SMS's wait.
+                    let fallback = n % 20 == 3 && fallbacks.withLockedValue { $0.on }
+                    if fallback { fallbacks.withLockedValue { $0.numbers[id] = number } }
+                    try await client.enqueue(SMSVerificationJob(verificationID: id, phoneNumber: number, locale: ["en", "de", "fr", "pt-BR"][n % 4],
+                                                                channels: fallback ? [.sms, .whatsapp] : nil), messageID: id)
                 case .email:
                     try await client.enqueue(EmailActionJob(requestID: id, email: MailGateway.address(for: id), mode: .signIn, locale: "en",
                                                             actionCodeSettings: .init(url: "https://app.example.com/finish?n=\(n)", handleCodeInApp: true)), messageID: id)

@@ -41,6 +41,8 @@ configuration.runner.retryDelaysMilliseconds = [1000, 2000, 5000, 10000]
 configuration.runner.maxAttempts = 12
 let codeLength = 10
 let gateway = try await SMSGateway(codeLength: codeLength)
+let whatsapp = try await WhatsAppStubServer()
+whatsapp.script([])
 let runDirectory = options.reportDirectory + "/" + namespace
 let apns = try await APNsGateway(directory: runDirectory + "/keys")
 let database = try Database.makeClient(configuration.database, logger: logger)
@@ -61,6 +63,10 @@ for (key, value) in [
     "HERALD_SMS_WEBHOOK_URL": gateway.url,
     "HERALD_SMS_WEBHOOK_SECRET": "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString(),
     "HERALD_SMS_CODE_LENGTH": String(codeLength),
+    // The kill scenario's fallbacks: [sms, whatsapp], WhatsApp a second after the SMS (no receipts come).
+    "HERALD_SMS_WHATSAPP_BASE_URL": whatsapp.baseURL, "HERALD_SMS_WHATSAPP_PHONE_NUMBER_ID": whatsapp.phoneNumberID,
+    "HERALD_SMS_WHATSAPP_ACCESS_TOKEN": whatsapp.accessToken, "HERALD_SMS_WHATSAPP_TEMPLATE": whatsapp.template,
+    "HERALD_SMS_FALLBACK_AFTER_SECONDS_SMS": "1",
     // The load verifies only some codes: the fraud guard (on by default) would pause its regions.
     "HERALD_SMS_FRAUD_GUARD_ENABLED": "false",
     "HERALD_SMS_LIMITS_PHONE_MAX": "100000000", "HERALD_SMS_LIMITS_PREFIX_MAX": "100000000", "HERALD_SMS_LIMITS_GLOBAL_MAX": "100000000",
@@ -91,7 +97,7 @@ let stopSignals = [SIGTERM, SIGINT].map { number in
     source.resume()
     return source
 }
-let chaos = Chaos(options: options, configuration: configuration, fleet: fleet, gateway: gateway, apns: apns, mail: mail, load: load,
+let chaos = Chaos(options: options, configuration: configuration, fleet: fleet, gateway: gateway, whatsapp: whatsapp, apns: apns, mail: mail, load: load,
                   tally: Tally(database: database, logger: logger), logger: logger, servicesScript: servicesScript)
 var results: [ScenarioResult] = []
 do {
@@ -130,10 +136,12 @@ do {
 }
 await fleet.stop()
 await gateway.close()
+await whatsapp.close()
 await apns.close()
 await apple.close()
 mail.close()
-for queue in topology.all.queues { try? await client.connection.deleteQueue(queue.name) }
+// The SMS workers' wait queue too (declared by them: sms.fallback.after_seconds.sms, 1 s).
+for queue in topology.all.queues + [.init(name: topology.waitQueue(.sms, seconds: 1))] { try? await client.connection.deleteQueue(queue.name) }
 for exchange in topology.all.exchanges { try? await client.connection.deleteExchange(exchange.name) }
 await client.close()
 databaseTask.cancel()

@@ -102,9 +102,11 @@ extension SMSStore {
         }
     }
 
+    /// `$4::text::jsonb`: the job is bound as text (a NULL first bind would otherwise prepare
+    /// `$4` as jsonb, whose binary form a text bind is not).
     enum FallbackArmSQL: StatementText {
         static let sql = """
-            SELECT herald.sms_fallback_arm($1::text, $2::text[], $3::int, $4::jsonb, $5::text, $6::bytea, $7::bytea, $8::bytea, $9::int, $10::text, $11::text)
+            SELECT herald.sms_fallback_arm($1::text, $2::text[], $3::int, $4::text::jsonb, $5::text, $6::bytea, $7::bytea, $8::bytea, $9::int, $10::text, $11::text)
             """
     }
 
