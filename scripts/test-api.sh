@@ -4,7 +4,8 @@
 # at herald-api, and Herald's /v1 from a plain HTTP client (tests/api/twilio_verify_acceptance.py);
 # then the server against its OpenAPI document, by schemathesis (PyPI, same venv;
 # tests/api/schemathesis.toml; HERALD_SCHEMATHESIS_EXAMPLES, HERALD_SCHEMATHESIS_ARGS).
-# Starts herald-sms (dev outbox) and herald-api on a database and broker namespace of their own,
+# Starts herald-sms (dev outbox for SMS; the Twilio Calls and WhatsApp stand-ins of herald-dev-stubs
+# for calls and WhatsApp) and herald-api on a database and broker namespace of their own,
 # and stops them on every exit path. The servers are up (make services); the binaries built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,6 +48,19 @@ if ! "$VENV/bin/python" -c "import twilio, sys; sys.exit(twilio.__version__ != '
     python3 -m venv "$VENV"
     "$VENV/bin/pip" install --quiet --disable-pip-version-check "twilio==$TWILIO_VERSION" "schemathesis==$SCHEMATHESIS_VERSION"
 fi
+
+# Twilio's Calls API and WhatsApp's Cloud API as stand-in processes (herald-dev-stubs): Verify's
+# call and whatsapp channels, their messages (codes included) in each one's messages.jsonl.
+STUBS="$WORK/stubs"
+"$BIN/herald-dev-stubs" twilio "$STUBS/twilio" "$HERALD_SMS_TWILIO_AUTH_TOKEN" >"$WORK/twilio.log" 2>&1 & pids+=($!)
+"$BIN/herald-dev-stubs" whatsapp "$STUBS/whatsapp" "http://127.0.0.1:$HERALD_API_PORT/v1/receipts/whatsapp" >"$WORK/whatsapp.log" 2>&1 & pids+=($!)
+for stub in twilio whatsapp; do
+    for _ in $(seq 1 100); do [ -s "$STUBS/$stub/url" ] && break; sleep 0.1; done
+    [ -s "$STUBS/$stub/url" ] || { echo "test-api: the $stub stand-in did not start"; cat "$WORK/$stub.log"; exit 1; }
+    # shellcheck disable=SC1090
+    source "$STUBS/$stub/env"
+done
+export HERALD_SMS_VOICE_FROM=+15005550006 HERALD_TWILIO_STUB="$STUBS/twilio" HERALD_WHATSAPP_STUB="$STUBS/whatsapp"
 
 HERALD_HTTP_PORT=19101 "$BIN/herald-sms" >"$WORK/sms.log" 2>&1 & pids+=($!)
 # The key's request rate out of the way of schemathesis's two workers (api.key_rate_*), and

@@ -8,8 +8,9 @@ import HeraldStubs
 // DIR/messages.jsonl (one JSON object per line: the stand-in phone; dev only, it holds codes).
 //   whatsapp DIR WEBHOOK_URL  WhatsApp's Cloud API; statuses sent, delivered, read posted,
 //                             signed, to WEBHOOK_URL (herald-api's /v1/receipts/whatsapp)
-//   twilio DIR                Twilio's Messages and Calls APIs; statuses posted, signed, to each
-//                             message's and call's StatusCallback
+//   twilio DIR [AUTH_TOKEN]   Twilio's Messages and Calls APIs (the account's auth token: the key of
+//                             its signatures); statuses posted, signed, to each message's and
+//                             call's StatusCallback
 // Not for deployments.
 
 func fail(_ message: String) -> Never {
@@ -54,8 +55,8 @@ case "whatsapp" where arguments.count == 3:
         stub.messages.map { ["channel": "whatsapp", "id": $0.id, "to": $0.to, "language": $0.language, "code": $0.code] }
     }
 
-case "twilio" where arguments.count == 2:
-    let stub = try await TwilioStubServer()
+case "twilio" where (2...3).contains(arguments.count):
+    let stub = arguments.count == 3 ? try await TwilioStubServer(authToken: arguments[2]) : try await TwilioStubServer()
     try await serve(arguments[1], url: stub.baseURL, env: [
         ("HERALD_SMS_TWILIO_BASE_URL", stub.baseURL), ("HERALD_SMS_TWILIO_ACCOUNT_SID", stub.accountSID),
         ("HERALD_SMS_TWILIO_AUTH_TOKEN", stub.authToken),
@@ -65,5 +66,5 @@ case "twilio" where arguments.count == 2:
     }
 
 default:
-    fail("usage: herald-dev-stubs whatsapp DIR WEBHOOK_URL | twilio DIR")
+    fail("usage: herald-dev-stubs whatsapp DIR WEBHOOK_URL | twilio DIR [AUTH_TOKEN]")
 }

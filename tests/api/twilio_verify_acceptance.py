@@ -2,7 +2,8 @@
 """Twilio Verify compatibility, accepted by a client nobody here wrote: Twilio's own Python
 library (`twilio` from PyPI) with its Verify base URL pointed at herald-api. Also Herald's own
 /v1 answers to a plain HTTP client. Run by scripts/test-api.sh (make test), which starts the
-servers, herald-sms (outbox provider) and herald-api, and makes the keys.
+servers, herald-sms (outbox provider; the Twilio Calls and WhatsApp stand-ins of herald-dev-stubs)
+and herald-api, and makes the keys.
 
     HERALD_API_URL  HERALD_API_KEY (id:secret, every scope)  HERALD_API_SMS_KEY (id:secret, sms only)
     HERALD_API_REVOKED_KEY (id:secret, revoked)  HERALD_OUTBOX_SMS (the dev outbox's sms.jsonl)
@@ -43,6 +44,24 @@ def code_for(attempt_sid, timeout=20.0):
                         return entry["text"].split()[0]
         time.sleep(0.1)
     raise AssertionError(f"no SMS in the outbox for {attempt_sid}")
+
+
+def stub_message(directory, channel, to, timeout=20.0):
+    """The latest message a herald-dev-stubs stand-in took for `to` on `channel`."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        path = os.path.join(directory, "messages.jsonl")
+        if os.path.exists(path):
+            with open(path) as f:
+                found = [m for m in map(json.loads, f) if m.get("channel") == channel and m.get("to") == to]
+            if found:
+                return found[-1]
+        time.sleep(0.1)
+    raise AssertionError(f"no {channel} message for {to} in {directory}")
+
+
+def digits(text):
+    return [c for c in text if c.isdigit()]
 
 
 def twilio_error(call):
@@ -112,12 +131,30 @@ check("a refused resend leaves the code before it live", status == "approved", s
 # Bad input and what Herald does not offer.
 error = twilio_error(lambda: svc.verifications.create(to="+1555", channel="sms"))
 check("invalid number: 60200", error is not None and error.code == 60200 and error.status == 400, error)
-error = twilio_error(lambda: svc.verifications.create(to="+14155550104", channel="call"))
+error = twilio_error(lambda: svc.verifications.create(to="+14155550104", channel="sna"))
 check("channel not offered: 60223", error is not None and error.code == 60223, error)
 error = twilio_error(lambda: verify.services.create(friendly_name="x", code_length=3))
 check("CodeLength 3: 60200", error is not None and error.code == 60200, error)
 error = twilio_error(lambda: verify.services("VA" + "0" * 32).fetch())
 check("unknown service: 20404", error is not None and error.code == 20404, error)
+
+# The call and whatsapp channels (the stand-ins of herald-dev-stubs): the code read out in a call,
+# in the verification's language; a resend over WhatsApp is the second send attempt, the
+# verification's channel the last one used; the code WhatsApp carried approves it.
+number = "+14155550106"
+started = svc.verifications.create(to=number, channel="call", locale="fr")
+check("call: pending, channel call", started.status == "pending" and started.channel == "call", started.channel)
+call = stub_message(os.environ["HERALD_TWILIO_STUB"], "voice", number)
+spoken = call["text"].split(" / ")
+check("call: the code read twice, a digit at a time, in French",
+      len(spoken) == 2 and spoken[0] == spoken[1] and spoken[0].startswith("Votre code") and ", ".join(digits(spoken[0])) in spoken[0], call["text"])
+resent = svc.verifications.create(to=number, channel="whatsapp")
+check("whatsapp resend: the same verification, channel whatsapp", resent.sid == started.sid and resent.channel == "whatsapp", resent.channel)
+check("send_code_attempts lists both channels", [a["channel"] for a in resent.send_code_attempts] == ["call", "whatsapp"],
+      resent.send_code_attempts)
+message = stub_message(os.environ["HERALD_WHATSAPP_STUB"], "whatsapp", number[1:])
+answer = svc.verification_checks.create(to=number, code=message["code"])
+check("whatsapp's code: approved", answer.status == "approved" and answer.channel == "whatsapp", answer.status)
 
 # Cancel: the code dies with it.
 number = "+14155550105"

@@ -1549,9 +1549,9 @@ components:
           minimum: 60
           maximum: 86400
         channel:
-          description: "`sms` (the default) or `whatsapp`: the same code as a WhatsApp authentication template (`sms.whatsapp`; refused `channel_unavailable:whatsapp` where it is not configured)."
+          description: "`sms` (the default), `whatsapp` (the same code as a WhatsApp authentication template, `sms.whatsapp`) or `voice` (read out in a call, `sms.voice`); refused `channel_unavailable:<channel>` where it is not configured."
           type: [string, "null"]
-          enum: [sms, whatsapp, null]
+          enum: [sms, whatsapp, voice, null]
     SMSAppVerification:
       description: |
         Evidence of a genuine app, judged by `sms.app_verification.mode`: a push `receipt` the
@@ -2507,7 +2507,9 @@ components:
         to:
           $ref: "#/components/schemas/PhoneNumber"
         channel:
-          const: sms
+          description: The channel of the last send (`sms`, `whatsapp`, `call`).
+          type: string
+          enum: [sms, whatsapp, call]
         status:
           type: string
           enum: [pending, approved, canceled, max_attempts_reached, expired, failed]
@@ -2533,7 +2535,8 @@ components:
                 type: string
                 pattern: "^VL[0-9a-f]{32}$"
               channel:
-                const: sms
+                type: string
+                enum: [sms, whatsapp, call]
               time:
                 $ref: "#/components/schemas/Timestamp"
         date_created:
@@ -2560,7 +2563,9 @@ components:
         to:
           $ref: "#/components/schemas/PhoneNumber"
         channel:
-          const: sms
+          description: The channel of the last send (`sms`, `whatsapp`, `call`).
+          type: string
+          enum: [sms, whatsapp, call]
         status:
           type: string
           enum: [approved, pending, max_attempts_reached]
