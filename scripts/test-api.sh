@@ -5,7 +5,7 @@
 # then the server against its OpenAPI document, by schemathesis (PyPI, same venv;
 # tests/api/schemathesis.toml; HERALD_SCHEMATHESIS_EXAMPLES, HERALD_SCHEMATHESIS_ARGS).
 # Starts herald-sms (dev outbox for SMS; the Twilio Calls and WhatsApp stand-ins of herald-dev-stubs
-# for calls and WhatsApp) and herald-api on a database and broker namespace of their own,
+# for calls and WhatsApp), herald-email (dev outbox: Verify's email channel) and herald-api on a database and broker namespace of their own,
 # and stops them on every exit path. The servers are up (make services); the binaries built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,22 +63,26 @@ done
 export HERALD_SMS_VOICE_FROM=+15005550006 HERALD_TWILIO_STUB="$STUBS/twilio" HERALD_WHATSAPP_STUB="$STUBS/whatsapp"
 
 HERALD_HTTP_PORT=19101 "$BIN/herald-sms" >"$WORK/sms.log" 2>&1 & pids+=($!)
+# herald-email (dev outbox) for Verify's email channel: its codes in the outbox's email.jsonl.
+HERALD_HTTP_PORT=19102 "$BIN/herald-email" >"$WORK/email.log" 2>&1 & pids+=($!)
 # The key's request rate out of the way of schemathesis's two workers (api.key_rate_*), and
 # Apple's key set on a closed local port (a token that gets that far is a 503, never a fetch).
 HERALD_HTTP_PORT=19106 HERALD_API_KEY_RATE_PER_SECOND=100000 HERALD_API_KEY_RATE_BURST=1000000 \
     HERALD_APPLE_JWKS_URL=http://127.0.0.1:9/auth/keys "$BIN/herald-api" >"$WORK/api.log" 2>&1 & pids+=($!)
 for _ in $(seq 1 100); do
-    curl -fsS "http://127.0.0.1:19106/readyz" >/dev/null 2>&1 && curl -fsS "http://127.0.0.1:19101/readyz" >/dev/null 2>&1 && break
+    curl -fsS "http://127.0.0.1:19106/readyz" >/dev/null 2>&1 && curl -fsS "http://127.0.0.1:19101/readyz" >/dev/null 2>&1 \
+        && curl -fsS "http://127.0.0.1:19102/readyz" >/dev/null 2>&1 && break
     sleep 0.1
 done
-for port in 19101 19106; do
-    curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null || { echo "test-api: :$port is not ready"; tail -20 "$WORK/api.log" "$WORK/sms.log"; exit 1; }
+for port in 19101 19102 19106; do
+    curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null || { echo "test-api: :$port is not ready"; tail -20 "$WORK/api.log" "$WORK/sms.log" "$WORK/email.log"; exit 1; }
 done
 
 key() { "$BIN/heraldctl" api-keys create --name "$1" --scopes "$2" --output json | python3 -c "import json,sys;d=json.load(sys.stdin);print(d['id']+':'+d['secret'])"; }
 export HERALD_API_KEY="$(key acceptance all)" HERALD_API_SMS_KEY="$(key sms-only sms)" HERALD_API_REVOKED_KEY="$(key revoked all)"
 "$BIN/heraldctl" api-keys revoke "${HERALD_API_REVOKED_KEY%%:*}" >/dev/null
-export HERALD_API_URL="http://127.0.0.1:$HERALD_API_PORT" HERALD_OUTBOX_SMS="$HERALD_OUTBOX_DIRECTORY/sms.jsonl"
+export HERALD_API_URL="http://127.0.0.1:$HERALD_API_PORT" HERALD_OUTBOX_SMS="$HERALD_OUTBOX_DIRECTORY/sms.jsonl" \
+    HERALD_OUTBOX_EMAIL="$HERALD_OUTBOX_DIRECTORY/email.jsonl"
 status=0
 "$VENV/bin/python" tests/api/twilio_verify_acceptance.py || status=$?
 # The contract: schemathesis (PyPI; tests/api/schemathesis.toml) reads the document herald-api
@@ -96,5 +100,6 @@ export HERALD_SCHEMATHESIS_SERVICE
 if [ $status -ne 0 ]; then
     echo "--- herald-api log"; tail -30 "$WORK/api.log"
     echo "--- herald-sms log"; tail -30 "$WORK/sms.log"
+    echo "--- herald-email log"; tail -30 "$WORK/email.log"
 fi
 exit $status

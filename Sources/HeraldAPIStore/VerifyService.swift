@@ -59,4 +59,6 @@ public struct VerifyVerification: Sendable, Equatable {
 
     /// The send that carries the code to check: the last one.
     public var currentAttempt: SendAttempt? { sendAttempts.last }
+    /// An email verification (`Channel=email`: `To` is an address, the code herald-email's).
+    public var byEmail: Bool { to.contains("@") }
 }

@@ -14,12 +14,14 @@ public struct HeraldVerification: Sendable {
     let phone: PhoneVerifier
     let push: PushVerifier
     let email: EmailLinkVerifier
+    let emailCode: EmailCodeVerifier
 
     public init(database: PostgresClient, secrets: SecretsConfiguration) throws {
         let hasher = SecretHasher(keyRing: try secrets.keyRing())
         phone = PhoneVerifier(client: database, hasher: hasher)
         push = PushVerifier(client: database, hasher: hasher)
         email = EmailLinkVerifier(client: database, hasher: hasher)
+        emailCode = EmailCodeVerifier(client: database, hasher: hasher)
     }
 
     /// Checks `code` against the SMS sent for `verificationID` (see ``PhoneVerifier``):
@@ -44,6 +46,17 @@ public struct HeraldVerification: Sendable {
     /// Of `verificationIDs`, the SMS verifications herald-sms ended without sending (see ``PhoneVerifier/undelivered(_:logger:)``).
     public func phoneSendsUndelivered(_ verificationIDs: [String], logger: Logger) async throws -> Set<String> {
         try await phone.undelivered(verificationIDs, logger: logger)
+    }
+
+    /// Checks `code` against the pending email code of `email` and `purpose` (see ``EmailCodeVerifier``):
+    /// the same answers as ``verifyPhone(verificationID:code:logger:)``, the address's lockout included.
+    public func verifyEmailCode(email: String, purpose: EmailCodeJob.Purpose, code: String, logger: Logger) async throws -> EmailCodeVerifier.Result {
+        try await emailCode.verify(email: email, purpose: purpose, code: code, logger: logger)
+    }
+
+    /// Voids the pending email code `verificationID` carried (a Twilio Verify verification canceled or approved).
+    public func voidEmailCode(verificationID: String, logger: Logger) async throws {
+        try await emailCode.void(verificationID: verificationID, logger: logger)
     }
 
     /// Checks the secret the app received by silent push for `receipt` (see ``PushVerifier``):

@@ -60,6 +60,20 @@ def stub_message(directory, channel, to, timeout=20.0):
     raise AssertionError(f"no {channel} message for {to} in {directory}")
 
 
+def outbox_email(to, timeout=20.0):
+    """The latest email the dev outbox took for `to` (HERALD_OUTBOX_EMAIL: the mailbox, codes in full)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        path = os.environ["HERALD_OUTBOX_EMAIL"]
+        if os.path.exists(path):
+            with open(path) as f:
+                found = [m for m in map(json.loads, f) if m.get("to") == to]
+            if found:
+                return found[-1]
+        time.sleep(0.1)
+    raise AssertionError(f"no email in the outbox for {to}")
+
+
 def digits(text):
     return [c for c in text if c.isdigit()]
 
@@ -155,6 +169,20 @@ check("send_code_attempts lists both channels", [a["channel"] for a in resent.se
 message = stub_message(os.environ["HERALD_WHATSAPP_STUB"], "whatsapp", number[1:])
 answer = svc.verification_checks.create(to=number, code=message["code"])
 check("whatsapp's code: approved", answer.status == "approved" and answer.channel == "whatsapp", answer.status)
+
+# The email channel: a one-time code by email (herald-email, the dev outbox the mailbox); a wrong
+# code, then the right one.
+address = "verify.acceptance@example.com"
+started = svc.verifications.create(to=address, channel="email")
+check("email: pending, channel email, To the address", started.status == "pending" and started.channel == "email" and started.to == address,
+      (started.status, started.channel, started.to))
+mail = outbox_email(address)
+code = next((w for w in mail["text"].split() if w.isdigit() and len(w) == 6), None)
+check("email: a 6-digit code in the message", code is not None, mail["text"][:200])
+answer = svc.verification_checks.create(to=address, code="000000" if code != "000000" else "111111")
+check("email: wrong code pending", answer.status == "pending" and answer.valid is False, answer.status)
+answer = svc.verification_checks.create(to=address, code=code)
+check("email: right code approved", answer.status == "approved" and answer.channel == "email", answer.status)
 
 # Cancel: the code dies with it.
 number = "+14155550105"

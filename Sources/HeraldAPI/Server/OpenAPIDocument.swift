@@ -947,8 +947,9 @@ paths:
         confirmed the SMS job. `Channel=sms`, `whatsapp` where herald-api's configuration has
         WhatsApp (`sms.whatsapp`): the same code as a WhatsApp authentication template, and `call`
         where it has calls (`sms.voice`): the code read out in a phone call (docs/voice.md).
-        Each send is one of `send_code_attempts`, with its channel; the verification's `channel`
-        is the last one used.
+        `Channel=email` sends a one-time code by email to the address in `To` (herald-email's
+        `email.code`: its own hashing, expiry and lockout per address). Each send is one of
+        `send_code_attempts`, with its channel; the verification's `channel` is the last one used.
       security: [{basic: []}]
       requestBody:
         required: true
@@ -982,7 +983,7 @@ paths:
           description: |
             60200 (a parameter is missing or invalid: `To` not E.164 or not a number in use,
             `Locale`, `DeviceIp`, an unknown `Channel` or parameter), 60223 (`Channel` is
-            `email`, `sna`, `auto` or `rcs`, `whatsapp` without `sms.whatsapp`, `call` without `sms.voice`).
+            `sna`, `auto` or `rcs`, `whatsapp` without `sms.whatsapp`, `call` without `sms.voice`).
           content:
             application/json:
               schema:
@@ -2315,15 +2316,17 @@ components:
       required: [To, Channel]
       properties:
         To:
-          description: "E.164: `+`, then 7 to 15 digits (encode `+` as `%2B`). A number libphonenumber does not know answers 60200."
-          type: string
-          maxLength: 32
-          pattern: '^\+[1-9][0-9]{6,14}$'
+          description: "E.164: `+`, then 7 to 15 digits (encode `+` as `%2B`); a number libphonenumber does not know answers 60200. With `Channel=email`, an email address."
+          anyOf:
+            - type: string
+              maxLength: 32
+              pattern: '^\+[1-9][0-9]{6,14}$'
+            - $ref: "#/components/schemas/EmailAddress"
           examples: ["+14155550123"]
         Channel:
-          description: "`sms`, or `whatsapp` and `call` where configured (else 60223, as `email`, `sna`, `auto`, `rcs`); anything else 60200."
+          description: "`sms` or `email` (a one-time code by email, herald-email), or `whatsapp` and `call` where configured (else 60223, as `sna`, `auto`, `rcs`); anything else 60200."
           type: string
-          enum: [sms, whatsapp, call]
+          enum: [sms, whatsapp, call, email]
         Locale:
           type: string
           pattern: "^[A-Za-z0-9_-]{2,35}$"
@@ -2367,9 +2370,9 @@ components:
           minLength: 1
           maxLength: 16
         To:
-          description: The number as given at creation (E.164).
+          description: The number as given at creation (E.164), or the address of an email verification.
           type: string
-          maxLength: 32
+          maxLength: 254
         VerificationSid:
           description: Wins over `To` when both are given.
           type: string
@@ -2505,11 +2508,14 @@ components:
         account_sid:
           type: string
         to:
-          $ref: "#/components/schemas/PhoneNumber"
+          description: The number (E.164), or the address of an email verification.
+          anyOf:
+            - $ref: "#/components/schemas/PhoneNumber"
+            - $ref: "#/components/schemas/EmailAddress"
         channel:
-          description: The channel of the last send (`sms`, `whatsapp`, `call`).
+          description: The channel of the last send (`sms`, `whatsapp`, `call`, `email`).
           type: string
-          enum: [sms, whatsapp, call]
+          enum: [sms, whatsapp, call, email]
         status:
           type: string
           enum: [pending, approved, canceled, max_attempts_reached, expired, failed]
@@ -2536,7 +2542,7 @@ components:
                 pattern: "^VL[0-9a-f]{32}$"
               channel:
                 type: string
-                enum: [sms, whatsapp, call]
+                enum: [sms, whatsapp, call, email]
               time:
                 $ref: "#/components/schemas/Timestamp"
         date_created:
@@ -2561,11 +2567,14 @@ components:
         account_sid:
           type: string
         to:
-          $ref: "#/components/schemas/PhoneNumber"
+          description: The number (E.164), or the address of an email verification.
+          anyOf:
+            - $ref: "#/components/schemas/PhoneNumber"
+            - $ref: "#/components/schemas/EmailAddress"
         channel:
-          description: The channel of the last send (`sms`, `whatsapp`, `call`).
+          description: The channel of the last send (`sms`, `whatsapp`, `call`, `email`).
           type: string
-          enum: [sms, whatsapp, call]
+          enum: [sms, whatsapp, call, email]
         status:
           type: string
           enum: [approved, pending, max_attempts_reached]

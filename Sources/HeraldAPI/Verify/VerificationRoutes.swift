@@ -1,6 +1,7 @@
 import Foundation
 import HeraldAPIStore
 import HeraldClient
+import HeraldEmail
 import HeraldRuntime
 import HeraldSMS
 import HTTPTypes
@@ -24,18 +25,50 @@ struct VerificationRoutes {
     /// Twilio's channel → herald-sms's (`sms` is the job's default: none named).
     static let channels: [String: SMSVerificationJob.Channel?] = ["sms": nil, "whatsapp": .whatsapp, "call": .voice]
 
+    /// A code check's answer, the phone's (PhoneVerifier) or the email's (EmailCodeVerifier) alike.
+    enum CodeCheck {
+        case verified, wrongCode(attemptsLeft: Int), expired, tooManyAttempts, alreadyUsed, notFound, lockedOut(retryAfterSeconds: Int)
+
+        init(_ phone: PhoneVerifier.Result) {
+            switch phone {
+            case .verified: self = .verified
+            case .wrongCode(let left): self = .wrongCode(attemptsLeft: left)
+            case .expired: self = .expired
+            case .tooManyAttempts: self = .tooManyAttempts
+            case .alreadyUsed: self = .alreadyUsed
+            case .notFound: self = .notFound
+            case .lockedOut(let seconds): self = .lockedOut(retryAfterSeconds: seconds)
+            }
+        }
+
+        init(_ email: EmailCodeVerifier.Result) {
+            switch email {
+            case .verified: self = .verified
+            case .wrongCode(let left): self = .wrongCode(attemptsLeft: left)
+            case .expired: self = .expired
+            case .tooManyAttempts: self = .tooManyAttempts
+            case .alreadyUsed: self = .alreadyUsed
+            case .notFound: self = .notFound
+            case .lockedOut(let seconds): self = .lockedOut(retryAfterSeconds: seconds)
+            }
+        }
+    }
+
     func create(_ request: Request, context: APIContext) async throws -> Response {
         let service = try await service(request, context)
         let form = try await FormFields.body(request, limit: dependencies.api.maxBodyBytes, accepted: Self.createParameters)
         let channel = try form.required("Channel", maxLength: 16)
-        // WhatsApp and calls when this herald-api's configuration has them (sms.whatsapp, sms.voice), as herald-sms's should.
-        var served: Set<String> = ["sms"]
+        // WhatsApp and calls when this herald-api's configuration has them (sms.whatsapp, sms.voice), as herald-sms's should;
+        // email codes always (herald-email).
+        var served: Set<String> = ["sms", "email"]
         if dependencies.sms.whatsapp.enabled { served.insert("whatsapp") }
         if dependencies.sms.voice.enabled { served.insert("call") }
         guard served.contains(channel) else {
             throw Self.otherChannels.contains(channel) ? TwilioError.channelNotSupported(channel) : TwilioError.invalid("Channel")
         }
-        let to = try number(try form.required("To", maxLength: 32), service: service)
+        let byEmail = channel == "email"
+        let given = try form.required("To", maxLength: byEmail ? 254 : 32)
+        let to = byEmail ? try Self.address(given) : try number(given, service: service)
         let locale = try form.string("Locale", maxLength: 35)
         if let locale { do { try WireRules.locale(locale, field: "Locale") } catch { throw TwilioError.invalid("Locale") } }
         var ip = context.clientIP
@@ -48,6 +81,12 @@ struct VerificationRoutes {
         let correlation = request.headers[.correlationID]
         let outcome = try await dependencies.verify.start(service: service, to: to, channel: channel, locale: locale, logger: logger) { attempt, resend in
             // A resend sends a fresh code at once (force_resend): Twilio's clients resend on the user's request.
+            if byEmail {
+                let job = EmailCodeJob(verificationID: attempt.sid, email: to, purpose: .signIn, locale: locale, forceResend: resend,
+                                       client: .init(ip: clientIP?.description), codeLength: service.codeLength, codeTTLSeconds: service.ttlSeconds)
+                try await publisher.enqueue(job, messageID: attempt.sid, correlationID: correlation, logger: logger)
+                return
+            }
             let job = SMSVerificationJob(verificationID: attempt.sid, phoneNumber: to, locale: locale, purpose: .signIn, forceResend: resend,
                                          client: .init(ip: clientIP?.description), codeLength: service.codeLength, codeTTLSeconds: service.ttlSeconds,
                                          channel: Self.channels[channel] ?? nil)
@@ -90,7 +129,9 @@ struct VerificationRoutes {
             throw TwilioError.notFound(request.uri.path)
         }
         // The code dies with the verification: a canceled one cannot be approved by its code later.
-        if let attempt = try await codeAttempt(verification, context) {
+        if verification.byEmail {
+            for attempt in verification.sendAttempts { try await dependencies.verification.voidEmailCode(verificationID: attempt.sid, logger: context.logger) }
+        } else if let attempt = try await codeAttempt(verification, context) {
             try await dependencies.verification.voidPhoneCode(verificationID: attempt.sid, logger: context.logger)
         }
         return JSONResponse.make(.ok, try dependencies.resources(request, context).verification(verification))
@@ -103,8 +144,9 @@ struct VerificationRoutes {
         let target: VerifyStore.Target
         if let sid = try form.string("VerificationSid", maxLength: 34), !sid.isEmpty {
             target = .sid(sid)
-        } else if let to = try form.string("To", maxLength: 32), !to.isEmpty {
-            target = .to(to)
+        } else if let to = try form.string("To", maxLength: 254), !to.isEmpty {
+            // An email verification's To is kept normalised (``address(_:)``).
+            target = .to(to.contains("@") ? EmailAddress.normalize(to) : to)
         } else {
             throw TwilioError(code: 60200, status: .badRequest, message: "Invalid parameter: either To or VerificationSid must be given")
         }
@@ -114,9 +156,15 @@ struct VerificationRoutes {
         case .exhausted: throw TwilioError.maxCheckAttempts()
         case .claimed(let verification):
             // No SMS of it was sent: failed, and not pending any more (20404, as Twilio answers).
-            guard try await failedIfUndelivered(verification, service: service.sid, context).status == .pending,
-                  let attempt = try await codeAttempt(verification, context) else { throw TwilioError.notFound(request.uri.path) }
-            let result = try await dependencies.verification.verifyPhone(verificationID: attempt.sid, code: code, logger: context.logger)
+            let result: CodeCheck
+            if verification.byEmail {
+                // One pending code per address and purpose: the last send's.
+                result = CodeCheck(try await dependencies.verification.verifyEmailCode(email: verification.to, purpose: .signIn, code: code, logger: context.logger))
+            } else {
+                guard try await failedIfUndelivered(verification, service: service.sid, context).status == .pending,
+                      let attempt = try await codeAttempt(verification, context) else { throw TwilioError.notFound(request.uri.path) }
+                result = CodeCheck(try await dependencies.verification.verifyPhone(verificationID: attempt.sid, code: code, logger: context.logger))
+            }
             let settle = { (status: VerifyVerification.Status) in
                 try await store.settleCheck(service: service.sid, sid: verification.sid, status: status, logger: context.logger) ?? verification
             }
@@ -141,6 +189,12 @@ struct VerificationRoutes {
                 throw TwilioError.notFound(request.uri.path)
             }
         }
+    }
+
+    /// `To` of the email channel: an address herald-email would send to (normalised), else 60200.
+    static func address(_ text: String) throws -> String {
+        do { try WireRules.email(text, field: "To") } catch { throw TwilioError.invalid("To") }
+        return EmailAddress.normalize(text)
     }
 
     /// A pending verification none of whose sends herald-sms sent (each provider failed, or it

@@ -81,6 +81,16 @@ public struct EmailCodeVerifier: Sendable {
         }
     }
 
+    /// Voids the pending code `verificationID` carried (herald.email_otp_void): a Twilio Verify
+    /// verification canceled or approved by its update; a check of it answers `expired` from now on.
+    public func void(verificationID: String, logger: Logger) async throws {
+        try await Prepared<VoidSQL>(verificationID).rows(on: client, logger: logger)
+    }
+
+    enum VoidSQL: StatementText {
+        static let sql = "SELECT herald.email_otp_void($1::text)"
+    }
+
     enum FindSQL: StatementText {
         static let sql = "SELECT o_id, o_status, o_key_id, o_code_hash, o_locked_seconds FROM herald.email_otp_find($1::text, $2::text)"
     }
