@@ -30,6 +30,14 @@ sms_to() {  # NUMBER MARK: the text of the first SMS the fake SMSC got for NUMBE
   tail -n +$(($2 + 1)) "$SMSC_LOG" | grep "<[^ ]* $1 text " | head -1 | sed 's/.* text \(.*\)>$/\1/'
 }
 code_to() { grep -o '[0-9]\{6\}' <<<"$(sms_to "$1" "$2")" | head -1; }
+show_when_delivered() {  # VERIFICATION: show-sms once its last provider call's receipt says delivered (10 s at most)
+  for _ in $(seq 1 50); do
+    $BIN/heraldctl verify show-sms "$1" --output json \
+      | python3 -c 'import json,sys; c=json.load(sys.stdin)["provider_calls"]; sys.exit(0 if c and c[-1].get("delivery_status") == "delivered" else 1)' && break
+    sleep 0.2
+  done
+  $BIN/heraldctl verify show-sms "$1"
+}
 
 $BIN/heraldctl migrate
 $BIN/heraldctl topology declare
@@ -113,11 +121,7 @@ echo "the phone shows: $(sms_to "$phone" "$mark")"
 code=$(code_to "$phone" "$mark")
 $BIN/heraldctl verify sms "$verification" - <<<"000000" || true
 $BIN/heraldctl verify sms "$verification" - <<<"$code"
-for _ in $(seq 1 50); do
-  $BIN/heraldctl verify show-sms "$verification" --output json | grep -q '"delivery_status" *: *"delivered"' && break
-  sleep 0.2
-done
-$BIN/heraldctl verify show-sms "$verification"
+show_when_delivered "$verification"
 
 # Fallback (docs/fallback.md): a verification with the channels [sms, whatsapp] to a number
 # Kannel accepts and then reports undelivered (its refusing SMSC: a real DLR 16 to herald-api);
@@ -132,11 +136,7 @@ for _ in $(seq 1 100); do [ -n "$(wa_line)" ] && break; sleep 0.2; done
 wa_code=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["code"])' "$(wa_line)")
 echo "WhatsApp shows the code $wa_code"
 $BIN/heraldctl verify sms "$fb_id" - <<<"$wa_code"
-for _ in $(seq 1 50); do
-  $BIN/heraldctl verify show-sms "$fb_id" --output json | python3 -c 'import json,sys; c=json.load(sys.stdin)["provider_calls"]; sys.exit(0 if c[-1].get("delivery_status") == "delivered" else 1)' && break
-  sleep 0.2
-done
-$BIN/heraldctl verify show-sms "$fb_id"
+show_when_delivered "$fb_id"
 
 # The same flow over HTTP, as a front API in any language calls it (docs/api.md): an API key,
 # /v1 with curl, then one Twilio Verify round trip on the same server.

@@ -9,13 +9,25 @@ import Testing
 /// status callbacks reach the real herald-api; the `sms.fallback` jobs go through the broker's
 /// wait queues and the event outbox.
 @Suite(.needsServers) struct SMSFallbackTests {
-    /// herald-api taking Twilio's (messages and calls) and WhatsApp's callbacks.
-    static func api(_ harness: Harness, _ whatsapp: WhatsAppStubServer) async throws -> APIProcess {
-        try await SMSReceiptTests.api(harness, extra: [
+    /// A test's herald-sms fixture, the Twilio (messages and calls) and WhatsApp stand-ins (closed
+    /// with the harness, however the test ends), and herald-api taking their callbacks (and
+    /// serving Verify's `call` channel with `calls`).
+    static func standIns(_ harness: Harness, calls: Bool = false) async throws -> (SMSFixture, TwilioStubServer, WhatsAppStubServer, APIProcess) {
+        let sms = try await SMSFixture(harness)
+        let twilio = try await TwilioStubServer(authToken: SMSReceiptTests.twilioToken)
+        harness.onClose { await twilio.close() }
+        let whatsapp = try await WhatsAppStubServer()
+        harness.onClose { await whatsapp.close() }
+        var environment = [
             "HERALD_SMS_WHATSAPP_BASE_URL": whatsapp.baseURL, "HERALD_SMS_WHATSAPP_PHONE_NUMBER_ID": whatsapp.phoneNumberID,
             "HERALD_SMS_WHATSAPP_ACCESS_TOKEN": whatsapp.accessToken, "HERALD_SMS_WHATSAPP_TEMPLATE": whatsapp.template,
             "HERALD_SMS_WHATSAPP_APP_SECRET": whatsapp.appSecret, "HERALD_SMS_ALLOW_INSECURE_TRANSPORT": "true",
-        ])
+        ]
+        if calls {
+            environment["HERALD_SMS_VOICE_FROM"] = "+15005550006"
+            environment["HERALD_SMS_TWILIO_ACCOUNT_SID"] = twilio.accountSID
+        }
+        return (sms, twilio, whatsapp, try await SMSReceiptTests.api(harness, extra: environment))
     }
 
     /// SMS and calls through `twilio`, WhatsApp through `whatsapp`, every receipt to `api`.
@@ -34,10 +46,7 @@ import Testing
     /// signed status callbacks reach the attempt (answered: delivered); the code verifies.
     @Test func aCallReadsTheCodeTwiceInTheVerificationsLanguage() async throws {
         try await withHarness { harness in
-            let sms = try await SMSFixture(harness)
-            let twilio = try await TwilioStubServer(authToken: SMSReceiptTests.twilioToken)
-            let whatsapp = try await WhatsAppStubServer()
-            let api = try await Self.api(harness, whatsapp)
+            let (sms, twilio, whatsapp, api) = try await Self.standIns(harness)
             _ = try await sms.start { Self.channels(&$0, twilio, whatsapp, api) }
             let job = SMSVerificationJob(verificationID: "\(harness.namespace)-call", phoneNumber: harness.phone(1), locale: "de", channel: .voice)
             _ = try await harness.enqueue(job)
@@ -58,8 +67,6 @@ import Testing
             #expect(twilio.messages.isEmpty, "no SMS went out")
             let sent = try #require(try await sms.events.take(atLeast: 1).first { $0.0 == "sms.sent" })
             #expect(sent.1["channel"] as? String == "voice" && sent.1["segments"] == nil)
-            await whatsapp.close()
-            await twilio.close()
         }
     }
 
@@ -67,12 +74,9 @@ import Testing
     /// the SMS's wait); the wait's own job for that step later finds it taken, and sends nothing.
     @Test func anUndeliveredSMSFallsBackToWhatsAppWithTheSameCode() async throws {
         try await withHarness { harness in
-            let sms = try await SMSFixture(harness)
-            let twilio = try await TwilioStubServer(authToken: SMSReceiptTests.twilioToken)
+            let (sms, twilio, whatsapp, api) = try await Self.standIns(harness)
             twilio.script([.init("sent"), .init("undelivered", errorCode: "30003")])
-            let whatsapp = try await WhatsAppStubServer()
             whatsapp.script([])
-            let api = try await Self.api(harness, whatsapp)
             _ = try await sms.start {
                 Self.channels(&$0, twilio, whatsapp, api)
                 $0.sms.fallback.afterSeconds[.sms] = 3
@@ -96,8 +100,6 @@ import Testing
             #expect(whatsapp.messages.count == 1 && twilio.messages.count == 1)
             #expect(try await sms.verify(job.verificationID, smsCode) == .verified(phoneNumber: job.phoneNumber, purpose: .signIn))
             #expect(try await Self.fallbackRows(harness, job.verificationID) == 0, "the last channel sent: the sealed code is gone")
-            await whatsapp.close()
-            await twilio.close()
         }
     }
 
@@ -105,10 +107,8 @@ import Testing
     /// of HERALD_DEV_KANNEL_UNDELIVERED: a DLR 16): the same code goes out over WhatsApp.
     @Test func kannelsUndeliveredReportFallsBackToWhatsApp() async throws {
         try await withHarness { harness in
-            let sms = try await SMSFixture(harness)
-            let whatsapp = try await WhatsAppStubServer()
+            let (sms, _, whatsapp, api) = try await Self.standIns(harness)
             whatsapp.script([])
-            let api = try await Self.api(harness, whatsapp)
             _ = try await sms.start {
                 SMSReceiptTests.receipts(&$0, api)
                 SMSWhatsAppTests.whatsapp(&$0, whatsapp)
@@ -128,7 +128,6 @@ import Testing
                     && attempts.first?.delivery?.errorCode == "kannel-16", "\(attempts)")
             let code = try #require(whatsapp.messages.first { $0.to == String(phone.dropFirst()) }?.code)
             #expect(try await sms.verify(job.verificationID, code) == .verified(phoneNumber: phone, purpose: .signIn))
-            await whatsapp.close()
         }
     }
 
@@ -136,11 +135,8 @@ import Testing
     /// out, reason timeout.
     @Test func whatsAppWithoutADeliveryFallsBackToACallAfterItsWait() async throws {
         try await withHarness { harness in
-            let sms = try await SMSFixture(harness)
-            let twilio = try await TwilioStubServer(authToken: SMSReceiptTests.twilioToken)
-            let whatsapp = try await WhatsAppStubServer()
+            let (sms, twilio, whatsapp, api) = try await Self.standIns(harness)
             whatsapp.script([])
-            let api = try await Self.api(harness, whatsapp)
             _ = try await sms.start {
                 Self.channels(&$0, twilio, whatsapp, api)
                 $0.sms.fallback.afterSeconds[.whatsapp] = 2
@@ -156,8 +152,6 @@ import Testing
             #expect(Self.digits(twilio.calls.calls[0].says[0].text) == whatsapp.messages[0].code)
             #expect(try await Self.event(sms, "sms.fallback")["reason"] as? String == "timeout")
             try await eventually("the call delivered") { try await sms.attempts(job.verificationID).last?.delivery?.status == .delivered }
-            await whatsapp.close()
-            await twilio.close()
         }
     }
 
@@ -165,10 +159,7 @@ import Testing
     /// code is deleted. A channel whose providers are down hands over at once, in the same job.
     @Test func aDeliveredSendEndsTheFallbackAndADownProviderHandsOver() async throws {
         try await withHarness { harness in
-            let sms = try await SMSFixture(harness)
-            let twilio = try await TwilioStubServer(authToken: SMSReceiptTests.twilioToken)
-            let whatsapp = try await WhatsAppStubServer()
-            let api = try await Self.api(harness, whatsapp)
+            let (sms, twilio, whatsapp, api) = try await Self.standIns(harness)
             _ = try await sms.start {
                 Self.channels(&$0, twilio, whatsapp, api)
                 $0.sms.fallback.afterSeconds[.sms] = 1
@@ -189,8 +180,6 @@ import Testing
             #expect(attempts.map(\.provider) == ["twilio", "whatsapp"] && attempts[0].result == .transient, "\(attempts)")
             let fallback = try await Self.event(sms, "sms.fallback")
             #expect(fallback["reason"] as? String == "failed" && fallback["verification_id"] as? String == down.verificationID, "\(fallback)")
-            await whatsapp.close()
-            await twilio.close()
         }
     }
 
@@ -198,10 +187,7 @@ import Testing
     /// with no channel the number can take is refused with the first reason.
     @Test func aLandlineIsCalledNotTexted() async throws {
         try await withHarness { harness in
-            let sms = try await SMSFixture(harness)
-            let twilio = try await TwilioStubServer(authToken: SMSReceiptTests.twilioToken)
-            let whatsapp = try await WhatsAppStubServer()
-            let api = try await Self.api(harness, whatsapp)
+            let (sms, twilio, whatsapp, api) = try await Self.standIns(harness)
             _ = try await sms.start { Self.channels(&$0, twilio, whatsapp, api) }
             // A Berlin landline (libphonenumber: fixed_line).
             let landline = "+49302" + String(Int.random(in: 1_000_000...9_999_999))
@@ -213,8 +199,6 @@ import Testing
             let id = try await harness.enqueue(texted)
             try await eventually("refused") { try await harness.ledger(id)?.0 == "rejected" }
             #expect(try await sms.verification(texted.verificationID)?.reason == "number_type_not_allowed:fixed_line")
-            await whatsapp.close()
-            await twilio.close()
         }
     }
 
@@ -222,13 +206,7 @@ import Testing
     /// over SMS is a second send attempt, and the verification's channel is the last one used.
     @Test func twilioVerifysCallChannelAndEveryAttemptListed() async throws {
         try await withHarness { harness in
-            let sms = try await SMSFixture(harness)
-            let twilio = try await TwilioStubServer(authToken: SMSReceiptTests.twilioToken)
-            let whatsapp = try await WhatsAppStubServer()
-            let api = try await SMSReceiptTests.api(harness, extra: [
-                "HERALD_SMS_VOICE_FROM": "+15005550006", "HERALD_SMS_TWILIO_ACCOUNT_SID": twilio.accountSID,
-                "HERALD_SMS_ALLOW_INSECURE_TRANSPORT": "true",
-            ])
+            let (sms, twilio, whatsapp, api) = try await Self.standIns(harness, calls: true)
             _ = try await sms.start { Self.channels(&$0, twilio, whatsapp, api) }
             let form = "application/x-www-form-urlencoded"
             let service = try await api.call(.POST, "/v2/Services", body: "FriendlyName=Calls", contentType: form)
@@ -248,8 +226,6 @@ import Testing
             let code = try #require(SMSFixture.code(in: text, length: 6))
             let check = try await api.call(.POST, "/v2/Services/\(serviceSid)/VerificationCheck", body: "To=\(encoded)&Code=\(code)", contentType: form)
             #expect(check.json["status"] as? String == "approved", "\(check)")
-            await whatsapp.close()
-            await twilio.close()
         }
     }
 
