@@ -22,6 +22,9 @@ extension CleanupConfiguration {
         /// The app evidence accepted for a verification (`herald.sms_app_verifications`): it
         /// only matters while the verification's job may be redelivered.
         public var smsAppVerificationsDays: Int = 2
+        /// Fallbacks between channels (`herald.sms_fallbacks`, by `created_at`): a sealed code no
+        /// channel will send any more (a code lives at most a day).
+        public var smsFallbacksDays: Int = 2
         /// The fraud guard's minute buckets (`herald.sms_fraud_counts`, by `minute`) and the
         /// scopes it marked on each verification (`herald.sms_fraud_marks`, by `created_at`). A
         /// window is at most a day and a code lives at most a day: so 0 or at least 2.
@@ -56,7 +59,7 @@ extension CleanupConfiguration {
                 "cleanup.purge.job_runs_days": jobRunsDays, "cleanup.purge.dev_outbox_days": devOutboxDays,
                 "cleanup.purge.event_outbox_days": eventOutboxDays, "cleanup.purge.cleanup_runs_days": cleanupRunsDays,
                 "cleanup.purge.sms_days": smsDays, "cleanup.purge.sms_rate_counters_days": smsRateCountersDays,
-                "cleanup.purge.sms_app_verifications_days": smsAppVerificationsDays,
+                "cleanup.purge.sms_app_verifications_days": smsAppVerificationsDays, "cleanup.purge.sms_fallbacks_days": smsFallbacksDays,
                 "cleanup.purge.sms_fraud_days": smsFraudDays, "cleanup.purge.sms_known_numbers_days": smsKnownNumbersDays,
                 "cleanup.purge.push_days": pushDays, "cleanup.purge.email_days": emailDays,
                 "cleanup.purge.apple_attempts_days": appleAttemptsDays,
@@ -77,6 +80,7 @@ extension CleanupConfiguration {
             smsDays = try days("sms_days", smsDays)
             smsRateCountersDays = try days("sms_rate_counters_days", smsRateCountersDays)
             smsAppVerificationsDays = try days("sms_app_verifications_days", smsAppVerificationsDays)
+            smsFallbacksDays = try days("sms_fallbacks_days", smsFallbacksDays)
             smsFraudDays = try days("sms_fraud_days", smsFraudDays)
             if smsFraudDays == 1 {
                 throw ConfigError(key: "cleanup.purge.sms_fraud_days", reason: """

@@ -59,10 +59,12 @@ extension SMSHandler {
         // The number's limits (not `resend`: the user asked for nothing; not the client's IP: the
         // request's, counted when it came) see the fallback's send too.
         let number = try PhoneNumber(job.phoneNumber)
+        let region = try? PhoneNumberClassifier.classify(number).regionCode
         var limits = SMSStore.Limits()
         limits.add("phone", key: number.e164, configuration.phoneLimit)
         limits.add("prefix", key: number.prefix(droppingLast: configuration.prefixDropDigits), configuration.prefixLimit)
         limits.add("global", key: "", configuration.globalLimit)
+        if let region { configuration.regionCaps.add(to: &limits, region: region) }
         let stored = try await SMSStore.takeFallback(job, messageID: context.envelope.messageID, ownerKey: context.ownerKey, limits: limits,
                                                      client: context.database, logger: logger)
         metrics.fallbackDecision(stored.label)
@@ -87,12 +89,11 @@ extension SMSHandler {
             logger.error("the sealed code does not open", metadata: ["why": "\(error)"])
             return .rejected("fallback_code_unavailable") { connection, logger in
                 try await SMSStore.fallbackExhausted(job.verificationID, messageID: context.envelope.messageID, reason: "fallback_code_unavailable",
-                                                     on: connection, logger: logger)
+                                                     checkOwner: false, on: connection, logger: logger)
             }
         }
         let verification = fallback.job
         let phone = try PhoneNumber(verification.phoneNumber)
-        let region = try? PhoneNumberClassifier.classify(phone).regionCode
         let from = fallback.channels[job.step - 1]
         metrics.fallback(from: from, to: fallback.channels[job.step], reason: job.reason.rawValue)
         let event = fallbackEvent(verification, phone: phone, from: from, to: fallback.channels[job.step], step: job.step, reason: job.reason.rawValue)

@@ -88,7 +88,7 @@ public struct SMSHandler: JobHandler {
             voiceTemplates: sms.voice.enabled
                 ? try SMSTemplates.load(directory: sms.voice.templatesDirectory, appName: sms.appName, webOTPOrigin: "", configKey: "sms.voice.templates_dir")
                 : nil,
-            sealer: SecretSealer(keyRing: keyRing),
+            sealer: SecretSealer(keyRing: keyRing, purpose: "herald sms fallback code v1"),
             topology: HeraldTopology(configuration.amqp, configuration.runner),
             operationTimeout: .seconds(configuration.database.operationTimeoutSeconds),
             receiptAttempts: configuration.runner.maxAttempts)
@@ -215,6 +215,9 @@ public struct SMSHandler: JobHandler {
               context: JobContext, logger: Logger, fallback: Bool = false) async throws -> JobOutcome {
         var attempts: [DeliveryAttempt] = []
         var events: [OutgoingEvent] = []
+        // A channel skipped because its providers were down: the last channel's refusal then
+        // does not end the verification, which is tried again (that channel with it).
+        var skippedDown: String?
         for index in step..<channels.count {
             let channel = channels[index]
             guard let chain = chain(channel) else { continue }
@@ -222,9 +225,13 @@ public struct SMSHandler: JobHandler {
             var delivery = await chain.send(message, context: DeliveryContext(logger: logger, database: context.database))
             attempts += delivery.attempts
             delivery.attempts = attempts
+            if index == channels.count - 1, case .refused(let refusal) = delivery.outcome, let skippedDown {
+                delivery.outcome = .failed(reason: "\(skippedDown); \(channel.rawValue) refused (\(refusal))")
+            }
             if index < channels.count - 1, delivery.outcome != .accepted {
                 var reason = "failed"
                 if case .refused = delivery.outcome { reason = "refused" }
+                if case .failed(let why) = delivery.outcome { skippedDown = skippedDown ?? "\(channel.rawValue): \(why)" }
                 metrics.fallback(from: channel, to: channels[index + 1], reason: reason)
                 events.append(fallbackEvent(job, phone: phone, from: channel, to: channels[index + 1], step: index + 1, reason: reason))
                 logger.notice("the channel's providers did not take the code: the next channel", metadata: [
@@ -235,8 +242,15 @@ public struct SMSHandler: JobHandler {
             return try await settle(delivery, job: job, channel: channel, encoding: encoding, arm: arm, phone: phone, events: events,
                                     fallback: fallback, context: context, logger: logger)
         }
-        // Not reached: the plan holds only channels with providers (channelPlan).
-        throw JobFailure.invalid("no channel of the verification has providers")
+        // A fallback job on a worker without the remaining channels' providers (a configuration
+        // that changed since the verification was planned): the fallback ends, the earlier send
+        // stands. Not reached for the verification's own job: its plan holds only channels with providers.
+        let (id, messageID) = (job.verificationID, context.envelope.messageID)
+        metrics.decision("fallback_failed")
+        return .rejected("channel_unavailable") { connection, logger in
+            try await SMSStore.fallbackExhausted(id, messageID: messageID, reason: "fallback_failed:channel_unavailable", checkOwner: false,
+                                                 on: connection, logger: logger)
+        }
     }
 
     /// One channel's message: the SMS text (its registration, app hash and WebOTP lines), the
@@ -279,11 +293,13 @@ public struct SMSHandler: JobHandler {
             let sent = SMSStore.Sent(verificationID: id, attempts: attempts, encoding: encoding, channel: channel.rawValue)
             let events = events + [sentEvent(job, phone: phone, delivery: delivery, encoding: encoding, channel: channel)]
             guard let arm else { return .finished(.completed(events: events)) { try await groups.sent(sent, client: database, logger: logger) } }
-            return .finished(.completed(events: events)) { try await SMSStore.sent(sent, arm: arm, client: database, logger: logger) }
+            return .finished(.completed(events: events)) {
+                try await SMSStore.sent(sent, arm: arm, fallbackJob: fallback ? messageID : nil, client: database, logger: logger)
+            }
         }, refused: { refusal in
             let reason = "provider_rejected:\(refusal)"
             if fallback {
-                // The earlier channel's send stands: the verification is `sent` again.
+                // The earlier channel's send stands: the verification stays `sent`, its fallback ends.
                 metrics.decision("fallback_failed")
                 return .finished(.rejected(reason, events: events)) {
                     try await SMSStore.fallbackFailed(id, messageID: messageID, reason: "fallback_failed:\(refusal)", attempts: attempts, client: database, logger: logger)
@@ -296,6 +312,11 @@ public struct SMSHandler: JobHandler {
         }, failed: { reason in
             metrics.decision("retrying")
             if delivery.uncertain { metrics.uncertainSend() }
+            if fallback {
+                return .retry(reason) {
+                    try await SMSStore.fallbackRetrying(id, messageID: messageID, reason: reason, attempts: attempts, client: database, logger: logger)
+                }
+            }
             return .retry(reason) { try await SMSStore.retrying(id, reason: reason, attempts: attempts, client: database, logger: logger) }
         })
     }

@@ -183,6 +183,42 @@ import Testing
         }
     }
 
+    /// A code used before its fallback: the wait's job finds it verified and sends nothing. And
+    /// one used while its fallback job waits to try again (WhatsApp down): the retry finds it
+    /// verified too, and sends nothing once WhatsApp is back. The verification stays `sent`
+    /// throughout (the fraud guard counts it once).
+    @Test func aVerifiedCodeEndsItsFallbackAtTheWaitAndOnARetry() async throws {
+        try await withHarness { harness in
+            let (sms, twilio, whatsapp, api) = try await Self.standIns(harness)
+            twilio.script([])
+            whatsapp.script([])
+            _ = try await sms.start {
+                Self.channels(&$0, twilio, whatsapp, api)
+                $0.sms.fallback.afterSeconds[.sms] = 1
+            }
+            let early = SMSVerificationJob(verificationID: "\(harness.namespace)-ve", phoneNumber: harness.phone(7), channels: [.sms, .whatsapp])
+            _ = try await harness.enqueue(early)
+            try await eventually("texted") { twilio.messages.contains { $0.to == early.phoneNumber } }
+            let earlyText = try #require(twilio.messages.first { $0.to == early.phoneNumber }).body
+            #expect(try await sms.verify(early.verificationID, try #require(SMSFixture.code(in: earlyText, length: 6))) == .verified(phoneNumber: early.phoneNumber, purpose: .signIn))
+            try await eventually("the fallback ended") { try await Self.fallbackRows(harness, early.verificationID) == 0 }
+            try await Task.sleep(for: .seconds(1))
+            #expect(whatsapp.messages.isEmpty)
+
+            whatsapp.down(true)
+            let late = SMSVerificationJob(verificationID: "\(harness.namespace)-vl", phoneNumber: harness.phone(8), channels: [.sms, .whatsapp])
+            _ = try await harness.enqueue(late)
+            try await eventually("the fallback's first try failed") { try await Self.fallbackState(harness, late.verificationID) == "retrying" }
+            #expect(try await sms.verification(late.verificationID)?.state == "sent")
+            let lateText = try #require(twilio.messages.first { $0.to == late.phoneNumber }).body
+            #expect(try await sms.verify(late.verificationID, try #require(SMSFixture.code(in: lateText, length: 6))) == .verified(phoneNumber: late.phoneNumber, purpose: .signIn))
+            whatsapp.down(false)
+            try await eventually(timeout: .seconds(30), "the retry ended it") { try await Self.fallbackRows(harness, late.verificationID) == 0 }
+            #expect(whatsapp.messages.isEmpty, "a used code is never sent again")
+            #expect(try await sms.verification(late.verificationID)?.state == "sent")
+        }
+    }
+
     /// A landline takes a call, not an SMS: a list [sms, voice] for it calls at once; a list
     /// with no channel the number can take is refused with the first reason.
     @Test func aLandlineIsCalledNotTexted() async throws {
@@ -242,6 +278,12 @@ import Testing
     static func channel(_ harness: Harness, _ id: String) async throws -> String? {
         let rows = try await harness.database.query("SELECT channel FROM herald.sms_verifications WHERE verification_id = \(id)", logger: harness.logger)
         for try await channel in rows.decode(String?.self) { return channel }
+        return nil
+    }
+
+    static func fallbackState(_ harness: Harness, _ id: String) async throws -> String? {
+        let rows = try await harness.database.query("SELECT state FROM herald.sms_fallbacks WHERE verification_id = \(id)", logger: harness.logger)
+        for try await state in rows.decode(String.self) { return state }
         return nil
     }
 

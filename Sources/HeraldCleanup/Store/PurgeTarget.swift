@@ -71,6 +71,9 @@ public struct PurgeTarget: Sendable, Equatable {
                         retentionDays: configuration.purge.smsDays),
             PurgeTarget("sms_rate_counters", table: "herald.sms_rate_counters", timeColumn: "expires_at",
                         retentionDays: configuration.purge.smsRateCountersDays),
+            // A fallback's sealed code past any code's life (the fallback ends it itself, but not every one).
+            PurgeTarget("sms_fallbacks", table: "herald.sms_fallbacks", timeColumn: "created_at",
+                        retentionDays: configuration.purge.smsFallbacksDays),
             // The app evidence accepted for a verification: it matters while its job may be redelivered.
             PurgeTarget("sms_app_verifications", table: "herald.sms_app_verifications", timeColumn: "created_at",
                         retentionDays: configuration.purge.smsAppVerificationsDays),

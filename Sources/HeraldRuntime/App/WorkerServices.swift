@@ -41,7 +41,7 @@ public struct WorkerServices<Handler: JobHandler>: Sendable {
         self.presence = presence
         self.relay = relay
         self.jobRelay = EventRelay(client: database, connection: connection, exchange: topology.jobsExchange,
-                                   operationTimeout: .seconds(configuration.database.operationTimeoutSeconds), logger: logger)
+                                   operationTimeout: .seconds(configuration.database.operationTimeoutSeconds), persistent: true, logger: logger)
         self.probe = DatabaseProbe(client: database, health: health, logger: logger)
         self.runner = JobRunner(
             kind: kind, handler: handler,

@@ -14,9 +14,13 @@ public final class EventRelay: Service, Sendable {
     private let batchSize: Int
     private let operationTimeout: Duration
     private let logger: Logger
+    /// Messages published persistent (the jobs relay: jobs Herald enqueues itself).
+    private let persistent: Bool
     private let wake = WakeSignal()
 
-    public init(client: PostgresClient, connection: AMQPConnection, exchange: String, batchSize: Int = 256, operationTimeout: Duration = .seconds(15), logger: Logger) {
+    public init(client: PostgresClient, connection: AMQPConnection, exchange: String, batchSize: Int = 256, operationTimeout: Duration = .seconds(15),
+                persistent: Bool = false, logger: Logger) {
+        self.persistent = persistent
         self.operationTimeout = operationTimeout
         self.client = client
         self.connection = connection
@@ -49,6 +53,7 @@ public final class EventRelay: Service, Sendable {
         let connection = self.connection
         let exchange = self.exchange
         let limit = self.batchSize
+        let persistent = self.persistent
         return try await client.withTransaction(logger: logger) { db in
             let rows = try await Prepared<TakeBatchSQL>(exchange, limit).rows(on: db, logger: logger)
             var events: [(String, String, String, Date, String?)] = []
@@ -61,8 +66,11 @@ public final class EventRelay: Service, Sendable {
                     properties.type = "\(name).v1"
                     properties.timestamp = createdAt
                     properties.appID = "herald"
-                    // A job scheduled through a wait queue (a classic queue): kept on the broker's disk.
-                    if routingKey != nil { properties.persistent = true }
+                    // A job (the jobs relay's rows) is kept on the broker's disk, in a classic work or
+                    // wait queue too. One scheduled through a wait queue comes back under the work
+                    // queue's name: its job name stays its routing key for a retry or a replay.
+                    if persistent || routingKey != nil { properties.persistent = true }
+                    if routingKey != nil { properties.headers = ["x-herald-routing-key": .string(name)] }
                     group.addTask {
                         try await connection.publish(body: Array(body.utf8), exchange: exchange, routingKey: routingKey ?? name, properties: properties)
                     }

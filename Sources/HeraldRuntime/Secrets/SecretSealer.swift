@@ -33,8 +33,13 @@ public struct SecretSealingError: Error, Sendable, Equatable, CustomStringConver
 /// sealed secret copied to another record does not open.
 public struct SecretSealer: Sendable {
     public let keyRing: KeyRing
+    /// HKDF's info: what the derived keys are for. Another purpose, other keys, from the same ring.
+    public let purpose: String
 
-    public init(keyRing: KeyRing) { self.keyRing = keyRing }
+    public init(keyRing: KeyRing, purpose: String = "herald secret sealing v1") {
+        self.keyRing = keyRing
+        self.purpose = purpose
+    }
 
     public func seal(_ secret: Secret, context: String) throws -> SealedSecret {
         let box = try AES.GCM.seal(Data(secret.revealed.utf8), using: key(keyRing.activeKeyID)!, nonce: AES.GCM.Nonce(),
@@ -57,6 +62,6 @@ public struct SecretSealer: Sendable {
 
     private func key(_ id: String) -> SymmetricKey? {
         guard let bytes = keyRing.keys[id] else { return nil }
-        return HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: bytes), info: Data("herald secret sealing v1".utf8), outputByteCount: 32)
+        return HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: bytes), info: Data(purpose.utf8), outputByteCount: 32)
     }
 }

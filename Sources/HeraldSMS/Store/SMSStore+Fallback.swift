@@ -79,11 +79,23 @@ extension SMSStore {
     }
 
     /// A send that has a fallback: `sent` and the fallback's next step, in one transaction (a
-    /// worker stopped between them would skip the next channel).
-    public static func sent(_ sent: Sent, arm: Arm, client: PostgresClient, logger: Logger) async throws {
+    /// worker stopped between them would skip the next channel); the step only when the send's
+    /// record applied. `fallbackJob`: the `sms.fallback` job's message id when it sent, nil for the
+    /// verification's own job.
+    public static func sent(_ sent: Sent, arm: Arm, fallbackJob: String?, client: PostgresClient, logger: Logger) async throws {
         let job = try arm.job.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         try await client.withTransaction(logger: logger) { connection in
-            try await Prepared<SentSQL>(bindings: try sentBindings([sent])).rows(on: connection, logger: logger)
+            let recorded: [PostgresRow]
+            if let fallbackJob {
+                let accepted = sent.attempts.last
+                recorded = try await connection.query(try attempts.query(
+                    change: "SELECT * FROM herald.sms_fallback_record($1, $2, 'sent', $3, $4, $5, NULL, $6::int)",
+                    [sent.verificationID, fallbackJob, accepted?.provider ?? "", accepted?.providerMessageID ?? "", sent.channel, sent.attempts.uncertainSends],
+                    attempts: sent.attempts), logger: logger).collect()
+            } else {
+                recorded = try await Prepared<SentSQL>(bindings: try sentBindings([sent])).rows(on: connection, logger: logger)
+            }
+            guard try recorded.first?.decode(Int.self) ?? 0 > 0 else { return }
             var binds = PostgresBindings()
             binds.append(sent.verificationID)
             binds.append(arm.channels.map(\.rawValue))
@@ -110,19 +122,29 @@ extension SMSStore {
             """
     }
 
-    /// A `sms.fallback` job whose channels all failed: the verification back to `sent` (the
-    /// earlier send stands) with `reason`, the fallback ended, the calls recorded.
+    /// A `sms.fallback` job whose channels' providers all failed for now: retried through the
+    /// delay queues (its take then finds it its own), the calls recorded.
+    public static func fallbackRetrying(_ verificationID: String, messageID: String, reason: String, attempts: [DeliveryAttempt],
+                                        client: PostgresClient, logger: Logger) async throws {
+        let query = try Self.attempts.query(change: "SELECT * FROM herald.sms_fallback_record($1, $2, 'retrying', NULL, NULL, NULL, $3, $4::int)",
+                                            [verificationID, messageID, reason, attempts.uncertainSends], attempts: attempts)
+        try await client.query(query, logger: logger)
+    }
+
+    /// A `sms.fallback` job whose channels all refused: the fallback ends, the verification (still
+    /// `sent`: the earlier send stands) keeps `reason`, the calls recorded.
     public static func fallbackFailed(_ verificationID: String, messageID: String, reason: String, attempts: [DeliveryAttempt],
                                       client: PostgresClient, logger: Logger) async throws {
-        let query = try Self.attempts.query(change: "SELECT * FROM herald.sms_fallback_end($1, $2, $3)",
+        let query = try Self.attempts.query(change: "SELECT * FROM herald.sms_fallback_end($1, $2, $3, false)",
                                             [verificationID, messageID, reason], attempts: attempts)
         try await client.query(query, logger: logger)
     }
 
-    /// A `sms.fallback` job out of attempts (in the runner's transaction): as ``fallbackFailed``, no calls to record.
-    public static func fallbackExhausted(_ verificationID: String, messageID: String, reason: String,
+    /// A `sms.fallback` job out of attempts (in the runner's transaction): as ``fallbackFailed``, no
+    /// calls to record, and not while a live worker sends it.
+    public static func fallbackExhausted(_ verificationID: String, messageID: String, reason: String, checkOwner: Bool = true,
                                          on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("SELECT count(*) FROM herald.sms_fallback_end(\(verificationID), \(messageID), \(reason))", logger: logger)
+        try await connection.query("SELECT count(*) FROM herald.sms_fallback_end(\(verificationID), \(messageID), \(reason), \(checkOwner))", logger: logger)
     }
 
     /// The `sms.fallback` job of an undelivered receipt (in the receipt job's transaction): the

@@ -22,9 +22,10 @@ BEGIN
         VALUES (p_verification_id, p_channels, p_step, p_job, p_key_id, p_nonce, p_ciphertext, p_tag, v_due)
         ON CONFLICT (verification_id) DO UPDATE
            SET channels = EXCLUDED.channels, step = EXCLUDED.step, job = EXCLUDED.job, key_id = EXCLUDED.key_id,
-               nonce = EXCLUDED.nonce, ciphertext = EXCLUDED.ciphertext, tag = EXCLUDED.tag, due_at = EXCLUDED.due_at, updated_at = now();
+               nonce = EXCLUDED.nonce, ciphertext = EXCLUDED.ciphertext, tag = EXCLUDED.tag, due_at = EXCLUDED.due_at,
+               state = 'waiting', message_id = NULL, owner_key = NULL, updated_at = now();
     ELSE
-        UPDATE herald.sms_fallbacks SET step = p_step, due_at = v_due, updated_at = now()
+        UPDATE herald.sms_fallbacks SET step = p_step, due_at = v_due, state = 'waiting', message_id = NULL, owner_key = NULL, updated_at = now()
          WHERE verification_id = p_verification_id;
     END IF;
     IF v_due IS NOT NULL THEN

@@ -1,6 +1,7 @@
 -- Decides a `sms.fallback` job (message id p_message_id): may verification p_verification_id's
--- channel p_step (0-based) go out now? Atomically, in one round trip:
---   send       yes: the verification is `sending` under this job (its channel, code_sends), the
+-- channel p_step (0-based) go out now? Atomically, in one round trip. The verification stays
+-- `sent` throughout (its earlier send stands); the fallback row holds the step's progress.
+--   send       yes: the fallback is `sending` under this job and this worker (p_owner_key), the
 --              code's sends counted (the same code: its hash, expiry and wrong tries stay), the
 --              send limits p_scopes… taken; o_channels, o_job and the sealed code are returned.
 --              o_uncertain: this job's earlier try may have reached a provider (its worker stopped
@@ -10,84 +11,95 @@
 --   done       nothing to do: another trigger took this step, or the verification moved on
 --   gone       the verification has no fallback left (its last channel was sent, or it ended)
 --   closed     the code was used, expired, superseded by another send, or its number is locked
---              out for guessing (o_reason): the fallback ends
+--              out for guessing (o_reason): the fallback ends (checked on a retry too)
 --   delivered  the last send was delivered: no other channel is needed; the fallback ends
 --   refused    a send limit (o_reason): the fallback ends, the earlier send stands
+-- Locks: the verification, its fallback row, the rate counters (herald.sms_rate_take), then the
+-- code, as herald.sms_prepare_batch takes counters before codes.
 CREATE OR REPLACE FUNCTION herald.sms_fallback_take(p_verification_id text, p_step integer, p_reason text, p_message_id text, p_owner_key bigint,
                                                     p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[])
  RETURNS TABLE (o_decision text, o_reason text, o_uncertain boolean, o_channels text[], o_job jsonb,
                 o_key_id text, o_nonce bytea, o_ciphertext bytea, o_tag bytea)
  LANGUAGE plpgsql
+ SET plan_cache_mode TO 'force_generic_plan'
 AS $function$
 DECLARE
-    f herald.sms_fallbacks%ROWTYPE;
     ver herald.sms_verifications%ROWTYPE;
+    f herald.sms_fallbacks%ROWTYPE;
     cur herald.sms_codes%ROWTYPE;
+    own boolean;
     v_status text;
     v_refused text;
+    v_closed text;
 BEGIN
-    SELECT * INTO f FROM herald.sms_fallbacks WHERE verification_id = p_verification_id FOR UPDATE;
-    IF NOT FOUND THEN
+    SELECT * INTO ver FROM herald.sms_verifications WHERE verification_id = p_verification_id FOR UPDATE;
+    IF FOUND THEN
+        SELECT * INTO f FROM herald.sms_fallbacks WHERE verification_id = p_verification_id FOR UPDATE;
+    END IF;
+    IF f.verification_id IS NULL THEN
         RETURN QUERY SELECT 'gone'::text, NULL::text, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
         RETURN;
     END IF;
-    SELECT * INTO ver FROM herald.sms_verifications WHERE verification_id = p_verification_id FOR UPDATE;
-    IF ver.state IN ('sending', 'retrying') AND ver.message_id = p_message_id THEN
-        -- This job ran before: a worker that stopped mid-send, or a try that failed.
-        IF ver.state = 'sending' AND ver.owner_key IS NOT NULL AND NOT pg_try_advisory_xact_lock_shared(ver.owner_key) THEN
-            RETURN QUERY SELECT 'busy'::text, NULL::text, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
+    -- This job ran before: a worker that stopped mid-send, or a try that failed.
+    own := f.state IN ('sending', 'retrying') AND f.message_id = p_message_id;
+    IF own AND f.state = 'sending' AND f.owner_key IS NOT NULL AND NOT pg_try_advisory_xact_lock_shared(f.owner_key) THEN
+        RETURN QUERY SELECT 'busy'::text, NULL::text, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
+        RETURN;
+    END IF;
+    IF NOT own THEN
+        IF f.state <> 'waiting' OR f.step <> p_step - 1 OR ver.state <> 'sent' THEN
+            RETURN QUERY SELECT 'done'::text, f.state, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
             RETURN;
         END IF;
-        UPDATE herald.sms_verifications
-           SET state = 'sending', owner_key = p_owner_key, updated_at = now(),
-               uncertain_sends = uncertain_sends + CASE WHEN ver.state = 'sending' THEN 1 ELSE 0 END
-         WHERE verification_id = p_verification_id;
-        RETURN QUERY SELECT 'send'::text, NULL::text, ver.state = 'sending', f.channels, f.job, f.key_id, f.nonce, f.ciphertext, f.tag;
-        RETURN;
+        IF p_reason = 'timeout' AND f.due_at > now() + interval '1 second' THEN
+            RETURN QUERY SELECT 'early'::text, NULL::text, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
+            RETURN;
+        END IF;
+        -- The verification's newest accepted send (run-time partition pruning: the days since its fallback began).
+        SELECT a.delivery_status INTO v_status
+          FROM herald.sms_send_attempts a
+         WHERE a.verification_id = p_verification_id AND a.result = 'accepted' AND a.created_at >= f.created_at - interval '1 minute'
+         ORDER BY a.created_at DESC, a.id DESC
+         LIMIT 1;
+        IF v_status = 'delivered' THEN
+            DELETE FROM herald.sms_fallbacks WHERE verification_id = p_verification_id;
+            RETURN QUERY SELECT 'delivered'::text, NULL::text, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
+            RETURN;
+        END IF;
+        v_refused := herald.sms_rate_take(p_scopes, p_keys, p_windows, p_maxes, now());
+        IF v_refused IS NOT NULL THEN
+            DELETE FROM herald.sms_fallbacks WHERE verification_id = p_verification_id;
+            RETURN QUERY SELECT 'refused'::text, 'rate_limited:' || v_refused, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
+            RETURN;
+        END IF;
     END IF;
-    IF f.step <> p_step - 1 OR ver.state <> 'sent' THEN
-        RETURN QUERY SELECT 'done'::text, ver.state::text, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
-        RETURN;
-    END IF;
-    IF p_reason = 'timeout' AND f.due_at > now() + interval '1 second' THEN
-        RETURN QUERY SELECT 'early'::text, NULL::text, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
-        RETURN;
-    END IF;
+    -- The code, first try or retry: still the one this verification's sends carry, pending, in time,
+    -- its number not locked out.
     SELECT * INTO cur FROM herald.sms_codes WHERE id = ver.code_id FOR UPDATE;
-    IF NOT FOUND OR cur.status <> 'pending' OR cur.expires_at <= now() OR cur.sends IS DISTINCT FROM ver.code_sends
-       OR EXISTS (SELECT 1 FROM herald.sms_guess_failures WHERE phone_number = ver.phone_number AND locked_until > now()) THEN
+    v_closed := CASE WHEN cur.id IS NULL OR cur.status <> 'pending' THEN 'code_' || coalesce(cur.status, 'gone')
+                     WHEN cur.expires_at <= now() THEN 'code_expired'
+                     WHEN cur.sends IS DISTINCT FROM ver.code_sends THEN 'code_sent_again'
+                     WHEN EXISTS (SELECT 1 FROM herald.sms_guess_failures g
+                                   WHERE g.phone_number = ver.phone_number AND g.locked_until > now()) THEN 'locked_out' END;
+    IF v_closed IS NOT NULL THEN
         DELETE FROM herald.sms_fallbacks WHERE verification_id = p_verification_id;
-        RETURN QUERY SELECT 'closed'::text,
-                            CASE WHEN cur.status IS NULL OR cur.status <> 'pending' THEN 'code_' || coalesce(cur.status, 'gone')
-                                 WHEN cur.expires_at <= now() THEN 'code_expired'
-                                 WHEN cur.sends IS DISTINCT FROM ver.code_sends THEN 'code_sent_again'
-                                 ELSE 'locked_out' END,
-                            false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
+        RETURN QUERY SELECT 'closed'::text, v_closed, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
         RETURN;
     END IF;
-    -- The verification's newest accepted send (run-time partition pruning: the days since its fallback began).
-    SELECT a.delivery_status INTO v_status
-      FROM herald.sms_send_attempts a
-     WHERE a.verification_id = p_verification_id AND a.result = 'accepted' AND a.created_at >= f.created_at - interval '1 minute'
-     ORDER BY a.created_at DESC, a.id DESC
-     LIMIT 1;
-    IF v_status = 'delivered' THEN
-        DELETE FROM herald.sms_fallbacks WHERE verification_id = p_verification_id;
-        RETURN QUERY SELECT 'delivered'::text, NULL::text, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
+    IF own THEN
+        UPDATE herald.sms_fallbacks SET state = 'sending', owner_key = p_owner_key, updated_at = now()
+         WHERE verification_id = p_verification_id;
+        UPDATE herald.sms_verifications
+           SET uncertain_sends = uncertain_sends + CASE WHEN f.state = 'sending' THEN 1 ELSE 0 END, updated_at = now()
+         WHERE verification_id = p_verification_id;
+        RETURN QUERY SELECT 'send'::text, NULL::text, f.state = 'sending', f.channels, f.job, f.key_id, f.nonce, f.ciphertext, f.tag;
         RETURN;
     END IF;
-    v_refused := herald.sms_rate_take(p_scopes, p_keys, p_windows, p_maxes, now());
-    IF v_refused IS NOT NULL THEN
-        DELETE FROM herald.sms_fallbacks WHERE verification_id = p_verification_id;
-        RETURN QUERY SELECT 'refused'::text, 'rate_limited:' || v_refused, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
-        RETURN;
-    END IF;
-    UPDATE herald.sms_fallbacks SET step = p_step, due_at = NULL, updated_at = now() WHERE verification_id = p_verification_id;
-    UPDATE herald.sms_codes SET sends = sends + 1, last_sent_at = now() WHERE id = cur.id;
-    UPDATE herald.sms_verifications
-       SET state = 'sending', reason = NULL, message_id = p_message_id, owner_key = p_owner_key, code_sends = cur.sends + 1,
-           channel = f.channels[p_step + 1], updated_at = now()
+    UPDATE herald.sms_fallbacks
+       SET step = p_step, state = 'sending', message_id = p_message_id, owner_key = p_owner_key, due_at = NULL, updated_at = now()
      WHERE verification_id = p_verification_id;
+    UPDATE herald.sms_codes SET sends = sends + 1, last_sent_at = now() WHERE id = cur.id;
+    UPDATE herald.sms_verifications SET code_sends = cur.sends + 1, updated_at = now() WHERE verification_id = p_verification_id;
     RETURN QUERY SELECT 'send'::text, NULL::text, false, f.channels, f.job, f.key_id, f.nonce, f.ciphertext, f.tag;
 END;
 $function$;

@@ -28,6 +28,14 @@ CREATE TABLE herald.sms_fallbacks (
     -- When the step's wait ends: a `timeout` job that comes earlier (relayed by a previous
     -- version's relay, which knows no wait queue) is held until then.
     due_at           timestamptz,
+    -- waiting (for the step's wait, a receipt or nothing), or a `sms.fallback` job (message_id)
+    -- sending the next step (`sending`, by the worker whose presence key is owner_key) or
+    -- waiting to try again (`retrying`). The verification itself stays `sent` all along: its
+    -- earlier send stands, the fraud guard counts it once, and a new request for the number
+    -- reuses its code as it would any code just sent.
+    state            text NOT NULL DEFAULT 'waiting' CHECK (state IN ('waiting', 'sending', 'retrying')),
+    message_id       text,
+    owner_key        bigint,
     created_at       timestamptz NOT NULL DEFAULT now(),
     updated_at       timestamptz NOT NULL DEFAULT now()
 );
