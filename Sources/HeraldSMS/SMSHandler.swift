@@ -378,7 +378,7 @@ struct SMSEvent: Encodable {
     /// The number's region (ISO 3166) and type, as libphonenumber reads them (`sms.refused`).
     var region: String?
     var numberType: String?
-    /// `sms` or `whatsapp` (`sms.sent`, `sms.failed`).
+    /// `sms`, `whatsapp` or `voice` (`sms.sent`, `sms.failed`).
     var channel: String?
 
     enum CodingKeys: String, CodingKey {

@@ -214,8 +214,11 @@ import Testing
             try await eventually("delivered") { try await sms.attempts(job.verificationID).first?.delivery?.status == .delivered }
             #expect(early.answers == [204])
             let messageID = try #require(try await sms.attempts(job.verificationID).first?.providerMessageID)
-            let ledger = try #require(try await harness.ledger(SMSReceiptJob(provider: .webhook, providerMessageID: messageID, status: .delivered).messageID))
-            #expect(ledger.0 == "completed" && ledger.1 > 1, "the receipt came before the send's commit: \(ledger)")
+            // The status is applied before the job's outcome commits: the ledger follows it.
+            let receiptJob = SMSReceiptJob(provider: .webhook, providerMessageID: messageID, status: .delivered).messageID
+            try await eventually("the receipt's job completed") { try await harness.ledger(receiptJob)?.0 == "completed" }
+            let ledger = try #require(try await harness.ledger(receiptJob))
+            #expect(ledger.1 > 1, "the receipt came before the send's commit: \(ledger)")
 
             let nowhere = try await Self.webhookReceipt(api, messageID: "wh-never-sent", status: "delivered")
             #expect(nowhere.status == 204, "\(nowhere)")
