@@ -63,7 +63,7 @@ extension SMSConfiguration {
         func check(whatsapp: Bool, voice: Bool) throws(ConfigError) {
             for (key, list) in [("sms.fallback.channels", channels)] + regions.sorted(by: { $0.key < $1.key }).map({ ("sms.fallback.regions.\($0.key)", $0.value) }) {
                 if list.contains(.whatsapp), !whatsapp { throw ConfigError(key: key, reason: "lists whatsapp, and sms.whatsapp is not configured") }
-                if list.contains(.voice), !voice { throw ConfigError(key: key, reason: "lists voice, and sms.voice.from is not set") }
+                if list.contains(.voice), !voice { throw ConfigError(key: key, reason: "lists voice, and sms.voice has no provider configured (from, webhook_url)") }
             }
         }
 

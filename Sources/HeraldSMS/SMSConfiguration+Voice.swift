@@ -5,8 +5,16 @@ extension SMSConfiguration {
     /// `sms.voice.*`: the same verification's code read out in a phone call (Twilio's Calls API,
     /// with the account of `sms.twilio`), for a job whose channel is `voice` (docs/voice.md).
     public struct Voice: Sendable {
-        /// The caller id: a Twilio number (or verified caller id) in E.164. Empty: no voice channel.
+        /// The voice providers, tried in order.
+        public enum Provider: String, Sendable, CaseIterable { case twilio, webhook }
+
+        /// `sms.voice.providers`: Twilio's Calls API (with `from`), and/or a signed webhook to the
+        /// operator's own telephony (`webhook_url`, signed with `sms.webhook.secret`).
+        public var providers: [Provider] = [.twilio]
+        /// The caller id: a Twilio number (or verified caller id) in E.164. Empty: no Twilio calls.
         public var from = ""
+        /// The voice webhook (`type` `voice.call`); empty: none.
+        public var webhookURL = ""
         /// `<locale>.yaml` per locale, `default.yaml` required: what the call says, read twice.
         public var templatesDirectory = "Config/templates/voice"
         /// Locale → the language `<Say>` speaks (`default` for any other): `pt-br: pt-BR`.
@@ -18,8 +26,13 @@ extension SMSConfiguration {
         /// Number types a call may go to: a landline takes a call, not an SMS.
         public var numberTypes: Set<PhoneNumberType> = [.mobile, .fixedLine, .fixedLineOrMobile]
 
+        /// The providers configured: Twilio with a caller id, the webhook with its URL.
+        public var configuredProviders: [Provider] {
+            providers.filter { $0 == .twilio ? !from.isEmpty : !webhookURL.isEmpty }
+        }
+
         /// Calls can go out.
-        public var enabled: Bool { !from.isEmpty }
+        public var enabled: Bool { !configuredProviders.isEmpty }
 
         static let defaultLanguages = [
             "default": "en-US", "en": "en-US", "en-gb": "en-GB", "de": "de-DE", "es": "es-ES", "fr": "fr-FR",
@@ -32,9 +45,25 @@ extension SMSConfiguration {
             return languages["default"] ?? "en-US"
         }
 
-        static func read(_ source: ConfigSource, twilio: Twilio) throws -> Voice {
+        static func read(_ source: ConfigSource, twilio: Twilio, webhook: Webhook) throws -> Voice {
             var v = Voice()
+            v.providers = try source.stringList("sms.voice.providers", default: v.providers.map(\.rawValue)).enumerated().map { index, name in
+                guard let provider = Provider(rawValue: name) else {
+                    throw ConfigError(key: "sms.voice.providers[\(index)]", reason: "'\(name)' is not one of twilio, webhook")
+                }
+                return provider
+            }
             v.from = try source.string("sms.voice.from", default: "")
+            v.webhookURL = try source.string("sms.voice.webhook_url", default: "")
+            if !v.webhookURL.isEmpty {
+                let url = URL(string: v.webhookURL)
+                guard url?.host != nil, ["https", "http"].contains(url?.scheme ?? "") else {
+                    throw ConfigError(key: "sms.voice.webhook_url", reason: "must be an http(s) URL")
+                }
+                if v.providers.contains(.webhook), webhook.secret.isEmpty {
+                    throw ConfigError(key: "sms.webhook.secret", reason: "is required for the voice webhook (sms.voice.webhook_url): it signs its requests")
+                }
+            }
             v.templatesDirectory = try source.path("sms.voice.templates_dir", default: "templates/voice")
             v.voice = try source.string("sms.voice.voice", default: "")
             v.ringSeconds = try source.int("sms.voice.ring_seconds", default: v.ringSeconds, range: 5...600)
@@ -52,7 +81,7 @@ extension SMSConfiguration {
                 }
                 return type
             })
-            if v.enabled {
+            if !v.from.isEmpty {
                 if (try? PhoneNumber(v.from)) == nil {
                     throw ConfigError(key: "sms.voice.from", reason: "must be a phone number in E.164 (+15555550100)")
                 }
@@ -64,7 +93,8 @@ extension SMSConfiguration {
         }
 
         public var effectiveValues: [String: Any] {
-            ["sms.voice.from": from, "sms.voice.templates_dir": templatesDirectory, "sms.voice.languages": languages,
+            ["sms.voice.providers": providers.map(\.rawValue), "sms.voice.from": from, "sms.voice.webhook_url": webhookURL,
+             "sms.voice.templates_dir": templatesDirectory, "sms.voice.languages": languages,
              "sms.voice.voice": voice, "sms.voice.ring_seconds": ringSeconds, "sms.voice.number_types.allow": numberTypes.map(\.rawValue).sorted()]
         }
     }

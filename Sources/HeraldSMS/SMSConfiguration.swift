@@ -143,9 +143,12 @@ public struct SMSConfiguration: ConfigurationSection {
         if whatsapp.enabled {
             try ClearTextPolicy.check(url: whatsapp.baseURL, key: "sms.whatsapp.base_url", allowed: allowInsecureTransport, allowKey: "sms.allow_insecure_transport")
         }
-        voice = try Voice.read(source, twilio: twilio)
-        if voice.enabled {
+        voice = try Voice.read(source, twilio: twilio, webhook: webhook)
+        if voice.configuredProviders.contains(.twilio) {
             try ClearTextPolicy.check(url: twilio.baseURL, key: "sms.twilio.base_url", allowed: allowInsecureTransport, allowKey: "sms.allow_insecure_transport")
+        }
+        if voice.configuredProviders.contains(.webhook) {
+            try ClearTextPolicy.check(url: voice.webhookURL, key: "sms.voice.webhook_url", allowed: allowInsecureTransport, allowKey: "sms.allow_insecure_transport")
         }
         fallback = try Fallback.read(source)
         try fallback.check(whatsapp: whatsapp.enabled, voice: voice.enabled)

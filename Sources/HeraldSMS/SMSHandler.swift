@@ -84,7 +84,14 @@ public struct SMSHandler: JobHandler {
             templates: try SMSTemplates.load(sms),
             providers: providers,
             whatsappProviders: sms.whatsapp.enabled ? [WhatsAppProvider(configuration: sms.whatsapp, http: http)] : [],
-            voiceProviders: sms.voice.enabled ? [TwilioVoiceProvider(twilio: sms.twilio, voice: sms.voice, http: http, statusCallback: callbacks)] : [],
+            voiceProviders: try sms.voice.configuredProviders.map { kind throws -> SMSProvider in
+                switch kind {
+                case .twilio: TwilioVoiceProvider(twilio: sms.twilio, voice: sms.voice, http: http, statusCallback: callbacks)
+                case .webhook: try WebhookProvider(configuration: sms.webhook, http: http,
+                                                   receiptURL: sms.receipts.enabled ? sms.receipts.baseURL + "/v1/receipts/webhook" : nil,
+                                                   kind: .voice(sms.voice))
+                }
+            },
             voiceTemplates: sms.voice.enabled
                 ? try SMSTemplates.load(directory: sms.voice.templatesDirectory, appName: sms.appName, webOTPOrigin: "", configKey: "sms.voice.templates_dir")
                 : nil,

@@ -70,6 +70,52 @@ import Testing
         }
     }
 
+    /// The webhook voice provider (the operator's own telephony): a signed `voice.call` with the
+    /// text to say, its language and `repeat` 2; its receipt, to the webhook receipt endpoint,
+    /// reaches the attempt; the code verifies.
+    @Test func aWebhookPlacesTheCall() async throws {
+        try await withHarness { harness in
+            let (sms, _, _, api) = try await Self.standIns(harness)
+            let calls = LockedBox<[StubHTTPServer.Request]>([])
+            let callID = "call-" + UUID().uuidString.lowercased()
+            let hook = try await StubHTTPServer { request in
+                calls.withLock { $0.append(request) }
+                return .init(status: 200, body: #"{"message_id":"\#(callID)"}"#)
+            }
+            harness.onClose { await hook.close() }
+            _ = try await sms.start {
+                SMSReceiptTests.receipts(&$0, api)
+                SMSProviderTests.webhook(&$0, hook)
+                $0.sms.voice.providers = [.webhook]
+                $0.sms.voice.webhookURL = hook.baseURL + "/call"
+                $0.sms.voice.templatesDirectory = TestEnvironment.root.appendingPathComponent("Config/templates/voice").path
+                $0.sms.allowInsecureTransport = true
+            }
+            let job = SMSVerificationJob(verificationID: "\(harness.namespace)-wv", phoneNumber: harness.phone(9), locale: "pt-BR", channel: .voice)
+            _ = try await harness.enqueue(job)
+            try await eventually("called") { calls.withLock { !$0.isEmpty } }
+            let request = try #require(calls.withLock { $0.first })
+            #expect(request.path == "/call")
+            let key = try #require(StandardWebhooks.key(secret: SMSProviderTests.webhookSecret))
+            #expect(throws: Never.self) {
+                try StandardWebhooks.verify(id: request.header("webhook-id"), timestamp: request.header("webhook-timestamp"),
+                                            signatures: request.header("webhook-signature"), body: request.body, key: key)
+            }
+            let body = try #require(try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
+            let data = try #require(body["data"] as? [String: Any])
+            let text = try #require(data["text"] as? String)
+            #expect(body["type"] as? String == "voice.call" && data["language"] as? String == "pt-BR" && data["repeat"] as? Int == 2
+                    && data["to"] as? String == job.phoneNumber && data["segments"] == nil, "\(body)")
+            let code = Self.digits(text)
+            #expect(code.count == 6 && text.contains(code.map(String.init).joined(separator: ", ")) && text.hasPrefix("Seu código"), "\(text)")
+            #expect(try await sms.verify(job.verificationID, code) == .verified(phoneNumber: job.phoneNumber, purpose: .signIn))
+            let receipt = try await SMSReceiptTests.webhookReceipt(api, messageID: callID, status: "delivered")
+            #expect(receipt.status == 204, "\(receipt)")
+            try await eventually("delivered") { try await sms.attempts(job.verificationID).first?.delivery?.status == .delivered }
+            #expect(try await sms.attempts(job.verificationID).first?.provider == "webhook")
+        }
+    }
+
     /// The SMS is reported undelivered: the same code goes out over WhatsApp at once (not after
     /// the SMS's wait); the wait's own job for that step later finds it taken, and sends nothing.
     @Test func anUndeliveredSMSFallsBackToWhatsAppWithTheSameCode() async throws {

@@ -13,23 +13,38 @@ import NIOCore
 /// A 2xx answer may carry `{"message_id": "…"}` (or `id`): the message's name in the provider's
 /// receipts; without one, the request's `webhook-id` is. With `sms.receipts.base_url` set, `data`
 /// also carries `receipt_url`, where the provider posts its receipts (signed the same way).
+///
+/// The voice channel's webhook (`sms.voice.providers: [webhook]`, the operator's own telephony
+/// placing the call) is the same provider under `sms.voice.webhook_url`: `type` `voice.call`,
+/// `data` `to`, `text` (what the call says, the code a digit at a time), `language` (the
+/// `<Say>`-style tag of `sms.voice.languages`), `repeat` (2: say it twice), `verification_id`,
+/// `receipt_url`; its receipts come to the same endpoint (provider `webhook`).
 struct WebhookProvider: DeliveryProvider {
+    /// What the webhook asks for: an SMS, or a call that reads the text out.
+    enum Kind: Sendable {
+        case sms
+        case voice(SMSConfiguration.Voice)
+    }
+
     let url: String
     /// The signing key's bytes (`SymmetricKey` is not `Sendable`).
     let key: [UInt8]
     let http: ProviderHTTP
     /// `data.receipt_url`, or nil.
     var receiptURL: String?
+    var kind: Kind = .sms
     var name: String { "webhook" }
 
-    init(configuration: SMSConfiguration.Webhook, http: ProviderHTTP, receiptURL: String? = nil) throws(ConfigError) {
+    /// `url`: the voice webhook's (`sms.voice.webhook_url`) for `.voice`; `sms.webhook.url` otherwise.
+    init(configuration: SMSConfiguration.Webhook, http: ProviderHTTP, receiptURL: String? = nil, kind: Kind = .sms) throws(ConfigError) {
         guard let key = StandardWebhooks.key(secret: configuration.secret) else {
             throw ConfigError(key: "sms.webhook.secret", reason: "must be whsec_ and the base64 of at least 24 random bytes")
         }
-        self.url = configuration.url
+        if case .voice(let voice) = kind { self.url = voice.webhookURL } else { self.url = configuration.url }
         self.key = key
         self.http = http
         self.receiptURL = receiptURL
+        self.kind = kind
     }
 
     struct Payload: Encodable {
@@ -37,12 +52,16 @@ struct WebhookProvider: DeliveryProvider {
             var to: String
             var text: String
             var verificationID: String
-            var encoding: String
-            var segments: Int
+            /// An SMS's length (nil for a call).
+            var encoding: String?
+            var segments: Int?
             var receiptURL: String?
             var registration: Registration?
+            /// A call's language, and how many times it says the text (nil for an SMS).
+            var language: String?
+            var `repeat`: Int?
             enum CodingKeys: String, CodingKey {
-                case to, text, encoding, segments, registration, verificationID = "verification_id", receiptURL = "receipt_url"
+                case to, text, encoding, segments, registration, language, `repeat`, verificationID = "verification_id", receiptURL = "receipt_url"
             }
         }
         /// `data.registration`: what the number's region requires registered (`sms.regions.registration`).
@@ -76,11 +95,19 @@ struct WebhookProvider: DeliveryProvider {
 
     func send(_ message: SMSMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
         let now = Date()
-        let payload = Payload(
-            timestamp: now.iso8601,
-            data: .init(to: message.to, text: message.text.revealed, verificationID: message.verificationID,
-                        encoding: message.encoding.scheme.rawValue, segments: message.encoding.segments, receiptURL: receiptURL,
-                        registration: message.registration.map { .init(sender: $0.sender, entityID: $0.entityID, templateID: $0.templateID) }))
+        let payload: Payload
+        switch kind {
+        case .sms:
+            payload = Payload(
+                timestamp: now.iso8601,
+                data: .init(to: message.to, text: message.text.revealed, verificationID: message.verificationID,
+                            encoding: message.encoding.scheme.rawValue, segments: message.encoding.segments, receiptURL: receiptURL,
+                            registration: message.registration.map { .init(sender: $0.sender, entityID: $0.entityID, templateID: $0.templateID) }))
+        case .voice(let voice):
+            payload = Payload(type: "voice.call", timestamp: now.iso8601,
+                              data: .init(to: message.to, text: message.text.revealed, verificationID: message.verificationID, receiptURL: receiptURL,
+                                          language: voice.language(for: message.locale), repeat: 2))
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard let body = try? encoder.encode(payload) else { return .refused("encoding") }
