@@ -17,13 +17,20 @@ struct TwilioProvider: DeliveryProvider {
     var statusCallback: String?
     var name: String { "twilio" }
 
-    func send(_ message: SMSMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
+    /// A form POST to the account's `resource` (`Messages.json`, `Calls.json`), HTTP Basic with its
+    /// SID and auth token, JSON asked for back.
+    static func request(_ configuration: SMSConfiguration.Twilio, resource: String) -> HTTPClientRequest {
         let base = configuration.baseURL.hasSuffix("/") ? String(configuration.baseURL.dropLast()) : configuration.baseURL
-        var request = HTTPClientRequest(url: "\(base)/2010-04-01/Accounts/\(PercentEncoding.form.encode(configuration.accountSID))/Messages.json")
+        var request = HTTPClientRequest(url: "\(base)/2010-04-01/Accounts/\(PercentEncoding.form.encode(configuration.accountSID))/\(resource)")
         request.method = .POST
         request.headers.add(name: "Authorization", value: ProviderHTTP.basicAuthorization(user: configuration.accountSID, password: configuration.authToken))
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         request.headers.add(name: "Accept", value: "application/json")
+        return request
+    }
+
+    func send(_ message: SMSMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
+        var request = Self.request(configuration, resource: "Messages.json")
         var fields = [("To", message.to), ("Body", message.text.revealed)]
         if let sender = message.registration?.sender {
             // The region's registered header (its DLT ids are registered with Twilio, not sent).

@@ -38,12 +38,7 @@ struct TwilioVoiceProvider: DeliveryProvider {
     }
 
     func send(_ message: SMSMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
-        let base = twilio.baseURL.hasSuffix("/") ? String(twilio.baseURL.dropLast()) : twilio.baseURL
-        var request = HTTPClientRequest(url: "\(base)/2010-04-01/Accounts/\(PercentEncoding.form.encode(twilio.accountSID))/Calls.json")
-        request.method = .POST
-        request.headers.add(name: "Authorization", value: ProviderHTTP.basicAuthorization(user: twilio.accountSID, password: twilio.authToken))
-        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        request.headers.add(name: "Accept", value: "application/json")
+        var request = TwilioProvider.request(twilio, resource: "Calls.json")
         var fields = [("To", message.to), ("From", voice.from),
                       ("Twiml", Self.twiml(text: message.text.revealed, language: voice.language(for: message.locale), voice: voice.voice)),
                       ("Timeout", String(voice.ringSeconds))]
