@@ -217,7 +217,8 @@ public struct SMSHandler: JobHandler {
 
     /// Sends `code` on `channels` from `step` on: the next channel when one's providers refuse it
     /// or are all down, the first acceptance ends it (docs/fallback.md). `fallback`: the run of a
-    /// `sms.fallback` job, whose verification goes back to `sent` when every channel refuses.
+    /// `sms.fallback` job, whose fallback ends when every channel refuses (the verification stays
+    /// `sent`: its earlier send stands).
     func send(_ job: SMSVerificationJob, channels: [Channel], from step: Int, phone: PhoneNumber, region: String?, code: Secret,
               context: JobContext, logger: Logger, fallback: Bool = false) async throws -> JobOutcome {
         var attempts: [DeliveryAttempt] = []
