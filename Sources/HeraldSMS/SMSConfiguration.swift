@@ -115,7 +115,7 @@ public struct SMSConfiguration: ConfigurationSection {
         prefixDropDigits = try source.int("sms.limits.prefix.drop_digits", default: prefixDropDigits, range: 1...8)
         ipLimit = try Self.limit(source, "ip", ipLimit)
         ipv6PrefixLength = try Self.ipv6Prefix(source, key: "sms.limits.ip.ipv6_prefix")
-        guessing = try Guessing.read(source)
+        guessing = try GuessingPolicy.read(source, prefix: "sms.guessing")
         globalLimit = try Self.limit(source, "global", globalLimit)
         resendLimit = try Self.limit(source, "resend", resendLimit)
         providers = try source.stringList("sms.providers", default: providers.map(\.rawValue)).map {

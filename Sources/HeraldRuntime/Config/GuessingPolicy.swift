@@ -3,7 +3,7 @@
 /// at `maxFailures` wrong codes (across codes and purposes) nothing is sent to it and nothing is
 /// checked for `lockoutSeconds`, doubled at each further lock up to `maxLockoutSeconds`; a
 /// success forgets them, and so does a quiet `windowSeconds` after the last failure and lock.
-/// `email.code.guessing.*` reads it (the SMS channel's `sms.guessing.*` has the same shape).
+/// `sms.guessing.*` (per number) and `email.code.guessing.*` (per address) read it.
 public struct GuessingPolicy: Sendable, Equatable {
     public var maxFailures = 10
     public var windowSeconds = 86_400
