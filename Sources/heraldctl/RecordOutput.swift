@@ -24,3 +24,13 @@ private func plain(_ value: Any) -> String {
     default: "\(value)"
     }
 }
+
+/// How `heraldctl verify sms|email-link|email-code|push` print a check: JSON with the subject,
+/// `result` and the fields; or the result's name, then `key=value` per field, sorted.
+func printCheck(_ subject: [String: Any], result name: String, fields: [String: Any], json: Bool) {
+    if json {
+        printJSON(subject.merging(["result": name]) { a, _ in a }.merging(fields) { a, _ in a })
+    } else {
+        print(([name] + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }).joined(separator: " "))
+    }
+}

@@ -40,11 +40,7 @@ struct VerifySMS: AsyncParsableCommand {
                 .verifyPhone(verificationID: id, code: code, logger: logger)
         }
         let (name, fields) = Self.describe(result)
-        if options.output == .json {
-            printJSON(["verification_id": verificationID, "result": name].merging(fields) { a, _ in a })
-        } else {
-            print(([name] + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }).joined(separator: " "))
-        }
+        printCheck(["verification_id": verificationID], result: name, fields: fields, json: options.output == .json)
         if case .verified = result { return }
         throw ExitCode(HeraldRuntime.ExitCode.failure.rawValue)
     }
@@ -112,11 +108,7 @@ struct VerifyEmailLink: AsyncParsableCommand {
                 .consumeEmailAction(mode, email: email, oobCode: oobCode, logger: logger)
         }
         let (name, fields) = Self.describe(result)
-        if options.output == .json {
-            printJSON(["email": Redact.email(email), "result": name].merging(fields) { a, _ in a })
-        } else {
-            print(([name] + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }).joined(separator: " "))
-        }
+        printCheck(["email": Redact.email(email)], result: name, fields: fields, json: options.output == .json)
         switch result {
         case .success, .recovered: return
         default: throw ExitCode(HeraldRuntime.ExitCode.failure.rawValue)
@@ -157,23 +149,18 @@ struct VerifyEmailCode: AsyncParsableCommand {
             throw CLIExit.fail("--purpose must be one of \(EmailCodeJob.Purpose.allCases.map(\.rawValue).joined(separator: ", "))", code: .usage)
         }
         let code = self.code == "-" ? (readLine(strippingNewline: true) ?? "") : self.code
-        let keyRing: KeyRing
         do {
-            keyRing = try context.configuration.secrets.keyRing()
+            _ = try context.configuration.secrets.keyRing()
         } catch {
             throw CLIExit.fail("\(error)", code: .configuration)
         }
         let (email, logger) = (self.email, context.logger)
         let result = try await context.withDatabase { client in
-            try await EmailCodeVerifier(client: client, hasher: SecretHasher(keyRing: keyRing))
-                .verify(email: email, purpose: purpose, code: code, logger: logger)
+            try await HeraldVerification(database: client, secrets: context.configuration.secrets)
+                .verifyEmailCode(email: email, purpose: purpose, code: code, logger: logger)
         }
         let (name, fields) = Self.describe(result)
-        if options.output == .json {
-            printJSON(["email": Redact.email(email), "result": name].merging(fields) { a, _ in a })
-        } else {
-            print(([name] + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }).joined(separator: " "))
-        }
+        printCheck(["email": Redact.email(email)], result: name, fields: fields, json: options.output == .json)
         if case .verified = result { return }
         throw ExitCode(HeraldRuntime.ExitCode.failure.rawValue)
     }

@@ -33,11 +33,7 @@ struct VerifyPush: AsyncParsableCommand {
                 .confirmAppVerification(receipt: receipt, secret: secret, logger: logger)
         }
         let (name, fields) = Self.describe(result)
-        if options.output == .json {
-            printJSON(["receipt": receipt, "result": name].merging(fields) { a, _ in a })
-        } else {
-            print(([name] + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }).joined(separator: " "))
-        }
+        printCheck(["receipt": receipt], result: name, fields: fields, json: options.output == .json)
         if case .verified = result { return }
         throw ExitCode(HeraldRuntime.ExitCode.failure.rawValue)
     }
