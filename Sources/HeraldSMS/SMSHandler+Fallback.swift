@@ -103,7 +103,7 @@ extension SMSHandler {
         return outcome
     }
 
-    /// A `sms.fallback` job out of attempts: the verification back to `sent`, its fallback ended.
+    /// A `sms.fallback` job out of attempts: its fallback ends (the verification stays `sent`).
     func exhausted(_ job: SMSFallbackJob, reason: String, context: JobContext) -> JobOutcome {
         let messageID = context.envelope.messageID
         return .rejected(reason) { connection, logger in
