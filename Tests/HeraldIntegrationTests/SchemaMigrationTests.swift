@@ -43,6 +43,28 @@ import Testing
         return out
     }
 
+    /// sms 0011 merges a number's wrong-code counts of several purposes, adding up only the rows
+    /// still in their window (`expires_at > now()`). The fixture's two rows were in theirs when it was
+    /// dumped and are past it a day later; the file stays frozen, so the restored rows' times move
+    /// relative to now (its newest failure an hour ago, both still in their one-day window), and each
+    /// side of the window gets rows the old `sms_guess_failed` could have left: +447700900456 locked
+    /// for `mfa_enroll` three hours ago (in its window), +12025550147 locked for `sign_in` two days
+    /// ago and +33612345678's two failures a day and a half ago (past theirs).
+    func placeGuessFailuresAroundNow(_ client: PostgresClient) async throws {
+        let logger = TestEnvironment.logger("test.schema")
+        try await client.query("""
+            UPDATE herald.sms_guess_failures
+               SET last_failure_at = last_failure_at + shift, locked_until = locked_until + shift, expires_at = expires_at + shift
+              FROM (SELECT now() - interval '1 hour' - max(last_failure_at) AS shift FROM herald.sms_guess_failures) moved
+            """, logger: logger)
+        try await client.query("""
+            INSERT INTO herald.sms_guess_failures (phone_number, purpose, failures, lockouts, last_failure_at, locked_until, expires_at) VALUES
+                ('+447700900456', 'mfa_enroll', 10, 1, now() - interval '3 hours', now() - interval '2 hours', now() - interval '2 hours' + interval '1 day'),
+                ('+12025550147', 'sign_in', 10, 1, now() - interval '2 days', now() - interval '47 hours', now() - interval '23 hours'),
+                ('+33612345678', 'sign_in', 2, 0, now() - interval '36 hours', NULL, now() - interval '12 hours')
+            """, logger: logger)
+    }
+
     @Test func anOldDatabaseUpgradesToExactlyAFreshInstallAndKeepsEveryRow() async throws {
         let logger = TestEnvironment.logger("test.schema")
         try await withScratchDatabase("upgrade") { oldURL, old in
@@ -50,6 +72,7 @@ import Testing
             let roles = try #require(RuntimeSchema.group.migrations.first { $0.name == "database_roles" }?.file.statements.first)
             try await old.query(PostgresQuery(unsafeSQL: roles), logger: logger)
             _ = try await runPostgresTool("psql", ["-v", "ON_ERROR_STOP=1", "-q", "-f", Self.fixture], url: oldURL)
+            try await placeGuessFailuresAroundNow(old)
             let before = try await rows(old)
             #expect(before.count >= 28)
             for (table, digest) in before where table != "cleanup_policy" {
@@ -76,10 +99,12 @@ import Testing
             for table in widened {
                 #expect(after[table]?.split(separator: " ").first == before[table]?.split(separator: " ").first, "\(table): every row is still there")
             }
-            let counts = try await old.query("SELECT phone_number, failures FROM herald.sms_guess_failures ORDER BY phone_number", logger: logger)
+            let counts = try await old.query("SELECT phone_number, failures, lockouts FROM herald.sms_guess_failures ORDER BY phone_number", logger: logger)
             var merged: [String] = []
-            for try await (phone, failures) in counts.decode((String, Int).self) { merged.append("\(phone) \(failures)") }
-            #expect(merged == ["+12025550147 1", "+447700900456 5"], "the fixture's two numbers' counts, one row each")
+            for try await (phone, failures, lockouts) in counts.decode((String, Int, Int).self) { merged.append("\(phone) \(failures) \(lockouts)") }
+            // In its window: the fixture's 1 and 5, and +447700900456's other purpose (10 and a lock) added;
+            // past it: +12025550147's other purpose and +33612345678's only row count nothing.
+            #expect(merged == ["+12025550147 1 0", "+33612345678 0 0", "+447700900456 15 1"], "one row per number, of the failures still in their window")
             let pauses = try await old.query("""
                 SELECT scope || ':' || key || ' ' || state || ' ' || grace_sent || ' ' || grace_verified FROM herald.sms_fraud_pauses ORDER BY scope, key
                 """, logger: logger)
