@@ -1,6 +1,7 @@
 # Herald: two commands do everything on a fresh Debian machine.
 #   make run    local RabbitMQ + PostgreSQL, migrate, declare, all workers, a demo of each flow
 #   make test   the same set-up, then unit and integration tests against the real servers
+#   make test-later  the parallel suites as if it were a year later (HERALD_LATER_DAYS), servers included
 #   make bench  benchmarks (ratios against a baseline run in the same invocation)
 #   make fuzz   the libFuzzer targets, 300 s each (FUZZ_SECONDS)
 #   make chaos  the fleet under faults and load (docs/reliability.md), then make fuzz
@@ -12,7 +13,7 @@ CONFIG ?= Config/herald.yaml
 BIN = .build/debug
 export HERALD_CONFIG := $(CURDIR)/$(CONFIG)
 
-.PHONY: deps services stop build run test bench fuzz chaos chaos-cluster graphs clean
+.PHONY: deps services stop build run test test-later bench fuzz chaos chaos-cluster graphs clean
 
 deps:
 	@scripts/services.sh install
@@ -31,6 +32,11 @@ run: services build
 
 test: services build
 	@scripts/test.sh
+
+# What make test's last step runs; arguments for swift test in LATER_ARGS (default: all but the disruptive suites).
+test-later: services
+	$(SWIFT) build --build-tests
+	@scripts/test-later.sh $(LATER_ARGS)
 
 bench: services
 	@scripts/bench.sh

@@ -36,7 +36,8 @@ SMTP_TLS_PORT="${HERALD_SMTP_TLS_PORT:-$((SMTP_PORT + 1))}"
 # postgresql-15-plpgsql-check: scripts/lint-sql.sh (15: Debian 12's PostgreSQL, the one `postgresql` installs).
 # wrk: the HTTP load of `make bench`'s herald-api part (BENCH_ONLY=api).
 # iptables: scripts/cluster.sh's partitions (make chaos-cluster).
-APT_PACKAGES=(rabbitmq-server librabbitmq-dev libphonenumber-dev postgresql postgresql-client kannel kannel-extras python3-aiosmtpd python3-jsonschema openssl curl pkg-config systemd prometheus python3-venv postgresql-15-plpgsql-check wrk iptables)
+# faketime: scripts/test-later.sh, the tests a year later (make test's last step, make test-later).
+APT_PACKAGES=(rabbitmq-server librabbitmq-dev libphonenumber-dev postgresql postgresql-client kannel kannel-extras python3-aiosmtpd python3-jsonschema openssl curl pkg-config systemd prometheus python3-venv postgresql-15-plpgsql-check wrk iptables faketime)
 
 log() { printf '[services] %s\n' "$*" >&2; }
 
