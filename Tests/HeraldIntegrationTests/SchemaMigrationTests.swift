@@ -47,9 +47,11 @@ import Testing
     /// still in their window (`expires_at > now()`). The fixture's two rows were in theirs when it was
     /// dumped and are past it a day later; the file stays frozen, so the restored rows' times move
     /// relative to now (its newest failure an hour ago, both still in their one-day window), and each
-    /// side of the window gets rows the old `sms_guess_failed` could have left: +447700900456 locked
-    /// for `mfa_enroll` three hours ago (in its window), +12025550147 locked for `sign_in` two days
-    /// ago and +33612345678's two failures a day and a half ago (past theirs).
+    /// side of the window gets rows as the old `sms_guess_failed` leaves them (a lock sets `failures`
+    /// back to 0; `expires_at` is a window after the later of the last failure and the lock's end):
+    /// +447700900456 three failures for `mfa_enroll` since a lock that ended two hours ago (in its
+    /// window), +12025550147 four for `sign_in` after a lock two days ago and +33612345678 two a day
+    /// and a half ago (past theirs).
     func placeGuessFailuresAroundNow(_ client: PostgresClient) async throws {
         let logger = TestEnvironment.logger("test.schema")
         try await client.query("""
@@ -59,8 +61,8 @@ import Testing
             """, logger: logger)
         try await client.query("""
             INSERT INTO herald.sms_guess_failures (phone_number, purpose, failures, lockouts, last_failure_at, locked_until, expires_at) VALUES
-                ('+447700900456', 'mfa_enroll', 10, 1, now() - interval '3 hours', now() - interval '2 hours', now() - interval '2 hours' + interval '1 day'),
-                ('+12025550147', 'sign_in', 10, 1, now() - interval '2 days', now() - interval '47 hours', now() - interval '23 hours'),
+                ('+447700900456', 'mfa_enroll', 3, 1, now() - interval '1 hour', now() - interval '2 hours', now() - interval '1 hour' + interval '1 day'),
+                ('+12025550147', 'sign_in', 4, 1, now() - interval '48 hours', now() - interval '49 hours', now() - interval '24 hours'),
                 ('+33612345678', 'sign_in', 2, 0, now() - interval '36 hours', NULL, now() - interval '12 hours')
             """, logger: logger)
     }
@@ -102,9 +104,9 @@ import Testing
             let counts = try await old.query("SELECT phone_number, failures, lockouts FROM herald.sms_guess_failures ORDER BY phone_number", logger: logger)
             var merged: [String] = []
             for try await (phone, failures, lockouts) in counts.decode((String, Int, Int).self) { merged.append("\(phone) \(failures) \(lockouts)") }
-            // In its window: the fixture's 1 and 5, and +447700900456's other purpose (10 and a lock) added;
-            // past it: +12025550147's other purpose and +33612345678's only row count nothing.
-            #expect(merged == ["+12025550147 1 0", "+33612345678 0 0", "+447700900456 15 1"], "one row per number, of the failures still in their window")
+            // In its window: the fixture's 1 and 5, and +447700900456's other purpose (3 and a lock) added;
+            // past it: +12025550147's other purpose (4 and a lock) and +33612345678's only row count nothing.
+            #expect(merged == ["+12025550147 1 0", "+33612345678 0 0", "+447700900456 8 1"], "one row per number, of the failures still in their window")
             let pauses = try await old.query("""
                 SELECT scope || ':' || key || ' ' || state || ' ' || grace_sent || ' ' || grace_verified FROM herald.sms_fraud_pauses ORDER BY scope, key
                 """, logger: logger)
