@@ -34,7 +34,7 @@ test: services build
 	@scripts/test.sh
 
 # What make test's last step runs; arguments for swift test in LATER_ARGS (default: all but the disruptive suites).
-test-later: services
+test-later: deps
 	$(SWIFT) build --build-tests
 	@scripts/test-later.sh $(LATER_ARGS)
 

@@ -189,9 +189,10 @@ CONF
     && [[ "$(as_pg "$bin/psql" -h 127.0.0.1 -p "$PG_PORT" -U herald -d postgres -tAc 'SHOW shared_preload_libraries')" != *pg_stat_statements* ]]; then
     log "PostgreSQL runs without pg_stat_statements (started before it was configured): restart it for BENCH_STATEMENTS=1 ($0 stop && $0 start)"
   fi
-  # herald for make run, herald_test for make test, herald_bench for make bench, herald_chaos for make chaos.
+  # herald for make run, herald_test for make test, herald_bench for make bench, herald_chaos for make chaos,
+  # herald_later for make test's year-later step (scripts/test-later.sh).
   local db
-  for db in herald herald_test herald_bench herald_chaos; do
+  for db in herald herald_test herald_bench herald_chaos herald_later; do
     as_pg "$bin/psql" -h 127.0.0.1 -p "$PG_PORT" -U herald -d postgres -tAc \
       "SELECT 1 FROM pg_database WHERE datname='$db'" | grep -q 1 \
       || as_pg "$bin/createdb" -h 127.0.0.1 -p "$PG_PORT" -U herald "$db"

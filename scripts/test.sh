@@ -43,9 +43,7 @@ step chaos scripts/chaos.sh --short
 # scenario stays in make chaos-cluster: once in about 15 partitions a healed node hangs in
 # Erlang's global sync (docs/reliability.md), which would fail CI for RabbitMQ's reasons.
 step chaos-cluster scripts/chaos.sh --cluster --short --scenarios cluster-kill,cluster-rolling,cluster-failover
-# The parallel suites again as if it were a year later, the servers restarted under the moved
-# clock (docs/testing.md, "A year later"): a committed date or expiry that meets the wall clock
-# fails here a year before it fails every run of main. Last: it restarts the servers.
+# The parallel suites again a year later (scripts/test-later.sh). Last: it restarts the servers.
 step later scripts/test-later.sh
 [ ${#failed[@]} -eq 0 ] && { echo "make test: every step passed"; exit 0; }
 echo
