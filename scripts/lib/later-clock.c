@@ -15,8 +15,8 @@
  *    which is right for that clock.
  *
  * 2. Clock reads in a signal handler. libfaketime stops faking while it waits in a blocking
- *    call it wraps (epoll_wait, poll, select, nanosleep and the like), so a handler that reads the clock
- *    meanwhile gets the real time. PostgreSQL does exactly that for every timeout
+ *    call it wraps (epoll_wait, poll, select, nanosleep and the like), so a handler that reads
+ *    the clock meanwhile gets the real time. PostgreSQL does exactly that for every timeout
  *    (statement_timeout, lock_timeout, deadlock_timeout: SIGALRM during WaitLatch's epoll_wait),
  *    finds the deadline a year away, and re-arms for a year: no timeout ever fires. These calls
  *    take relative timeouts, which the moved clock does not change (its rate is 1), so here they
