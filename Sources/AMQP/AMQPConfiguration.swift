@@ -21,6 +21,10 @@ public struct AMQPConfiguration: Sendable {
     public var reconnectMaxDelay: Duration
     /// Most publishes awaiting a broker confirm at once; further publishes wait.
     public var confirmWindow: Int
+    /// Most publishes waiting to be sent (behind the confirm window, or for a connection): one
+    /// more fails at once with `.overloaded` instead of queueing without bound while the broker
+    /// is away or has blocked the connection.
+    public var maxQueuedPublishes = 4096
     /// Shown by the broker (management UI, rabbitmqctl list_connections client_properties).
     public var connectionName: String
     /// Try ``urls`` in a shuffled order (so a fleet spreads over the nodes); false: as listed (tests).

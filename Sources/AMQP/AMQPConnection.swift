@@ -25,6 +25,7 @@ public final class AMQPConnection: Sendable {
     let mailbox = Mailbox()
     let shared = Mutex(Shared())
     let connectedFlag = Atomic<Bool>(false)
+    let blockedFlag = Atomic<Bool>(false)
     let nextConsumerID = Atomic<UInt64>(1)
 
     public init(configuration: AMQPConfiguration, topology: AMQPTopology = .init(), logger: Logger) {
@@ -58,6 +59,13 @@ public final class AMQPConnection: Sendable {
 
     /// True while connected and set up (channels open, topology declared). Cheap, thread-safe.
     public var isConnected: Bool { connectedFlag.load(ordering: .acquiring) }
+
+    /// True while the broker has blocked this connection's publishes (`connection.blocked`: a
+    /// memory or disk alarm). Cheap, thread-safe.
+    public var isBlocked: Bool { blockedFlag.load(ordering: .acquiring) }
+
+    /// Connected and not blocked: a publish now goes out without waiting for the broker to recover.
+    public var acceptsPublishes: Bool { isConnected && !isBlocked }
 
     /// Waits until the connection is up; throws `.timeout` or `.closed`.
     public func waitUntilConnected(timeout: Duration) async throws(AMQPError) {
@@ -155,7 +163,8 @@ public final class AMQPConnection: Sendable {
         return ConnectionEvents(
             connected: { shared.connection?.setConnected(true) },
             disconnected: { shared.connection?.setConnected(false) },
-            finished: { shared.connection?.finish() }
+            finished: { shared.connection?.finish() },
+            blocked: { shared.connection?.blockedFlag.store($0, ordering: .releasing) }
         )
     }
 
@@ -163,6 +172,8 @@ public final class AMQPConnection: Sendable {
         let waiters = shared.withLock { shared -> [CheckedContinuation<Result<Void, AMQPError>, Never>] in
             shared.connected = connected
             connectedFlag.store(connected, ordering: .releasing)
+            // A new connection starts unblocked (the broker says blocked again if it still is).
+            if !connected { blockedFlag.store(false, ordering: .releasing) }
             guard connected else { return [] }
             defer { shared.connectWaiters = [:] }
             return Array(shared.connectWaiters.values)
@@ -192,6 +203,8 @@ struct ConnectionEvents: Sendable {
     var connected: @Sendable () -> Void
     var disconnected: @Sendable () -> Void
     var finished: @Sendable () -> Void
+    /// connection.blocked (true) and connection.unblocked (false).
+    var blocked: @Sendable (Bool) -> Void
 }
 
 final class UnsafeShared: Sendable {

@@ -18,6 +18,8 @@ public enum AMQPError: Error, Sendable, Equatable, CustomStringConvertible {
     case closed
     /// The operation did not finish in time.
     case timeout
+    /// More publishes wait to be sent than `AMQPConfiguration.maxQueuedPublishes`: this one was not queued.
+    case overloaded
 
     public var description: String {
         switch self {
@@ -30,6 +32,7 @@ public enum AMQPError: Error, Sendable, Equatable, CustomStringConvertible {
         case .staleDelivery: return "AMQP delivery belongs to a connection or channel that is gone"
         case .closed: return "AMQP connection is closed"
         case .timeout: return "AMQP operation timed out"
+        case .overloaded: return "AMQP publish not queued: too many publishes wait to be sent"
         }
     }
 }

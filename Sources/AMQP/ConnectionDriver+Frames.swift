@@ -184,8 +184,10 @@ extension ConnectionDriver {
             if isUp { connectionLost(reason) }
         case HERALD_CONNECTION_BLOCKED:
             logger.warning("AMQP connection blocked by the broker (resource alarm); publishes will wait")
+            events.blocked(true)
         case HERALD_CONNECTION_UNBLOCKED:
             logger.info("AMQP connection unblocked")
+            events.blocked(false)
         case HERALD_CHANNEL_OPEN_OK:
             awaiting[channel] = nil
             channelReopened(channel, afterConfirmSelect: false)

@@ -153,6 +153,10 @@ final class ConnectionDriver: @unchecked Sendable {
         for command in commands {
             switch command {
             case .publish(let request):
+                guard outbox.count < configuration.maxQueuedPublishes else {
+                    request.continuation.resume(returning: .failure(.overloaded))
+                    continue
+                }
                 outbox.append(PublishEntry(request))
             case .admin(let request):
                 adminQueue.append(AdminEntry(steps: request.steps, continuation: request.continuation))

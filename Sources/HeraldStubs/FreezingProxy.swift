@@ -46,8 +46,10 @@ public final class FreezingProxy: Sendable {
 
     public func resume() { paused.store(false, ordering: .sequentiallyConsistent) }
 
+    /// Stops taking connections. Idempotent: a second call must not close the descriptor again
+    /// (its number may belong to another socket by then).
     public func stop() {
-        stopped.store(true, ordering: .sequentiallyConsistent)
+        guard !stopped.exchange(true, ordering: .sequentiallyConsistent) else { return }
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
     }
