@@ -46,29 +46,15 @@ public final class HeraldClient: Sendable {
     /// - Returns: the message id.
     @discardableResult
     public func enqueue<Job: HeraldJob>(_ job: Job, messageID: String = UUID().uuidString.lowercased(), correlationID: String? = nil) async throws -> String {
+        let body: [UInt8]
         do {
-            try JobEnvelope.checkMessageID(messageID)
-            try job.validate()
+            body = try job.encodedBody(messageID: messageID)
         } catch {
             throw HeraldClientError.invalidJob(error.reason)
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body = Array(try encoder.encode(job))
         let envelope = JobEnvelope(messageID: messageID, typeName: Job.typeName, correlationID: correlationID, timestamp: Date())
-        guard let tracer else {
-            try await publishRaw(body: body, routingKey: Job.name, properties: envelope.properties())
-            return messageID
-        }
-        try await tracer.withSpan("publish \(topology.jobsExchange)", ofKind: .producer) { span in
-            span.updateAttributes { attributes in
-                attributes.messaging(operation: "publish", type: "send", exchange: topology.jobsExchange, routingKey: Job.name)
-                attributes[TraceKey.messageID] = messageID
-                attributes[TraceKey.conversationID] = correlationID
-                attributes[TraceKey.jobType] = Job.typeName
-            }
-            var headers: AMQPTable = [:]
-            AMQPTraceCarrier.inject(span.context, into: &headers)
+        try await PublishSpan.run(tracer: tracer, exchange: topology.jobsExchange, routingKey: Job.name, messageID: messageID,
+                                  correlationID: correlationID, jobType: Job.typeName) { headers in
             try await publishRaw(body: body, routingKey: Job.name, properties: envelope.properties(headers: headers))
         }
         return messageID

@@ -4,9 +4,11 @@ import Logging
 import PostgresNIO
 import ServiceLifecycle
 
-/// Publishes the `herald.event_outbox` rows of its exchange (`herald.events`) with publisher confirms
-/// and deletes them in the same transaction, so an event is published at least once and
-/// never lost. Several processes relay safely side by side (`FOR UPDATE SKIP LOCKED`).
+/// Publishes the `herald.event_outbox` rows of its exchange (`herald.events`, or the jobs
+/// exchange: jobs Herald enqueues itself) with publisher confirms and deletes the confirmed
+/// ones, so a row is published at least once and never lost. Several processes relay safely
+/// side by side (a row is claimed for a while, `FOR UPDATE SKIP LOCKED`). No transaction is
+/// open while it publishes.
 public final class EventRelay: Service, Sendable {
     private let client: PostgresClient
     private let connection: AMQPConnection
@@ -46,47 +48,103 @@ public final class EventRelay: Service, Sendable {
         _ = try? await Task { try await withDeadline(operationTimeout) { try await self.relayOnce() } }.value
     }
 
-    /// Relays up to one batch; returns how many events went out.
+    /// Relays up to one batch; returns how many rows it claimed. Claims the rows in one
+    /// statement, publishes them with no transaction open (a slow broker holds no database
+    /// connection or lock), then deletes the ones the broker confirmed; the others are claimed
+    /// again once their claim (twice the operation timeout) runs out.
     @discardableResult
     public func relayOnce() async throws -> Int {
         let logger = self.logger
         let connection = self.connection
         let exchange = self.exchange
-        let limit = self.batchSize
         let persistent = self.persistent
-        return try await client.withTransaction(logger: logger) { db in
-            let rows = try await Prepared<TakeBatchSQL>(exchange, limit).rows(on: db, logger: logger)
-            var events: [(String, String, String, Date, String?)] = []
-            for row in rows { events.append(try row.decode((String, String, String, Date, String?).self)) }
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for (name, id, body, createdAt, routingKey) in events {
-                    var properties = AMQPProperties()
-                    properties.contentType = "application/json"
-                    properties.messageID = id
-                    properties.type = "\(name).v1"
-                    properties.timestamp = createdAt
-                    properties.appID = "herald"
-                    // A job (the jobs relay's rows) is kept on the broker's disk, in a classic work or
-                    // wait queue too. One scheduled through a wait queue comes back under the work
-                    // queue's name: its job name stays its routing key for a retry or a replay.
-                    if persistent || routingKey != nil { properties.persistent = true }
-                    if routingKey != nil { properties.headers = ["x-herald-routing-key": .string(name)] }
-                    group.addTask {
-                        try await connection.publish(body: Array(body.utf8), exchange: exchange, routingKey: routingKey ?? name, properties: properties)
+        let claimSeconds = Int(operationTimeout.components.seconds) * 2 + 1
+        let rows = try await Prepared<ClaimBatchSQL>(exchange, batchSize, claimSeconds).rows(on: client, logger: logger)
+            .map { Row(try $0.decode((Int64, String, String, String, Date, String?, String?, String?, String?, String?).self)) }
+            .sorted { $0.id < $1.id }
+        guard !rows.isEmpty else { return 0 }
+        let published = await withTaskGroup(of: Int64?.self) { group in
+            for row in rows {
+                group.addTask {
+                    do {
+                        try await connection.publish(body: Array(row.body.utf8), exchange: exchange, routingKey: row.routingKey ?? row.name,
+                                                     properties: row.properties(persistent: persistent), mandatory: row.isJob(persistent: persistent))
+                        return row.id
+                    } catch {
+                        logger.warning("an outbox row was not published; it is claimed again later", metadata: [
+                            "name": "\(row.name)", "message_id": "\(row.messageID)", "error": "\(error)"])
+                        return nil
                     }
                 }
-                try await group.waitForAll()
             }
-            return events.count
+            var ids: [Int64] = []
+            for await id in group { if let id { ids.append(id) } }
+            return ids
+        }
+        if !published.isEmpty {
+            try await Prepared<DeleteSQL>(published).rows(on: client, logger: logger)
+        }
+        return rows.count
+    }
+
+    /// A claimed outbox row.
+    struct Row: Sendable {
+        let id: Int64
+        let name: String
+        let messageID: String
+        let body: String
+        let createdAt: Date
+        let routingKey: String?
+        let replyTo: String?
+        let correlationID: String?
+        /// The W3C context of the publish span that wrote the row (a start's), if any.
+        let traceparent: String?
+        let tracestate: String?
+
+        init(_ r: (Int64, String, String, String, Date, String?, String?, String?, String?, String?)) {
+            (id, name, messageID, body, createdAt, routingKey, replyTo, correlationID, traceparent, tracestate) = r
+        }
+
+        /// A job (the jobs relay's rows, or one with a routing key of its own): published
+        /// `mandatory`, so a job no queue takes is not lost but stays in the outbox.
+        func isJob(persistent: Bool) -> Bool { persistent || routingKey != nil }
+
+        func properties(persistent: Bool) -> AMQPProperties {
+            var properties = AMQPProperties()
+            properties.contentType = "application/json"
+            properties.messageID = messageID
+            properties.type = "\(name).v1"
+            properties.timestamp = createdAt
+            properties.appID = "herald"
+            properties.replyTo = replyTo
+            properties.correlationID = correlationID
+            // A job is kept on the broker's disk, in a classic work or wait queue too. One
+            // scheduled through a wait queue comes back under the work queue's name: its job
+            // name stays its routing key for a retry or a replay.
+            if isJob(persistent: persistent) { properties.persistent = true }
+            if routingKey != nil { properties.headers["x-herald-routing-key"] = .string(name) }
+            if let traceparent { properties.headers["traceparent"] = .string(traceparent) }
+            if let tracestate { properties.headers["tracestate"] = .string(tracestate) }
+            return properties
         }
     }
 
-    /// Takes up to $2 events of exchange $1, oldest first, skipping those another relay holds.
-    enum TakeBatchSQL: StatementText {
+    /// Claims up to $2 rows of exchange $1 for $3 seconds, oldest first: unclaimed ones, or
+    /// ones whose claim ran out; skipping those another relay is claiming now.
+    enum ClaimBatchSQL: StatementText {
         static let sql = """
-            WITH batch AS (SELECT id FROM herald.event_outbox WHERE exchange = $1::text ORDER BY id LIMIT $2::int FOR UPDATE SKIP LOCKED)
-            DELETE FROM herald.event_outbox e USING batch WHERE e.id = batch.id
-            RETURNING e.name, e.message_id, e.body, e.created_at, e.routing_key
+            WITH batch AS (
+                SELECT id, created_at FROM herald.event_outbox
+                 WHERE exchange = $1::text AND (claimed_until IS NULL OR claimed_until < now())
+                 ORDER BY id LIMIT $2::int FOR UPDATE SKIP LOCKED)
+            UPDATE herald.event_outbox e SET claimed_until = now() + make_interval(secs => $3::int)
+              FROM batch WHERE e.id = batch.id AND e.created_at = batch.created_at
+            RETURNING e.id, e.name, e.message_id, e.body, e.created_at, e.routing_key, e.reply_to, e.correlation_id, e.traceparent, e.tracestate
             """
+    }
+
+    /// Deletes the rows $1 the broker confirmed.
+    enum DeleteSQL: StatementText {
+        static let sql = "DELETE FROM herald.event_outbox WHERE id = ANY ($1::bigint[])"
     }
 }
