@@ -157,6 +157,7 @@ public struct EmailHandler: JobHandler {
             logger.notice("email action refused", metadata: ["reason": "\(reason)"])
             return .rejected(reason, events: [OutgoingEvent(name: "email.failed", payload: EmailEvent(
                 requestID: job.requestID, email: Redact.email(email), mode: job.mode.rawValue, reason: reason))])
+                .answering(.refused(reason, retryAfterSeconds: request.limits.retryAfterSeconds(refusedBy: reason)))
         case .done(let state):
             metrics.decision("duplicate")
             logger.info("email request already decided", metadata: ["state": "\(state.rawValue)"])
@@ -169,9 +170,10 @@ public struct EmailHandler: JobHandler {
                 // Looks exactly like a send from outside: the same outcome and the same event.
                 metrics.decision("no_account")
                 logger.info("no account for this address; nothing sent (enumeration protection)")
-                return .completed(events: [sentEvent(job, email: email)])
+                return .completed(events: [sentEvent(job, email: email)]).answering(.sending(channel: "email"))
             }
             if uncertain { logger.warning("an earlier try of this request may have reached a provider; sending a fresh link") }
+            context.decided(.sending(channel: "email"))
             return try await send(job, email: email, kind: kind, code: code, approved: approved, uncertain: uncertain, context: context, logger: logger)
         }
     }

@@ -170,17 +170,20 @@ public struct SMSHandler: JobHandler {
                 logger.warning("an earlier try of this verification may have reached a provider; sending a fresh code")
             }
             if let info { metrics.regionSend(info.regionCode) }
+            // Committed: the request that started it hears "sending" before the provider call.
+            context.decided(.sending(channel: (plan.channels.first ?? .sms).rawValue))
             return try await send(job, channels: plan.channels, from: 0, phone: phone, region: info?.regionCode, code: code, context: context, logger: logger)
         case .reused:
             metrics.decision("reused")
             logger.info("a code sent moments ago answers this verification too; no SMS sent")
-            return .completed()
+            return .completed().answering(JobDecision(status: .reused, resendIntervalSeconds: configuration.resendIntervalSeconds))
         case .test:
             metrics.decision("test")
             logger.info("test number: fixed code stored, no SMS sent")
-            return .completed()
+            return .completed().answering(JobDecision(status: .test))
         case .refused(let reason):
             return refused(job, phone: phone, reason: reason, logger: logger, write: nil)
+                .answering(.refused(reason, retryAfterSeconds: limits.retryAfterSeconds(refusedBy: reason)))
         case .done(let state):
             // Decided by an earlier delivery of this verification: nothing is sent again. Its
             // `sms.sent` may not have been committed yet (a crash after the send was recorded),

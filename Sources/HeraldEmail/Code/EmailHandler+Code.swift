@@ -32,15 +32,17 @@ extension EmailHandler {
         switch try await EmailCodeStore.prepare(request, client: context.database, logger: logger) {
         case .send(let uncertain):
             if uncertain { logger.warning("an earlier try of this verification may have reached a provider; mailing a fresh code") }
+            context.decided(.sending(channel: "email"))
             return try await sendCode(job, email: email, code: code, ttlSeconds: ttlSeconds, context: context, logger: logger)
         case .reused:
             metrics.decision("code_reused")
             logger.info("a code mailed moments ago answers this verification too; no email sent")
-            return .completed()
+            return .completed().answering(JobDecision(status: .reused, resendIntervalSeconds: configuration.code.resendIntervalSeconds))
         case .refused(let reason):
             // Recorded `refused` by herald.email_otp_prepare.
             metrics.refusal(reason)
             return codeRefused(job, email: email, reason: reason, logger: logger)
+                .answering(.refused(reason, retryAfterSeconds: request.limits.retryAfterSeconds(refusedBy: reason)))
         case .done(let state):
             metrics.decision("code_duplicate")
             logger.info("verification already decided", metadata: ["state": "\(state.rawValue)"])

@@ -48,9 +48,11 @@ public struct JobContext: Sendable {
     public var ownerKey: Int64 = 0
     /// How this worker waits out a database outage.
     public var hold = DatabaseHold()
+    /// Answers the request waiting for this job's decision, if one waits (``decided(_:)``).
+    public var answer: DecisionAnswer?
 
     public init(envelope: JobEnvelope, attempt: Int, mayBeRepeat: Bool, logger: Logger, database: PostgresClient,
-                ownerKey: Int64 = 0, hold: DatabaseHold = DatabaseHold()) {
+                ownerKey: Int64 = 0, hold: DatabaseHold = DatabaseHold(), answer: DecisionAnswer? = nil) {
         self.envelope = envelope
         self.attempt = attempt
         self.mayBeRepeat = mayBeRepeat
@@ -58,6 +60,13 @@ public struct JobContext: Sendable {
         self.database = database
         self.ownerKey = ownerKey
         self.hold = hold
+        self.answer = answer
+    }
+
+    /// Tells the waiting request what was decided, once the decision is committed (a handler's
+    /// `sending`, before its provider call). The runner answers any other outcome after its commit.
+    public func decided(_ decision: JobDecision) {
+        answer?.answer(decision, logger: logger)
     }
 
     /// Runs a database write until it lands, waiting out an unreachable database: for the
@@ -93,10 +102,20 @@ public struct JobOutcome: Sendable {
     public var events: [OutgoingEvent]
     /// Database writes that must commit atomically with the outcome (in a shared transaction).
     public var write: (@Sendable (PostgresConnection, Logger) async throws -> Void)?
+    /// What the waiting request is answered once this outcome is committed (unless the handler
+    /// answered already). Nil: a rejection answers `refused` with its reason; a completion nothing.
+    public var decision: JobDecision?
 
     /// The side effect happened.
     public static func completed(events: [OutgoingEvent] = [], write: (@Sendable (PostgresConnection, Logger) async throws -> Void)? = nil) -> JobOutcome {
         JobOutcome(status: .completed, reason: nil, events: events, write: write)
+    }
+
+    /// This outcome, answering `decision` to the waiting request once it is committed.
+    public func answering(_ decision: JobDecision) -> JobOutcome {
+        var outcome = self
+        outcome.decision = decision
+        return outcome
     }
 
     /// A permanent refusal (provider 4xx, policy): recorded, acked, not retried.

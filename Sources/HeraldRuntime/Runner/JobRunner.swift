@@ -230,12 +230,14 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
                 throw JobFailure.transient("the outcome could not be recorded (\(RunnerObserver.describe(error)))")
             }
             if !outcome.events.isEmpty { deps.relay?.poke() }
+            if let decision = outcome.decision ?? outcome.reason.map({ JobDecision.refused($0) }) { context.decided(decision) }
             await settlement.ack(delivery, logger)
             observer.finished(type: type, status: outcome.ledgerStatus, since: started)
         } catch JobFailure.invalid(let reason) {
             observer.refusedInvalid(type: type, reason: reason, logger)
             await settlement.deadLetter(delivery, type: type, reason: reason, category: "invalid", attempts: attempt, logger)
             await recordDead(envelope.messageID, reason: reason, logger)
+            context.decided(JobDecision(status: .invalid, reason: reason))
         } catch JobFailure.transient(let reason) {
             await retryOrGiveUp(job, delivery, envelope, attempt: attempt, reason: reason, logger)
         } catch where Task.isCancelled {
@@ -247,7 +249,8 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
 
     private func context(_ delivery: AMQPDelivery, _ envelope: JobEnvelope, attempt: Int, _ logger: Logger) -> JobContext {
         JobContext(envelope: envelope, attempt: attempt, mayBeRepeat: attempt > 1 || delivery.redelivered,
-                   logger: logger, database: deps.database, ownerKey: deps.ownerKey, hold: hold)
+                   logger: logger, database: deps.database, ownerKey: deps.ownerKey, hold: hold,
+                   answer: envelope.replyTo == nil ? nil : DecisionAnswer(connection: deps.connection, envelope: envelope, repliesPrefix: topology.repliesPrefix))
     }
 
     /// Runs the handler; when it loses the database (a handler's own reads and writes), the
@@ -271,7 +274,7 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
                 observer.handlerLostDatabase(error, context.logger)
                 let started = ContinuousClock.now
                 let (database, logger) = (deps.database, context.logger)
-                try await hold.run(logger) { try await database.query("SELECT 1", logger: logger); return true }
+                _ = try await hold.run(logger) { try await database.query("SELECT 1", logger: logger); return true }
                 spurious = ContinuousClock.now - started < .milliseconds(50) ? spurious + 1 : 0
             }
         }

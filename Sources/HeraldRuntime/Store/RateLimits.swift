@@ -24,4 +24,12 @@ public struct RateLimits: Sendable, Equatable {
         windows.append(limit.windowSeconds)
         maxes.append(limit.max)
     }
+
+    /// When a request refused by `scope` (`rate_limited:<scope>`) may pass again: the limits are
+    /// sliding windows of ten buckets, so the earliest is when the oldest bucket leaves the window
+    /// (a tenth of it); a retry then may still find it full. Nil for a scope not here.
+    public func retryAfterSeconds(refusedBy reason: String) -> Int? {
+        guard reason.hasPrefix("rate_limited:"), let index = scopes.firstIndex(of: String(reason.dropFirst("rate_limited:".count))) else { return nil }
+        return max(windows[index] / 10, 1)
+    }
 }

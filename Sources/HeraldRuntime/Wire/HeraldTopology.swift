@@ -26,6 +26,8 @@ public struct HeraldTopology: Sendable {
     /// Direct exchange of dead letters; routing key = the job kind.
     public var deadLetterExchange: String { "\(namespace).dlx" }
 
+    /// The prefix of every replies queue (``JobDecision``): a worker answers only a `reply_to` under it.
+    public var repliesPrefix: String { "\(namespace).replies." }
     public func workQueue(_ kind: JobKind) -> String { "\(namespace).\(kind.rawValue)" }
     public func deadLetterQueue(_ kind: JobKind) -> String { "\(namespace).\(kind.rawValue).dead" }
     /// Delay tier `index` (0-based) of a kind: messages wait there, then return to the work queue.

@@ -55,7 +55,8 @@ public struct JobDecoder<Job: HeraldJob>: Sendable {
             // The reason names the property, not its value (docs/wire-contract.md).
             throw JobValidationError("content_type must be application/json")
         }
-        return JobEnvelope(messageID: messageID, typeName: type, correlationID: properties.correlationID, timestamp: properties.timestamp)
+        return JobEnvelope(messageID: messageID, typeName: type, correlationID: properties.correlationID, timestamp: properties.timestamp,
+                           replyTo: properties.replyTo.flatMap { $0.isEmpty ? nil : $0 })
     }
 
     /// The body as the job (for a family: as its first member; see ``payload(_:type:)``).
@@ -75,10 +76,8 @@ public struct JobDecoder<Job: HeraldJob>: Sendable {
         let decoded: any HeraldJob
         do {
             decoded = try Self.member(body, as: member)
-        } catch let error as JobValidationError {
-            return .failure(error)
         } catch {
-            return .failure(JobValidationError("body does not match the schema"))
+            return .failure(error)
         }
         guard let job = Job.wrap(decoded) else {
             return .failure(JobValidationError("job type '\(JobEnvelope.printable(type))' is not read by this queue"))

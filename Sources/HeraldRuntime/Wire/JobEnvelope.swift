@@ -9,12 +9,16 @@ public struct JobEnvelope: Sendable, Equatable {
     public var typeName: String
     public var correlationID: String?
     public var timestamp: Date?
+    /// The queue that waits for the worker's decision on this job (herald-api's replies queue):
+    /// the worker answers there once it has decided (``JobDecision``). Nil: nobody waits.
+    public var replyTo: String?
 
-    public init(messageID: String, typeName: String, correlationID: String? = nil, timestamp: Date? = nil) {
+    public init(messageID: String, typeName: String, correlationID: String? = nil, timestamp: Date? = nil, replyTo: String? = nil) {
         self.messageID = messageID
         self.typeName = typeName
         self.correlationID = correlationID
         self.timestamp = timestamp
+        self.replyTo = replyTo
     }
 
     /// The rule every `message_id` follows: 1 to 128 printable ASCII characters, no spaces.
@@ -29,6 +33,7 @@ public struct JobEnvelope: Sendable, Equatable {
         properties.messageID = messageID
         properties.type = typeName
         properties.correlationID = correlationID
+        properties.replyTo = replyTo
         properties.timestamp = timestamp ?? Date()
         properties.persistent = true
         properties.appID = "herald"

@@ -27,7 +27,10 @@ extension SMSHandler {
             logger.warning("fraud guard paused a scope", metadata: [
                 "scope": "\(pause.scope)", "key": "\(pause.key)", "sent": "\(pause.sent)", "verified": "\(pause.verified)"])
         }
+        // A pause an operator lifts (no end) is answered with a retry an hour later.
+        let retryAfter = pause.until.map { max(Int($0.timeIntervalSinceNow.rounded(.up)), 1) } ?? 3600
         return refused(job, phone: phone, info: info, reason: pause.reason, metricReason: "fraud_guard:\(pause.scope)", logger: logger,
                        write: SMSStore.refusedRow(job, phone: phone.e164, messageID: context.envelope.messageID, reason: pause.reason))
+            .answering(.refused(pause.reason, retryAfterSeconds: retryAfter))
     }
 }

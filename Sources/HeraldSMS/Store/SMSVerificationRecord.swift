@@ -44,4 +44,21 @@ public enum SMSVerificationRecord {
         }
         return nil
     }
+
+    /// What was decided for verification `id`, as its record says (a retried start is answered
+    /// from it): nil when nothing is recorded yet. A refusal's `Retry-After` is not kept.
+    public static func decision(_ id: String, client: PostgresClient, logger: Logger) async throws -> JobDecision? {
+        let rows = try await client.query("""
+            SELECT state, reason, coalesce(channel, 'sms') FROM herald.sms_verifications WHERE verification_id = \(id)
+            """, logger: logger)
+        for try await (state, reason, channel) in rows.decode((String, String?, String).self) {
+            switch SMSVerificationState(rawValue: state) {
+            case .reused: return JobDecision(status: .reused)
+            case .test: return JobDecision(status: .test)
+            case .refused: return .refused(reason ?? "refused")
+            case .sending, .retrying, .sent, .failed, nil: return .sending(channel: channel)
+            }
+        }
+        return nil
+    }
 }
