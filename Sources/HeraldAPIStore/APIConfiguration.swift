@@ -26,6 +26,9 @@ public struct APIConfiguration: ConfigurationSection {
     public var receiptRateBurst = 10_000
     /// How long a request waits for the broker's confirm of its job before answering 503.
     public var publishTimeoutMilliseconds = 5_000
+    /// How long a start waits for the worker's decision before answering 202 `queued` (the job
+    /// is recorded and handled once; its outcome is read later). 0: never wait.
+    public var decisionWaitMilliseconds = 3_000
     /// TLS served by herald-api itself: PEM certificate chain and private key, read again on
     /// SIGHUP and when the files change.
     public var tlsCertificateFile = ""
@@ -52,6 +55,7 @@ public struct APIConfiguration: ConfigurationSection {
         receiptRatePerSecond = try source.int("api.receipts.rate_per_second", default: receiptRatePerSecond, range: 1...100_000)
         receiptRateBurst = try source.int("api.receipts.rate_burst", default: receiptRateBurst, range: 1...1_000_000)
         publishTimeoutMilliseconds = try source.int("api.publish_timeout_ms", default: publishTimeoutMilliseconds, range: 100...60_000)
+        decisionWaitMilliseconds = try source.int("api.decision_wait_ms", default: decisionWaitMilliseconds, range: 0...30_000)
         tlsCertificateFile = try source.path("api.tls.certificate_file", default: "")
         tlsKeyFile = try source.path("api.tls.key_file", default: "")
         if tlsCertificateFile.isEmpty != tlsKeyFile.isEmpty {
@@ -77,7 +81,7 @@ public struct APIConfiguration: ConfigurationSection {
             "api.host": host, "api.port": port, "api.max_body_bytes": maxBodyBytes, "api.trusted_proxies": trustedProxies,
             "api.key_rate_per_second": keyRatePerSecond, "api.key_rate_burst": keyRateBurst,
             "api.receipts.rate_per_second": receiptRatePerSecond, "api.receipts.rate_burst": receiptRateBurst,
-            "api.publish_timeout_ms": publishTimeoutMilliseconds, "api.tls.certificate_file": tlsCertificateFile,
+            "api.publish_timeout_ms": publishTimeoutMilliseconds, "api.decision_wait_ms": decisionWaitMilliseconds, "api.tls.certificate_file": tlsCertificateFile,
             "api.tls.key_file": tlsKeyFile, "api.allow_insecure_transport": allowInsecureTransport, "api.public_url": publicURL,
         ]
     }

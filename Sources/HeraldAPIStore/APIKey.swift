@@ -41,6 +41,10 @@ public struct APIKey: Sendable, Equatable {
     public var expiresAt: Date?
     public var revokedAt: Date?
     public var lastUsedAt: Date?
+    /// A server key (`heraldctl api-keys create --asserts-client-ip`): the front API's own server
+    /// calls with it and names the end user's address (`client_ip`, `DeviceIp`); the peer's
+    /// address is never counted in a per-IP limit for it.
+    public var assertsClientIP = false
 
     public func allows(_ scope: APIScope) -> Bool { scopes.contains(scope) }
 }

@@ -26,7 +26,7 @@ public struct APIKeyStore: Sendable {
     static func context(_ id: String) -> String { "api-key:\(id)" }
 
     /// A new key: its record and its secret, which is never shown again.
-    public func create(name: String, scopes: Set<APIScope>, expiresAt: Date?, logger: Logger) async throws -> (APIKey, Secret) {
+    public func create(name: String, scopes: Set<APIScope>, expiresAt: Date?, assertsClientIP: Bool = false, logger: Logger) async throws -> (APIKey, Secret) {
         guard (1...100).contains(name.count) else { throw APIKeyError.invalid("name must be 1 to 100 characters") }
         guard !scopes.isEmpty else { throw APIKeyError.invalid("scopes must name at least one scope") }
         let id = "HK" + RandomID.hex()
@@ -34,24 +34,24 @@ public struct APIKeyStore: Sendable {
         let stored = hasher.hash(secret, context: Self.context(id))
         let scopeNames = scopes.sorted().map(\.rawValue)
         let rows = try await client.query("""
-            INSERT INTO herald.api_keys (id, name, scopes, key_id, secret_hash, expires_at)
-            VALUES (\(id), \(name), \(scopeNames), \(stored.keyID), \(ByteBuffer(bytes: stored.digest)), \(expiresAt))
+            INSERT INTO herald.api_keys (id, name, scopes, key_id, secret_hash, expires_at, asserts_client_ip)
+            VALUES (\(id), \(name), \(scopeNames), \(stored.keyID), \(ByteBuffer(bytes: stored.digest)), \(expiresAt), \(assertsClientIP))
             RETURNING created_at
             """, logger: logger)
         var created = Date()
         for try await at in rows.decode(Date.self) { created = at }
-        return (APIKey(id: id, name: name, scopes: scopes, createdAt: created, expiresAt: expiresAt), secret)
+        return (APIKey(id: id, name: name, scopes: scopes, createdAt: created, expiresAt: expiresAt, assertsClientIP: assertsClientIP), secret)
     }
 
     /// Every key, newest first.
     public func list(logger: Logger) async throws -> [APIKey] {
         let rows = try await client.query("""
-            SELECT id, name, scopes, created_at, expires_at, revoked_at, last_used_at FROM herald.api_keys ORDER BY created_at DESC, id
+            SELECT id, name, scopes, created_at, expires_at, revoked_at, last_used_at, asserts_client_ip FROM herald.api_keys ORDER BY created_at DESC, id
             """, logger: logger)
         var keys: [APIKey] = []
-        for try await (id, name, scopes, created, expires, revoked, used) in rows.decode((String, String, [String], Date, Date?, Date?, Date?).self) {
+        for try await (id, name, scopes, created, expires, revoked, used, server) in rows.decode((String, String, [String], Date, Date?, Date?, Date?, Bool).self) {
             keys.append(APIKey(id: id, name: name, scopes: Set(scopes.compactMap(APIScope.init(rawValue:))), createdAt: created,
-                               expiresAt: expires, revokedAt: revoked, lastUsedAt: used))
+                               expiresAt: expires, revokedAt: revoked, lastUsedAt: used, assertsClientIP: server))
         }
         return keys
     }
@@ -76,10 +76,10 @@ public struct APIKeyStore: Sendable {
         let rows = try await client.query("""
             SELECT name, scopes, key_id, secret_hash, created_at, expires_at, revoked_at, last_used_at,
                    revoked_at IS NOT NULL AND revoked_at <= now(), expires_at IS NOT NULL AND expires_at <= now(),
-                   last_used_at IS NULL OR last_used_at < now() - interval '60 seconds'
+                   last_used_at IS NULL OR last_used_at < now() - interval '60 seconds', asserts_client_ip
               FROM herald.api_keys WHERE id = \(id)
             """, logger: logger)
-        typealias Row = (String, [String], String, ByteBuffer, Date, Date?, Date?, Date?, Bool, Bool, Bool)
+        typealias Row = (String, [String], String, ByteBuffer, Date, Date?, Date?, Date?, Bool, Bool, Bool, Bool)
         var found: Row?
         for try await row in rows.decode(Row.self) { found = row }
         guard let row = found else {
@@ -94,6 +94,6 @@ public struct APIKeyStore: Sendable {
             try await client.query("UPDATE herald.api_keys SET last_used_at = now() WHERE id = \(id)", logger: logger)
         }
         return .valid(APIKey(id: id, name: row.0, scopes: Set(row.1.compactMap(APIScope.init(rawValue:))), createdAt: row.4,
-                             expiresAt: row.5, revokedAt: row.6, lastUsedAt: row.7))
+                             expiresAt: row.5, revokedAt: row.6, lastUsedAt: row.7, assertsClientIP: row.11))
     }
 }

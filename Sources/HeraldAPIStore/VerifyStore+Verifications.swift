@@ -12,12 +12,12 @@ extension VerifyStore {
     }
 
     /// Starts a verification of `to` in `service`, or resends the pending one (Twilio: a second
-    /// send to the same To while pending is the same verification). `publish` enqueues the
-    /// attempt's SMS job; it runs inside the transaction that records the attempt, so an attempt
-    /// is recorded only once the broker confirmed its job, and a job the broker refused leaves
-    /// nothing behind.
-    public func start(service: VerifyService, to: String, channel: String, locale: String?, logger: Logger,
-                      publish: @escaping @Sendable (VerifyVerification.SendAttempt, _ resend: Bool) async throws -> Void) async throws -> StartOutcome {
+    /// send to the same To while pending is the same verification), its send attempt named
+    /// `attemptSid`. `enqueue` writes the attempt's job to the transactional outbox on the
+    /// connection it is given, in the transaction that records the attempt: the job is published
+    /// after the commit, and never if the attempt is not recorded.
+    public func start(service: VerifyService, to: String, channel: String, locale: String?, attemptSid: String, logger: Logger,
+                      enqueue: @escaping @Sendable (PostgresConnection, VerifyVerification.SendAttempt, _ resend: Bool) async throws -> Void) async throws -> StartOutcome {
         try await client.withTransaction(logger: logger) { connection in
             try await connection.query("""
                 UPDATE herald.verify_verifications SET status = 'expired', updated_at = now()
@@ -47,7 +47,7 @@ extension VerifyStore {
                 guard let current = try await Self.read(connection, service: service.sid, sid: sid, logger: logger) else { throw StoreError("verification vanished") }
                 return .maxSendAttempts(current)
             }
-            let attempt = VerifyVerification.SendAttempt(sid: "VL" + RandomID.hex(), channel: channel, time: Date())
+            let attempt = VerifyVerification.SendAttempt(sid: attemptSid, channel: channel, time: Date())
             try await connection.query("""
                 INSERT INTO herald.verify_send_attempts (verification_sid, attempt, attempt_sid, channel)
                 VALUES (\(sid), \(sends + 1), \(attempt.sid), \(channel))
@@ -58,7 +58,7 @@ extension VerifyStore {
                        expires_at = now() + make_interval(secs => \(service.ttlSeconds))
                  WHERE sid = \(sid)
                 """, logger: logger)
-            try await publish(attempt, sends > 0)
+            try await enqueue(connection, attempt, sends > 0)
             guard let current = try await Self.read(connection, service: service.sid, sid: sid, logger: logger) else { throw StoreError("verification vanished") }
             return .started(current, resend: sends > 0)
         }

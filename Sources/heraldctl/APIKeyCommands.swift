@@ -17,6 +17,8 @@ struct APIKeys: AsyncParsableCommand {
         @Option(help: "What the key is for (1 to 100 characters).") var name: String
         @Option(help: "Route families, comma-separated: sms, email, push, apple, accounts, verify, or all.") var scopes: String
         @Option(help: "Days until the key expires (none: it lasts until revoked).") var expiresInDays: Int?
+        @Flag(help: "A server key: the front API's server names the end user's IP (client_ip, DeviceIp); its own address is never counted per IP.")
+        var assertsClientIP = false
 
         func run() async throws {
             let context = try CLIContext.load(options)
@@ -32,11 +34,12 @@ struct APIKeys: AsyncParsableCommand {
             }
             if let days = expiresInDays, !(1...3650).contains(days) { throw CLIExit.fail("--expires-in-days must be 1 to 3650", code: .usage) }
             let expires = expiresInDays.map { Date().addingTimeInterval(Double($0) * 86_400) }
-            let (name, logger) = (self.name, context.logger)
+            let (name, server, logger) = (self.name, assertsClientIP, context.logger)
             let created: (APIKey, String)
             do {
                 created = try await context.withDatabase { client in
-                    let (key, secret) = try await APIKeyStore(client: client, hasher: hasher).create(name: name, scopes: scopes, expiresAt: expires, logger: logger)
+                    let (key, secret) = try await APIKeyStore(client: client, hasher: hasher).create(name: name, scopes: scopes, expiresAt: expires,
+                                                                                              assertsClientIP: server, logger: logger)
                     return (key, secret.revealed)
                 }
             } catch let error as APIKeyError {
@@ -45,9 +48,10 @@ struct APIKeys: AsyncParsableCommand {
             let (key, secret) = created
             if options.output == .json {
                 printJSON(["id": key.id, "secret": secret, "name": key.name, "scopes": key.scopes.sorted().map(\.rawValue),
-                           "expires_at": key.expiresAt?.iso8601Milliseconds ?? NSNull()])
+                           "expires_at": key.expiresAt?.iso8601Milliseconds ?? NSNull(), "asserts_client_ip": key.assertsClientIP])
             } else {
                 print("id: \(key.id)\nsecret: \(secret)\nscopes: \(key.scopes.sorted().map(\.rawValue).joined(separator: ","))")
+                if key.assertsClientIP { print("server key: names the end user's IP (client_ip, DeviceIp)") }
                 print("(the secret is not shown again: Basic auth \(key.id):<secret>, or Bearer \(key.id).<secret> on /v1)")
             }
         }
@@ -64,7 +68,7 @@ struct APIKeys: AsyncParsableCommand {
             let keys = try await context.withDatabase { client in try await APIKeyStore(client: client, hasher: hasher).list(logger: logger) }
             let rows: [[String: Any]] = keys.map { key in
                 var row: [String: Any] = ["id": key.id, "name": key.name, "scopes": key.scopes.sorted().map(\.rawValue).joined(separator: ","),
-                                          "created_at": key.createdAt.iso8601Milliseconds]
+                                          "created_at": key.createdAt.iso8601Milliseconds, "asserts_client_ip": key.assertsClientIP]
                 row["expires_at"] = key.expiresAt?.iso8601Milliseconds
                 row["revoked_at"] = key.revokedAt?.iso8601Milliseconds
                 row["last_used_at"] = key.lastUsedAt?.iso8601Milliseconds
