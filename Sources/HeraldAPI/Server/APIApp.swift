@@ -36,26 +36,35 @@ public enum APIApp {
     public static func run(configuration: HeraldConfiguration, observability: Observability, logger: Logger) async throws {
         let health = HealthState()
         let database = try Database.makeClient(configuration.database, logger: logger)
+        let topology = HeraldTopology(configuration.amqp, configuration.runner)
+        let repliesQueue = topology.repliesPrefix + RandomID.hex()
         let connection = AMQPConnection(configuration: try configuration.amqp.connectionConfiguration(name: "herald-api@\(ProcessInfo.processInfo.hostName)"),
-                                        logger: logger)
+                                        topology: DecisionReplies.topology(queue: repliesQueue), logger: logger)
+        let replies = DecisionReplies(connection: connection, queue: repliesQueue, logger: logger)
+        // The jobs the starts write to the outbox, published after their commit.
+        let jobsRelay = EventRelay(client: database, connection: connection, exchange: topology.jobsExchange,
+                                   operationTimeout: .seconds(configuration.database.operationTimeoutSeconds), persistent: true, logger: logger)
         health.setBrokerProbe { connection.isConnected }
         // herald-api takes no presence lock (it consumes nothing): ready once the broker and
         // the database are, until it drains.
         health.presenceHeld = true
         let hasher = SecretHasher(keyRing: try configuration.secrets.keyRing())
-        let topology = HeraldTopology(configuration.amqp, configuration.runner)
         let metrics = APIMetrics()
         let dependencies = APIDependencies(
             configuration: configuration, database: database,
             publisher: JobPublisher(client: HeraldClient(connection: connection, namespace: configuration.amqp.namespace, tracer: HeraldTracing.tracer),
                                     timeout: .milliseconds(configuration.api.publishTimeoutMilliseconds), metrics: metrics),
+            starts: JobStarts(database: database, connection: connection, replies: replies, relay: jobsRelay, jobsExchange: topology.jobsExchange,
+                              wait: .milliseconds(configuration.api.decisionWaitMilliseconds), metrics: metrics),
             verification: try HeraldVerification(database: database, secrets: configuration.secrets),
             accounts: HeraldAccounts(database: database, logger: logger, topology: topology),
             apple: HeraldAppleSignIn(configuration: configuration.apple, logger: logger),
             keys: APIKeyStore(client: database, hasher: hasher), verify: VerifyStore(client: database), metrics: metrics)
         let api = configuration.api
         let server: HTTPServerBuilder
-        var services: [any Service] = [database, DatabaseProbe(client: database, health: health, logger: logger), AMQPConnectionService(connection)]
+        // Stopped in reverse: the server first, then the replies and the relay (its last batch), the broker, the database.
+        var services: [any Service] = [database, DatabaseProbe(client: database, health: health, logger: logger), AMQPConnectionService(connection),
+                                       jobsRelay, replies]
         if api.tlsEnabled {
             let certificates = TLSFiles(api)
             let reloader = CertificateReloader(files: certificates, current: try certificates.load(), logger: logger)

@@ -12,7 +12,11 @@ import PostgresNIO
 struct APIDependencies: Sendable {
     let configuration: HeraldConfiguration
     let database: PostgresClient
+    /// The jobs a start does not record (push, Apple, accounts, receipts): published with the broker's confirm.
     let publisher: JobPublisher
+    /// Starts (/v1 SMS and email, /v2 create): recorded in the outbox, answered with the decision.
+    let starts: JobStarts
+    var replies: DecisionReplies { starts.replies }
     let verification: HeraldVerification
     let accounts: HeraldAccounts
     let apple: HeraldAppleSignIn

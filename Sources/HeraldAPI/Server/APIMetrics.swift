@@ -30,6 +30,9 @@ struct APIMetrics: Sendable {
         Counter(label: "herald_api_enqueue_failures_total", dimensions: [("reason", reason)])
     }
     private let rateLimits = Counter(label: "herald_api_rate_limited_total")
+    private let startAnswers = MetricHandles<String, Counter> { answer in
+        Counter(label: "herald_api_start_answers_total", dimensions: [("answer", answer)])
+    }
     private let receipts = MetricHandles<ReceiptKey, Counter> { key in
         Counter(label: "herald_api_receipts_total", dimensions: [("provider", key.provider), ("outcome", key.outcome)])
     }
@@ -49,6 +52,10 @@ struct APIMetrics: Sendable {
     func rateLimited() { rateLimits.increment() }
 
     func enqueueFailed(_ why: String) { enqueueFailures.handle(why).increment() }
+
+    /// `herald_api_start_answers_total{answer}`: starts by their answer: the worker's decision
+    /// (sending, reused, test, refused, invalid), or queued (none within `api.decision_wait_ms`).
+    func startAnswered(_ answer: String) { startAnswers.handle(answer).increment() }
 
     /// `herald_api_receipts_total{provider,outcome}`: provider callbacks by what became of them:
     /// accepted (published), ignored (a status Herald does not keep), forged (a source or a

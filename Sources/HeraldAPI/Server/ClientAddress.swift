@@ -23,3 +23,26 @@ struct ClientAddress: Sendable {
 
     private func isTrusted(_ ip: ClientIP) -> Bool { trusted.contains { $0.contains(ip) } }
 }
+
+extension APIContext {
+    /// The end user's IP for a start's per-IP limits. A server key (`assertsClientIP`) names it
+    /// (`client_ip`, `DeviceIp`) or has none: its peer is the front API's server, never counted.
+    /// Another key's peer (or its trusted proxies' `X-Forwarded-For`) is the end user, and it may
+    /// not name one (`field`: 400) — unless `twilio`: Twilio's `DeviceIp`, which any Twilio
+    /// client may send, is taken from every key, as Twilio takes it.
+    func endUserIP(named given: String?, field: String, twilio: Bool = false) throws -> ClientIP? {
+        let key = try requireKey()
+        if !key.assertsClientIP && !twilio {
+            guard given == nil else {
+                throw APIFailure.invalid(field: field, reason: "\(field) is taken only from a server key (heraldctl api-keys create --asserts-client-ip)")
+            }
+            return clientIP
+        }
+        guard let given else { return key.assertsClientIP ? nil : clientIP }
+        do {
+            return try ClientIP(given, field: field)
+        } catch {
+            throw APIFailure.invalid(field: field, reason: error.reason)
+        }
+    }
+}

@@ -88,6 +88,20 @@ struct JSONFields: Sendable {
         return value
     }
 
+    /// An array of choices, 1 to `maxCount` of them, each at most once.
+    func choices<T: RawRepresentable & CaseIterable>(_ key: String, _: T.Type, maxCount: Int) throws -> [T]? where T.RawValue == String {
+        guard let value = values[key] else { return nil }
+        let allowed = T.allCases.map(\.rawValue).joined(separator: ", ")
+        let refusal = APIFailure.invalid(field: name(key), reason: "\(name(key)) must be 1 to \(maxCount) distinct values of \(allowed)")
+        guard case .array(let items) = value, (1...maxCount).contains(items.count) else { throw refusal }
+        var chosen: [T] = []
+        for item in items {
+            guard case .string(let text) = item, let choice = T(rawValue: text), !chosen.contains(where: { $0.rawValue == text }) else { throw refusal }
+            chosen.append(choice)
+        }
+        return chosen
+    }
+
     func requiredChoice<T: RawRepresentable & CaseIterable>(_ key: String, _ type: T.Type) throws -> T where T.RawValue == String {
         guard let value = try choice(key, type) else { throw missing(key) }
         return value

@@ -14,8 +14,8 @@ struct JobPublisher: Sendable {
     let metrics: APIMetrics
 
     func enqueue<Job: HeraldJob>(_ job: Job, messageID: String, correlationID: String?, logger: Logger) async throws {
-        guard client.connection.isConnected else {
-            metrics.enqueueFailed("disconnected")
+        guard client.connection.acceptsPublishes else {
+            metrics.enqueueFailed(client.connection.isConnected ? "blocked" : "disconnected")
             throw APIFailure.brokerUnavailable(retryAfterSeconds: 2)
         }
         do {

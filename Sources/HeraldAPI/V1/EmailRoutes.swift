@@ -5,8 +5,8 @@ import HeraldRuntime
 import HTTPTypes
 import Hummingbird
 
-/// `/v1/email/actions`: send an email action (sign-in link, verify, reset, change, recover) and
-/// consume its link code.
+/// `/v1/email/actions`: send an email action (sign-in link, verify, reset, change, recover),
+/// answered with herald-email's decision, and consume its link code.
 struct EmailRoutes {
     let dependencies: APIDependencies
 
@@ -20,7 +20,7 @@ struct EmailRoutes {
 
     func send(_ request: Request, context: APIContext) async throws -> Response {
         let body = try await JSONFields.read(request, limit: dependencies.api.maxBodyBytes,
-                                             allowed: ["request_id", "email", "mode", "old_email", "locale", "action_code_settings"])
+                                             allowed: ["request_id", "email", "mode", "old_email", "locale", "action_code_settings", "client_ip"])
         let id = try IdempotencyKey.id(body.string("request_id", maxLength: 128), request, context, route: "email")
         let mode = try body.requiredChoice("mode", EmailActionJob.Mode.self)
         // herald-email sends the recover_email notice itself, when a change link is used.
@@ -28,6 +28,7 @@ struct EmailRoutes {
             throw APIFailure.invalid(field: "mode", reason: "mode recover_email is sent by Herald when a verify_and_change_email link is used, never requested")
         }
         let settings = try body.requiredObject("action_code_settings", allowed: Self.settingsFields)
+        let ip = try context.endUserIP(named: body.string("client_ip", maxLength: 45), field: "client_ip")
         let job = try JSONFields.validated(EmailActionJob(
             requestID: id, email: try body.required("email", maxLength: 254), mode: mode,
             oldEmail: try body.string("old_email", maxLength: 254), locale: try body.string("locale", maxLength: 35),
@@ -36,9 +37,9 @@ struct EmailRoutes {
                 iosBundleID: try settings.string("ios_bundle_id"), androidPackageName: try settings.string("android_package_name"),
                 androidInstallApp: try settings.bool("android_install_app"), androidMinimumVersion: try settings.string("android_minimum_version", maxLength: 32),
                 linkDomain: try settings.string("link_domain")),
-            client: .init(ip: context.clientIP?.description)))
-        try await dependencies.publisher.enqueue(job, messageID: id, correlationID: request.headers[.correlationID], logger: context.logger)
-        return JSONResponse.make(.accepted, ["request_id": id, "status": "queued"])
+            client: .init(ip: ip?.description)))
+        let answer = try await dependencies.starts.start(job, messageID: id, correlationID: request.headers[.correlationID], logger: context.logger)
+        return try V1StartAnswer.response(answer, idKey: "request_id", id: id)
     }
 
     func consume(_ request: Request, context: APIContext) async throws -> Response {

@@ -6,8 +6,8 @@ import HeraldSMS
 import HTTPTypes
 import Hummingbird
 
-/// `/v1/sms/verifications`: start (202 once the broker confirmed the job), check a code, read
-/// the state (masked, as `heraldctl verify show-sms`).
+/// `/v1/sms/verifications`: start (answered with herald-sms's decision), check a code, read the
+/// state (masked, as `heraldctl verify show-sms`).
 struct SMSRoutes {
     let dependencies: APIDependencies
 
@@ -18,8 +18,10 @@ struct SMSRoutes {
     }
 
     static let startFields: Set<String> = ["verification_id", "phone_number", "purpose", "locale", "force_resend", "app_verification", "client",
-                                           "code_length", "code_ttl_seconds", "channel"]
+                                           "code_length", "code_ttl_seconds", "channel", "channels", "client_ip"]
 
+    /// Answers with herald-sms's decision (``V1StartAnswer``); a retried id already decided is
+    /// answered from its record without a second job.
     func start(_ request: Request, context: APIContext) async throws -> Response {
         let body = try await JSONFields.read(request, limit: dependencies.api.maxBodyBytes, allowed: Self.startFields)
         let id = try IdempotencyKey.id(body.string("verification_id", maxLength: 128), request, context, route: "sms")
@@ -28,16 +30,21 @@ struct SMSRoutes {
             appVerification = try Self.appVerification(proof)
         }
         let client = try body.object("client", allowed: ["app_id"])
+        let ip = try context.endUserIP(named: body.string("client_ip", maxLength: 45), field: "client_ip")
         let job = try JSONFields.validated(SMSVerificationJob(
             verificationID: id, phoneNumber: try body.required("phone_number", maxLength: 32),
             locale: try body.string("locale", maxLength: 35), purpose: try body.choice("purpose", SMSVerificationJob.Purpose.self) ?? .signIn,
             forceResend: try body.bool("force_resend") ?? false,
-            client: .init(ip: context.clientIP?.description, appID: try client?.string("app_id", maxLength: 256)),
+            client: .init(ip: ip?.description, appID: try client?.string("app_id", maxLength: 256)),
             appVerification: appVerification,
             codeLength: try body.int("code_length", range: 4...10), codeTTLSeconds: try body.int("code_ttl_seconds", range: 60...86_400),
-            channel: try body.choice("channel", SMSVerificationJob.Channel.self)))
-        try await dependencies.publisher.enqueue(job, messageID: id, correlationID: request.headers[.correlationID], logger: context.logger)
-        return JSONResponse.make(.accepted, ["verification_id": id, "status": "queued"])
+            channel: try body.choice("channel", SMSVerificationJob.Channel.self),
+            channels: try body.choices("channels", SMSVerificationJob.Channel.self, maxCount: SMSVerificationJob.Channel.allCases.count)))
+        if let decided = try await SMSVerificationRecord.decision(id, client: dependencies.database, logger: context.logger) {
+            return try V1StartAnswer.response(.decided(decided), idKey: "verification_id", id: id)
+        }
+        let answer = try await dependencies.starts.start(job, messageID: id, correlationID: request.headers[.correlationID], logger: context.logger)
+        return try V1StartAnswer.response(answer, idKey: "verification_id", id: id)
     }
 
     /// `app_verification`: a push receipt and app id, or a captcha token (the job's rule refuses both or neither).

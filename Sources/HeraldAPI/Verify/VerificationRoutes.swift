@@ -71,33 +71,62 @@ struct VerificationRoutes {
         let to = byEmail ? try Self.address(given) : try number(given, service: service)
         let locale = try form.string("Locale", maxLength: 35)
         if let locale { do { try WireRules.locale(locale, field: "Locale") } catch { throw TwilioError.invalid("Locale") } }
-        var ip = context.clientIP
-        if let device = try form.string("DeviceIp", maxLength: 45) {
-            do { ip = try ClientIP(device, field: "DeviceIp") } catch { throw TwilioError.invalid("DeviceIp") }
-        }
-        let publisher = dependencies.publisher
-        let clientIP = ip
-        let logger = context.logger
-        let correlation = request.headers[.correlationID]
-        let outcome = try await dependencies.verify.start(service: service, to: to, channel: channel, locale: locale, logger: logger) { attempt, resend in
-            // A resend sends a fresh code at once (force_resend): Twilio's clients resend on the user's request.
-            if byEmail {
-                let job = EmailCodeJob(verificationID: attempt.sid, email: to, purpose: .signIn, locale: locale, forceResend: resend,
-                                       client: .init(ip: clientIP?.description), codeLength: service.codeLength, codeTTLSeconds: service.ttlSeconds)
-                try await publisher.enqueue(job, messageID: attempt.sid, correlationID: correlation, logger: logger)
-                return
+        let ip = try context.endUserIP(named: form.string("DeviceIp", maxLength: 45), field: "DeviceIp", twilio: true)
+        let (starts, correlation, logger) = (dependencies.starts, request.headers[.correlationID], context.logger)
+        try starts.requireBroker(logger: logger)
+        let attemptSid = "VL" + RandomID.hex()
+        let waiter = dependencies.replies.expect(attemptSid)
+        let outcome: VerifyStore.StartOutcome
+        do {
+            outcome = try await dependencies.verify.start(service: service, to: to, channel: channel, locale: locale, attemptSid: attemptSid,
+                                                          logger: logger) { connection, attempt, resend in
+                // A resend sends a fresh code at once (force_resend): Twilio's clients resend on the user's request.
+                if byEmail {
+                    let job = EmailCodeJob(verificationID: attempt.sid, email: to, purpose: .signIn, locale: locale, forceResend: resend,
+                                           client: .init(ip: ip?.description), codeLength: service.codeLength, codeTTLSeconds: service.ttlSeconds)
+                    try await starts.record(job, messageID: attempt.sid, correlationID: correlation, on: connection, logger: logger)
+                    return
+                }
+                let job = SMSVerificationJob(verificationID: attempt.sid, phoneNumber: to, locale: locale, purpose: .signIn, forceResend: resend,
+                                             client: .init(ip: ip?.description), codeLength: service.codeLength, codeTTLSeconds: service.ttlSeconds,
+                                             channel: Self.channels[channel] ?? nil)
+                try await starts.record(job, messageID: attempt.sid, correlationID: correlation, on: connection, logger: logger)
             }
-            let job = SMSVerificationJob(verificationID: attempt.sid, phoneNumber: to, locale: locale, purpose: .signIn, forceResend: resend,
-                                         client: .init(ip: clientIP?.description), codeLength: service.codeLength, codeTTLSeconds: service.ttlSeconds,
-                                         channel: Self.channels[channel] ?? nil)
-            try await publisher.enqueue(job, messageID: attempt.sid, correlationID: correlation, logger: logger)
+        } catch {
+            waiter.cancel()
+            throw error
         }
         switch outcome {
         case .started(let verification, _):
+            if case .decided(let decision) = await starts.decision(waiter), let refusal = Self.refusal(decision) {
+                // The worker's record is committed: a verification none of whose sends went out is failed.
+                _ = try await failedIfUndelivered(verification, service: service.sid, context)
+                throw refusal
+            }
             return JSONResponse.make(.created, try dependencies.resources(request, context).verification(verification))
         case .maxSendAttempts:
+            waiter.cancel()
             throw TwilioError.maxSendAttempts
         }
+    }
+
+    /// Twilio's error for a worker's refusal (nil for a decision to send): 60203 for the resend
+    /// limit, 20429 for another limit, 60410 for the fraud guard's pause, 60205 for a landline,
+    /// 60200 for the rest (a region, an app not verified, a number the worker cannot read).
+    static func refusal(_ decision: JobDecision) -> TwilioError? {
+        guard decision.status == .refused || decision.status == .invalid else { return nil }
+        let reason = decision.reason ?? "refused"
+        if reason == "rate_limited:resend" { return .maxSendAttempts }
+        if reason.hasPrefix("rate_limited:") || reason == "locked_out" {
+            return TwilioError(code: 20429, status: .tooManyRequests, message: "Too Many Requests (\(reason))", retryAfter: decision.retryAfterSeconds ?? 60)
+        }
+        if reason.hasPrefix("fraud_guard:") {
+            var blocked = TwilioError.blocked(reason)
+            blocked.retryAfter = decision.retryAfterSeconds
+            return blocked
+        }
+        if reason.hasPrefix("number_type_not_allowed:fixed_line") { return .landline }
+        return .invalid("To", reason)
     }
 
     func fetch(_ request: Request, context: APIContext) async throws -> Response {

@@ -33,13 +33,14 @@ final class APIProcess: Sendable {
         key = try await Self.makeKey(keys, harness, name: "all", scopes: Set(APIScope.allCases))
     }
 
-    /// A new key with `scopes`, as `id:secret`.
-    func makeKey(_ name: String, scopes: Set<APIScope>) async throws -> String {
-        try await Self.makeKey(keys, harness, name: name, scopes: scopes)
+    /// A new key with `scopes`, as `id:secret`; `server`: one that names the end user's IP (`--asserts-client-ip`).
+    func makeKey(_ name: String, scopes: Set<APIScope>, server: Bool = false) async throws -> String {
+        try await Self.makeKey(keys, harness, name: name, scopes: scopes, server: server)
     }
 
-    private static func makeKey(_ keys: APIKeyStore, _ harness: Harness, name: String, scopes: Set<APIScope>) async throws -> String {
-        let (key, secret) = try await keys.create(name: "\(harness.namespace)-\(name)", scopes: scopes, expiresAt: nil, logger: harness.logger)
+    private static func makeKey(_ keys: APIKeyStore, _ harness: Harness, name: String, scopes: Set<APIScope>, server: Bool = false) async throws -> String {
+        let (key, secret) = try await keys.create(name: "\(harness.namespace)-\(name)", scopes: scopes, expiresAt: nil, assertsClientIP: server,
+                                                  logger: harness.logger)
         return "\(key.id):\(secret.revealed)"
     }
 
