@@ -37,7 +37,8 @@ SMTP_TLS_PORT="${HERALD_SMTP_TLS_PORT:-$((SMTP_PORT + 1))}"
 # wrk: the HTTP load of `make bench`'s herald-api part (BENCH_ONLY=api).
 # iptables: scripts/cluster.sh's partitions (make chaos-cluster).
 # faketime: scripts/test-later.sh, the tests a year later (make test's last step, make test-later).
-APT_PACKAGES=(rabbitmq-server librabbitmq-dev libphonenumber-dev postgresql postgresql-client kannel kannel-extras python3-aiosmtpd python3-jsonschema openssl curl pkg-config systemd prometheus python3-venv postgresql-15-plpgsql-check wrk iptables faketime)
+# default-jre-headless: the Java that runs openapi-generator (scripts/test-generators.sh, make test's generators step).
+APT_PACKAGES=(rabbitmq-server librabbitmq-dev libphonenumber-dev postgresql postgresql-client kannel kannel-extras python3-aiosmtpd python3-jsonschema openssl curl pkg-config systemd prometheus python3-venv postgresql-15-plpgsql-check wrk iptables faketime default-jre-headless)
 
 log() { printf '[services] %s\n' "$*" >&2; }
 

@@ -35,6 +35,9 @@ step parallel swift test --skip-build --skip 'Disruptive'
 step disruptive env HERALD_TEST_DISRUPTIVE=1 swift test --skip-build --filter 'Disruptive' --no-parallel
 # herald-api with Twilio's own Python library and a plain HTTP client (docs/api.md).
 step api scripts/test-api.sh
+# herald-api through the clients openapi-python-client and openapi-generator make from its
+# OpenAPI document, each generated with no warning (docs/api.md, "The contract").
+step generators scripts/test-generators.sh
 # The fault and load harness, short: every scenario with small counts (make chaos: full size).
 step chaos scripts/chaos.sh --short
 # The same fleet on a three-node RabbitMQ cluster and a PostgreSQL primary with a synchronous

@@ -72,10 +72,15 @@ paths:
       operationId: startSMSVerification
       summary: Send a code by SMS
       description: |
-        Enqueues an `sms.verification` job for herald-sms and answers 202 once the broker has
-        confirmed it. The id is `verification_id`, else one derived from `Idempotency-Key`,
-        else a random UUID. A retry with the same id is the same job (handled once). The
-        client IP of the job is the request's (see `api.trusted_proxies`).
+        Records an `sms.verification` job for herald-sms (published once the record is
+        committed) and waits up to `api.decision_wait_ms` for herald-sms's decision: 200 with it
+        (`sending`, `reused`, `test`), 429 or 422 for a refusal. Not decided by then: 202
+        `queued`, the job recorded and handled once; `GET /v1/sms/verifications/{id}` reads its
+        outcome. The id is `verification_id`, else one derived from `Idempotency-Key`, else a
+        random UUID. A retry with the same id is the same job (handled once), answered from its
+        record once decided. A job herald-sms can never handle (a number libphonenumber does not
+        know) is a 400 naming the field. The client IP of the job is `client_ip` for a server
+        key, else the request's (see `api.trusted_proxies`).
       security: [{basic: []}, {bearer: []}]
       parameters:
         - $ref: "#/components/parameters/IdempotencyKey"
@@ -87,8 +92,23 @@ paths:
             schema:
               $ref: "#/components/schemas/SMSVerificationRequest"
       responses:
+        "200":
+          description: Decided within `api.decision_wait_ms`.
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/SMSVerificationDecision"
+          links:
+            GetSMSVerification:
+              operationId: getSMSVerification
+              parameters:
+                id: "$response.body#/verification_id"
+            CheckSMSVerification:
+              operationId: checkSMSVerification
+              parameters:
+                id: "$response.body#/verification_id"
         "202":
-          description: Enqueued.
+          description: Recorded, not decided within `api.decision_wait_ms`; it will be handled once.
           content:
             application/json:
               schema:
@@ -110,8 +130,10 @@ paths:
           $ref: "#/components/responses/V1Forbidden"
         "413":
           $ref: "#/components/responses/V1TooLarge"
+        "422":
+          $ref: "#/components/responses/V1Refused"
         "429":
-          $ref: "#/components/responses/V1RateLimited"
+          $ref: "#/components/responses/V1StartRateLimited"
         "503":
           $ref: "#/components/responses/V1Unavailable"
         "500":
@@ -208,9 +230,13 @@ paths:
       operationId: sendEmailAction
       summary: Send an email action link
       description: |
-        Enqueues an `email.action` job for herald-email and answers 202 once the broker has
-        confirmed it. The id is `request_id`, else one derived from `Idempotency-Key`, else a
-        random UUID.
+        Records an `email.action` job for herald-email (published once the record is committed)
+        and waits up to `api.decision_wait_ms` for herald-email's decision: 200 with it
+        (`sending`), 429 or 422 for a refusal. Not decided by then: 202 `queued`, the job
+        recorded and handled once. The id is `request_id`, else one derived from
+        `Idempotency-Key`, else a random UUID. A job herald-email can never handle (a continue
+        URL on no `email.authorized_domains`) is a 400 naming the field. The client IP of the
+        job is `client_ip` for a server key, else the request's (see `api.trusted_proxies`).
       security: [{basic: []}, {bearer: []}]
       parameters:
         - $ref: "#/components/parameters/IdempotencyKey"
@@ -222,8 +248,14 @@ paths:
             schema:
               $ref: "#/components/schemas/EmailActionRequest"
       responses:
+        "200":
+          description: Decided within `api.decision_wait_ms`.
+          content:
+            application/json:
+              schema:
+                $ref: "#/components/schemas/EmailActionDecision"
         "202":
-          description: Enqueued.
+          description: Recorded, not decided within `api.decision_wait_ms`; it will be handled once.
           content:
             application/json:
               schema:
@@ -236,8 +268,10 @@ paths:
           $ref: "#/components/responses/V1Forbidden"
         "413":
           $ref: "#/components/responses/V1TooLarge"
+        "422":
+          $ref: "#/components/responses/V1Refused"
         "429":
-          $ref: "#/components/responses/V1RateLimited"
+          $ref: "#/components/responses/V1StartRateLimited"
         "503":
           $ref: "#/components/responses/V1Unavailable"
         "500":
@@ -721,15 +755,7 @@ paths:
         content:
           application/json:
             schema:
-              type: object
-              required: [object, entry]
-              properties:
-                object:
-                  const: whatsapp_business_account
-                entry:
-                  type: array
-                  items:
-                    type: object
+              $ref: "#/components/schemas/WhatsAppWebhook"
       responses:
         "204":
           description: Each status published as an `sms.receipt` job.
@@ -1309,12 +1335,36 @@ components:
                     properties:
                       code:
                         const: rate_limited
+    V1StartRateLimited:
+      description: |
+        A start refused by a limit or a pause (`refused`: `V1Refusal`, with `reason` and
+        `retry_after_seconds`), or the API key's request rate (`rate_limited`, as
+        `V1RateLimited`). Retry the same request after `Retry-After`.
+      headers:
+        Retry-After:
+          $ref: "#/components/headers/RetryAfter"
+      content:
+        application/json:
+          schema:
+            anyOf:
+              - $ref: "#/components/schemas/V1Refusal"
+              - $ref: "#/components/schemas/V1Error"
+    V1Refused:
+      description: |
+        `refused`: a start refused by a policy (`V1Refusal`, with `reason`, and `field` when
+        the rule concerns one request field). The same request is refused again.
+      content:
+        application/json:
+          schema:
+            $ref: "#/components/schemas/V1Refusal"
     V1Unavailable:
       description: |
         `broker_unavailable`: the broker did not confirm the job within `api.publish_timeout_ms`
         or is not connected (nothing was enqueued that a retry with the same id would
-        duplicate; Retry-After 2, or 5 when no queue takes the job). `database_unavailable`
-        (Retry-After 1). `upstream_unavailable`: Apple's key set did not answer (Retry-After 5).
+        duplicate; Retry-After 2, or 5 when no queue takes the job); for a start (SMS, email),
+        the broker is not connected or blocks publishing, and nothing was recorded.
+        `database_unavailable` (Retry-After 1). `upstream_unavailable`: Apple's key set did not
+        answer (Retry-After 5).
       headers:
         Retry-After:
           $ref: "#/components/headers/RetryAfter"
@@ -1350,9 +1400,9 @@ components:
               - $ref: "#/components/schemas/TwilioError"
               - properties:
                   code:
-                    const: 60200
+                    enum: [60200]
                   status:
-                    const: 400
+                    enum: [400]
     TwilioUnauthorized:
       description: "20003: no credentials, or an API key that is unknown, wrong, revoked or expired."
       headers:
@@ -1367,9 +1417,9 @@ components:
               - $ref: "#/components/schemas/TwilioError"
               - properties:
                   code:
-                    const: 20003
+                    enum: [20003]
                   status:
-                    const: 401
+                    enum: [401]
     TwilioForbidden:
       description: "20403: the key lacks the `verify` scope."
       content:
@@ -1379,9 +1429,9 @@ components:
               - $ref: "#/components/schemas/TwilioError"
               - properties:
                   code:
-                    const: 20403
+                    enum: [20403]
                   status:
-                    const: 403
+                    enum: [403]
     TwilioNotFound:
       description: "20404: no such Service or resource."
       content:
@@ -1391,9 +1441,9 @@ components:
               - $ref: "#/components/schemas/TwilioError"
               - properties:
                   code:
-                    const: 20404
+                    enum: [20404]
                   status:
-                    const: 404
+                    enum: [404]
     TwilioTooLarge:
       description: "60200 with status 413: the body is larger than `api.max_body_bytes`."
       content:
@@ -1403,9 +1453,9 @@ components:
               - $ref: "#/components/schemas/TwilioError"
               - properties:
                   code:
-                    const: 60200
+                    enum: [60200]
                   status:
-                    const: 413
+                    enum: [413]
     TwilioRateLimited:
       description: "20429: the API key's request rate (per replica) is spent."
       headers:
@@ -1418,9 +1468,9 @@ components:
               - $ref: "#/components/schemas/TwilioError"
               - properties:
                   code:
-                    const: 20429
+                    enum: [20429]
                   status:
-                    const: 429
+                    enum: [429]
     TwilioUnavailable:
       description: |
         20503: the broker did not confirm the SMS job (nothing was recorded: retry the same
@@ -1435,9 +1485,9 @@ components:
               - $ref: "#/components/schemas/TwilioError"
               - properties:
                   code:
-                    const: 20503
+                    enum: [20503]
                   status:
-                    const: 503
+                    enum: [503]
     TwilioInternal:
       description: "20500: anything else (logged, never echoed)."
       content:
@@ -1447,9 +1497,9 @@ components:
               - $ref: "#/components/schemas/TwilioError"
               - properties:
                   code:
-                    const: 20500
+                    enum: [20500]
                   status:
-                    const: 500
+                    enum: [500]
 
   schemas:
     # ---------------------------------------------------------------------------------------
@@ -1500,6 +1550,45 @@ components:
             field:
               type: string
               description: "With `invalid_request`, when one field (or the `Idempotency-Key` header) is at fault; nested fields are dotted (`app_verification.captcha.token`)."
+    V1Refusal:
+      description: |
+        A start (SMS, email) refused by the worker's decision, within `api.decision_wait_ms`:
+        the `/v1` error body with the rule's `reason`, and the start's id. 429 for a limit or a
+        pause, which a retry after `retry_after_seconds` may pass; 422 for a policy, which the
+        same request never passes. Nothing was sent.
+      type: object
+      required: [error]
+      properties:
+        error:
+          type: object
+          required: [code, message, reason]
+          properties:
+            code:
+              const: refused
+            message:
+              type: string
+              description: Names the rule, never a value of the request.
+            reason:
+              type: string
+              description: |
+                The rule, as the worker records it: a limit (`rate_limited:phone`,
+                `rate_limited:ip`, `rate_limited:prefix`, … `rate_limited:email_address`), a pause
+                (`fraud_guard:prefix`, `fraud_guard:region`, `locked_out`), or a policy
+                (`region_not_allowed:JM`, `number_type_not_allowed:fixed_line`,
+                `channel_unavailable:voice`, `app_not_verified:…`, `apple_relay_disabled`).
+            retry_after_seconds:
+              description: With 429 (also in `Retry-After`).
+              type: integer
+              minimum: 1
+            field:
+              description: With 422, when the rule concerns one request field (`phone_number`, `app_verification`, `email`).
+              type: string
+        verification_id:
+          description: The SMS start's id.
+          type: string
+        request_id:
+          description: The email start's id.
+          type: string
 
     # ---------------------------------------------------------------------------------------
     # /v1/sms
@@ -1550,9 +1639,40 @@ components:
           minimum: 60
           maximum: 86400
         channel:
-          description: "`sms` (the default), `whatsapp` (the same code as a WhatsApp authentication template, `sms.whatsapp`) or `voice` (read out in a call, `sms.voice`); refused `channel_unavailable:<channel>` where it is not configured."
+          description: "`sms` (the default), `whatsapp` (the same code as a WhatsApp authentication template, `sms.whatsapp`) or `voice` (read out in a call, `sms.voice`); refused `channel_unavailable:<channel>` where it is not configured. One channel, no fallback: `channels` for a list."
           type: [string, "null"]
           enum: [sms, whatsapp, voice, null]
+        channels:
+          description: |
+            The channels to try in turn, with one code (docs/fallback.md): the next goes out when
+            the one before is refused, undelivered or not delivered in time. Instead of
+            `channel` (both: 400 naming `channels`). Absent, `sms.fallback`'s list.
+          type: [array, "null"]
+          minItems: 1
+          maxItems: 3
+          uniqueItems: true
+          items:
+            type: string
+            enum: [sms, whatsapp, voice]
+        client_ip:
+          description: |
+            The end user's IP address, for herald-sms's per-IP limit: an IPv4 or IPv6 literal (no
+            zone, no prefix). Taken only from a server key (`heraldctl api-keys create
+            --asserts-client-ip`), whose own address is never counted; any other key's request
+            naming it is refused (400 naming `client_ip`), its address being the end user's.
+          type: [string, "null"]
+          maxLength: 45
+          pattern: "^[0-9A-Fa-f:.]{2,45}$"
+      # `channels` or `channel`, not both.
+      if:
+        required: [channels]
+        properties:
+          channels:
+            type: array
+      then:
+        properties:
+          channel:
+            type: "null"
     SMSAppVerification:
       description: |
         Evidence of a genuine app, judged by `sms.app_verification.mode`: a push `receipt` the
@@ -1564,40 +1684,72 @@ components:
           type: [string, "null"]
           pattern: "^[!-~]{1,128}$"
         app_id:
+          description: Required with `receipt`.
           type: [string, "null"]
           minLength: 1
           maxLength: 255
         captcha:
-          type: [object, "null"]
-          additionalProperties: false
-          required: [provider, token]
-          properties:
-            provider:
-              type: string
-              enum: [recaptcha, hcaptcha, turnstile]
-            token:
-              type: string
-              minLength: 1
-              maxLength: 4096
-      oneOf:
-        - type: "null"
-        - type: object
-          required: [receipt, app_id]
-          properties:
-            receipt:
-              type: string
-            app_id:
-              type: string
-            captcha:
-              type: "null"
-        - type: object
-          required: [captcha]
-          properties:
-            captcha:
-              type: object
-            receipt:
-              type: "null"
+          anyOf:
+            - $ref: "#/components/schemas/SMSCaptcha"
+            - type: "null"
+      # A receipt (and its app_id) or a captcha: one of them, never both.
+      if:
+        required: [receipt]
+        properties:
+          receipt:
+            type: string
+      then:
+        required: [app_id]
+        properties:
+          app_id:
+            type: string
+          captcha:
+            type: "null"
+      else:
+        required: [captcha]
+        properties:
+          captcha:
+            type: object
+    SMSCaptcha:
+      description: A captcha token, for herald-sms to check at its provider's siteverify.
+      type: object
+      additionalProperties: false
+      required: [provider, token]
+      properties:
+        provider:
+          type: string
+          enum: [recaptcha, hcaptcha, turnstile]
+        token:
+          type: string
+          minLength: 1
+          maxLength: 4096
+    SMSVerificationDecision:
+      description: herald-sms's decision, within `api.decision_wait_ms`.
+      type: object
+      required: [verification_id, status]
+      properties:
+        verification_id:
+          type: string
+        status:
+          description: |
+            `sending`: a code goes out now (whether it arrives is read later, `GET
+            /v1/sms/verifications/{id}`). `reused`: a code sent moments ago answers this request
+            too; nothing is sent (a new code after `resend_interval_seconds`, or with
+            `force_resend`). `test`: a test number; its fixed code is stored, nothing is sent.
+          type: string
+          enum: [sending, reused, test]
+        channel:
+          description: The channel of the first send (with `sending`).
+          type: string
+          enum: [sms, whatsapp, voice]
+        resend_interval_seconds:
+          description: "`sms.resend_interval_seconds` (with `reused`)."
+          type: integer
+          minimum: 0
     SMSVerificationQueued:
+      description: |
+        Recorded, not decided within `api.decision_wait_ms`: the job is handled once, and
+        `GET /v1/sms/verifications/{id}` reads its outcome (404 until herald-sms has taken it).
       type: object
       required: [verification_id, status]
       properties:
@@ -1775,6 +1927,18 @@ components:
         ErrorCode:
           type: string
           pattern: "^[0-9]{0,8}$"
+    WhatsAppWebhook:
+      description: "Meta's notification: only `entry[].changes[].value.statuses[]` is read."
+      type: object
+      required: [object, entry]
+      properties:
+        object:
+          const: whatsapp_business_account
+        entry:
+          type: array
+          items:
+            type: object
+            additionalProperties: true
     WebhookReceipt:
       type: object
       required: [type, data]
@@ -1823,15 +1987,25 @@ components:
           type: string
           enum: [sign_in, verify_email, reset_password, verify_and_change_email]
         old_email:
-          description: "`verify_and_change_email` only, and required there: the account's current address."
-          oneOf:
-            - $ref: "#/components/schemas/EmailAddress"
-            - type: "null"
+          description: "`verify_and_change_email` only, and required there: the account's current address (as `EmailAddress`)."
+          # EmailAddress or null, written out: a nullable `type` is what generators read as optional.
+          type: [string, "null"]
+          maxLength: 254
+          pattern: '^(?!.*[\s<>()\[\],;:\\"\x00-\x1f\x7f-\x9f\ufffd])[^@]{1,64}@[^@.][^@]*\.[^@]*[^@.]$'
         locale:
           type: [string, "null"]
           pattern: "^[A-Za-z0-9_-]{2,35}$"
         action_code_settings:
           $ref: "#/components/schemas/ActionCodeSettings"
+        client_ip:
+          description: |
+            The end user's IP address, for herald-email's per-IP limit: an IPv4 or IPv6 literal
+            (no zone, no prefix). Taken only from a server key (`heraldctl api-keys create
+            --asserts-client-ip`); any other key's request naming it is refused (400 naming
+            `client_ip`), its address being the end user's.
+          type: [string, "null"]
+          maxLength: 45
+          pattern: "^[0-9A-Fa-f:.]{2,45}$"
       allOf:
         - if:
             required: [mode]
@@ -1887,7 +2061,22 @@ components:
         link_domain:
           type: [string, "null"]
           maxLength: 256
+    EmailActionDecision:
+      description: herald-email's decision, within `api.decision_wait_ms`.
+      type: object
+      required: [request_id, status]
+      properties:
+        request_id:
+          type: string
+        status:
+          description: |
+            `sending`: the message goes out now (the same answer when no account has the address
+            and nothing is sent: enumeration protection, docs/email.md).
+          const: sending
+        channel:
+          const: email
     EmailActionQueued:
+      description: "Recorded, not decided within `api.decision_wait_ms`: the job is handled once."
       type: object
       required: [request_id, status]
       properties:
@@ -2328,8 +2517,7 @@ components:
           type: string
           enum: [sms, whatsapp, call, email]
         Locale:
-          type: string
-          pattern: "^[A-Za-z0-9_-]{2,35}$"
+          $ref: "#/components/schemas/Locale"
         DeviceIp:
           description: The end user's IP for herald-sms's per-IP limit, instead of the request's.
           type: string
@@ -2407,7 +2595,8 @@ components:
         dtmf_input_required:
           const: false
         tts_name:
-          type: "null"
+          type: [string, "null"]
+          const: null
         do_not_share_warning_enabled:
           type: boolean
         custom_code_enabled:
@@ -2419,15 +2608,18 @@ components:
             include_date:
               const: false
             apn_credential_sid:
-              type: "null"
+              type: [string, "null"]
+              const: null
             fcm_credential_sid:
-              type: "null"
+              type: [string, "null"]
+              const: null
         totp:
           type: object
           required: [issuer, time_step, code_length, skew]
           properties:
             issuer:
-              type: "null"
+              type: [string, "null"]
+              const: null
             time_step:
               const: 30
             code_length:
@@ -2439,11 +2631,14 @@ components:
           required: [msg_service_sid, from]
           properties:
             msg_service_sid:
-              type: "null"
+              type: [string, "null"]
+              const: null
             from:
-              type: "null"
+              type: [string, "null"]
+              const: null
         default_template_sid:
-          type: "null"
+          type: [string, "null"]
+          const: null
         verify_event_subscription_enabled:
           const: false
         ttl_seconds:
@@ -2525,11 +2720,14 @@ components:
         lookup:
           description: Always empty.
           type: object
+          additionalProperties: true
           maxProperties: 0
         amount:
-          type: "null"
+          type: [string, "null"]
+          const: null
         payee:
-          type: "null"
+          type: [string, "null"]
+          const: null
         send_code_attempts:
           type: array
           items:
@@ -2550,7 +2748,8 @@ components:
         date_updated:
           $ref: "#/components/schemas/Timestamp"
         sna:
-          type: "null"
+          type: [string, "null"]
+          const: null
         url:
           type: string
     TwilioVerificationCheck:
@@ -2582,15 +2781,21 @@ components:
           description: True when `approved`.
           type: boolean
         amount:
-          type: "null"
+          type: [string, "null"]
+          const: null
         payee:
-          type: "null"
+          type: [string, "null"]
+          const: null
         date_created:
           $ref: "#/components/schemas/Timestamp"
         date_updated:
           $ref: "#/components/schemas/Timestamp"
         sna_attempts_error_codes:
+          description: Always empty (no Silent Network Auth).
           type: array
+          items:
+            type: object
+            additionalProperties: true
           maxItems: 0
 
 """##
