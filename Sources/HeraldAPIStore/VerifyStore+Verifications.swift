@@ -64,6 +64,12 @@ extension VerifyStore {
         }
     }
 
+    /// Takes back a send attempt its worker refused (a resend past a limit): it sent nothing, so
+    /// it is not listed and does not count toward `max_send_attempts`.
+    public func withdraw(attemptSid: String, logger: Logger) async throws {
+        try await client.query("DELETE FROM herald.verify_send_attempts WHERE attempt_sid = \(attemptSid)", logger: logger)
+    }
+
     /// The verification `sid` of `service` (a pending one past its time reads, and is from now on, `expired`).
     public func verification(service: String, sid: String, logger: Logger) async throws -> VerifyVerification? {
         try await client.withConnection { connection in

@@ -97,10 +97,15 @@ struct VerificationRoutes {
             throw error
         }
         switch outcome {
-        case .started(let verification, _):
+        case .started(let verification, let resend):
             if case .decided(let decision) = await starts.decision(waiter), let refusal = Self.refusal(decision) {
-                // The worker's record is committed: a verification none of whose sends went out is failed.
-                _ = try await failedIfUndelivered(verification, service: service.sid, context)
+                // The worker's record is committed. A refused resend is taken back (the code
+                // before it stays live); a verification whose first send was refused is failed.
+                if resend {
+                    try await dependencies.verify.withdraw(attemptSid: attemptSid, logger: logger)
+                } else {
+                    _ = try await failedIfUndelivered(verification, service: service.sid, context)
+                }
                 throw refusal
             }
             return JSONResponse.make(.created, try dependencies.resources(request, context).verification(verification))
