@@ -9,7 +9,7 @@ import Logging
 import PostgresNIO
 
 /// `BENCH_ONLY=api` (issue 32): herald-api's start (`POST /v1/sms/verifications`: authenticate,
-/// parse, publish with the broker's confirm, 202) and check (`POST /v1/sms/verifications/{id}/check`:
+/// parse, the job written to the outbox and relayed, 202 `queued`: no worker decides here) and check (`POST /v1/sms/verifications/{id}/check`:
 /// authenticate, the verifier's transaction) under wrk, as a real release process, next to
 /// baselines of the same invocation: a bare Hummingbird route (``BareRoute``) under the same wrk
 /// settings, the broker publish+consume baseline, and HeraldClient's enqueue → confirm (the
@@ -193,7 +193,7 @@ struct APIBenchmark {
             _ = try await load(.start, api.baseURL, seconds: warmupSeconds, rate: nil).run(serverPID: api.pid)
             _ = try await load(.check, api.baseURL, seconds: warmupSeconds, rate: nil, seed: setting.fast).run(serverPID: api.pid)
             _ = try await publisher.connection.purge(queue: queue)
-            let start = try await apiRow("herald-api start (publish+confirm)", load(.start, api.baseURL, seconds: seconds, rate: nil), api)
+            let start = try await apiRow("herald-api start (outbox, 202 queued)", load(.start, api.baseURL, seconds: seconds, rate: nil), api)
             let queued = try await publisher.connection.purge(queue: queue)
             report.rows.append(start)
             report.notes.append("start: \(queued) jobs queued during the run, \(start.requests) answers counted by wrk (it leaves out those in flight at the end)")

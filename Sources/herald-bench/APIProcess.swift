@@ -29,6 +29,9 @@ final class APIProcess: Sendable {
         environment["HERALD_API_PORT"] = String(port)
         environment["HERALD_API_KEY_RATE_PER_SECOND"] = "100000"
         environment["HERALD_API_KEY_RATE_BURST"] = "1000000"
+        // No worker decides here: a start is recorded in the outbox and answered 202 `queued` at
+        // once (issue 45's start-with-decision rows, with herald-sms running, are still to come).
+        environment["HERALD_API_DECISION_WAIT_MS"] = "0"
         process = try ChildProcess(executable, [], environment: environment)
         // Listening: /openapi.yaml (no key) answers.
         let deadline = ContinuousClock.now + .seconds(30)
