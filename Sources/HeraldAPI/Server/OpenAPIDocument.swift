@@ -1599,7 +1599,7 @@ components:
       required: [phone_number]
       properties:
         verification_id:
-          description: The request's id (and the job's message id). Absent, derived from `Idempotency-Key`, else a random UUID.
+          description: "The request's id (and the job's message id). Absent, derived from `Idempotency-Key`, else a random UUID. Not starting `fb-`, `rcpt-` or `idem-`: Herald's own ids (400)."
           type: [string, "null"]
           pattern: "^[!-~]{1,128}$"
         phone_number:
@@ -1975,7 +1975,7 @@ components:
       required: [email, mode, action_code_settings]
       properties:
         request_id:
-          description: The request's id (and the job's message id). Absent, derived from `Idempotency-Key`, else a random UUID.
+          description: "The request's id (and the job's message id). Absent, derived from `Idempotency-Key`, else a random UUID. Not starting `fb-`, `rcpt-` or `idem-`: Herald's own ids (400)."
           type: [string, "null"]
           pattern: "^[!-~]{1,128}$"
         email:
@@ -2182,7 +2182,7 @@ components:
       required: [device_token, platform, app_id]
       properties:
         receipt:
-          description: The request's id (and the job's message id). Absent, derived from `Idempotency-Key`, else a random UUID.
+          description: "The request's id (and the job's message id). Absent, derived from `Idempotency-Key`, else a random UUID. Not starting `fb-`, `rcpt-` or `idem-`: Herald's own ids (400)."
           type: [string, "null"]
           pattern: "^[!-~]{1,128}$"
         device_token:

@@ -39,7 +39,7 @@ struct AppleRoutes {
         let job = try JSONFields.validated(AppleTokenJob(
             accountID: try body.required("account_id", maxLength: 128), clientID: try body.required("client_id", maxLength: 256),
             authorizationCode: try body.required("authorization_code", maxLength: 1024)))
-        let id = try IdempotencyKey.id(nil, request, context, route: "apple")
+        let id = try IdempotencyKey.id(nil, field: "Idempotency-Key", request, context, route: "apple")
         try await dependencies.publisher.enqueue(job, messageID: id, correlationID: request.headers[.correlationID], logger: context.logger)
         return JSONResponse.make(.accepted, ["message_id": id, "status": "queued"])
     }

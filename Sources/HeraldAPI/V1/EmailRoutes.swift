@@ -21,7 +21,7 @@ struct EmailRoutes {
     func send(_ request: Request, context: APIContext) async throws -> Response {
         let body = try await JSONFields.read(request, limit: dependencies.api.maxBodyBytes,
                                              allowed: ["request_id", "email", "mode", "old_email", "locale", "action_code_settings", "client_ip"])
-        let id = try IdempotencyKey.id(body.string("request_id", maxLength: 128), request, context, route: "email")
+        let id = try IdempotencyKey.id(body.string("request_id", maxLength: 128), field: "request_id", request, context, route: "email")
         let mode = try body.requiredChoice("mode", EmailActionJob.Mode.self)
         // herald-email sends the recover_email notice itself, when a change link is used.
         guard mode != .recoverEmail else {

@@ -19,7 +19,7 @@ struct PushRoutes {
     func start(_ request: Request, context: APIContext) async throws -> Response {
         let body = try await JSONFields.read(request, limit: dependencies.api.maxBodyBytes,
                                              allowed: ["receipt", "device_token", "platform", "environment", "app_id", "timeout_seconds"])
-        let receipt = try IdempotencyKey.id(body.string("receipt", maxLength: 128), request, context, route: "push")
+        let receipt = try IdempotencyKey.id(body.string("receipt", maxLength: 128), field: "receipt", request, context, route: "push")
         let platform = try body.requiredChoice("platform", PushVerificationJob.Platform.self)
         let job = try JSONFields.validated(PushVerificationJob(
             receipt: receipt, deviceToken: try body.required("device_token", maxLength: 4096), platform: platform,

@@ -24,7 +24,7 @@ struct SMSRoutes {
     /// answered from its record without a second job.
     func start(_ request: Request, context: APIContext) async throws -> Response {
         let body = try await JSONFields.read(request, limit: dependencies.api.maxBodyBytes, allowed: Self.startFields)
-        let id = try IdempotencyKey.id(body.string("verification_id", maxLength: 128), request, context, route: "sms")
+        let id = try IdempotencyKey.id(body.string("verification_id", maxLength: 128), field: "verification_id", request, context, route: "sms")
         var appVerification: SMSVerificationJob.AppVerification?
         if let proof = try body.object("app_verification", allowed: ["receipt", "app_id", "captcha"]) {
             appVerification = try Self.appVerification(proof)
@@ -101,12 +101,21 @@ struct SMSRoutes {
 /// An `Idempotency-Key` header as the request's id: the same key of the same API key names the
 /// same job (its message id), so a retried request is handled once.
 enum IdempotencyKey {
-    /// The request's id: the one its body gives, else the one its `Idempotency-Key` derives,
-    /// else a new one. A malformed `Idempotency-Key` is refused even when the body gives the id.
-    static func id(_ given: String?, _ request: Request, _ context: APIContext, route: String) throws -> String {
+    /// The request's id: the one its body gives (`field`), else the one its `Idempotency-Key`
+    /// derives, else a new one. A malformed `Idempotency-Key` is refused even when the body gives
+    /// the id; so is a given id in Herald's own namespaces (``reservedPrefixes``).
+    static func id(_ given: String?, field: String, _ request: Request, _ context: APIContext, route: String) throws -> String {
         let derived = try derive(request.headers[.idempotencyKey], key: context.requireKey().id, route: route)
+        if let given, let prefix = reservedPrefixes.first(where: { given.hasPrefix($0) }) {
+            throw APIFailure.invalid(field: field, reason: "\(field) must not start with '\(prefix)': ids of that form are Herald's own")
+        }
         return given ?? derived ?? RandomID.uuid()
     }
+
+    /// The message ids Herald makes itself: a fallback step's job (`fb-`), a delivery receipt's
+    /// (`rcpt-`), one an `Idempotency-Key` derives (`idem-`). A client that named one first would
+    /// have its job run in their place (the job ledger runs a message id once).
+    static let reservedPrefixes = ["fb-", "rcpt-", "idem-"]
 
     static func derive(_ header: String?, key: String, route: String) throws -> String? {
         guard let header else { return nil }

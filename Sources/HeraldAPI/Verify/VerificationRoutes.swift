@@ -179,8 +179,9 @@ struct VerificationRoutes {
         if let sid = try form.string("VerificationSid", maxLength: 34), !sid.isEmpty {
             target = .sid(sid)
         } else if let to = try form.string("To", maxLength: 254), !to.isEmpty {
-            // An email verification's To is kept normalised (``address(_:)``).
-            target = .to(to.contains("@") ? EmailAddress.normalize(to) : to)
+            // To as create keeps it: an address normalised (``address(_:)``), a number in E.164
+            // (`+1 (415) 555-0101` names the verification `+14155550101` does).
+            target = .to(to.contains("@") ? EmailAddress.normalize(to) : Self.spelledE164(to))
         } else {
             throw TwilioError(code: 60200, status: .badRequest, message: "Invalid parameter: either To or VerificationSid must be given")
         }
@@ -249,14 +250,21 @@ struct VerificationRoutes {
 
     /// `To` as E.164 that herald-sms would send to: a syntax or number libphonenumber does not
     /// know answers 60200, a landline 60205, a number the region or type policy refuses 60410.
+    /// A number as create and check both read `To`: E.164 once the spaces, dashes, dots and
+    /// brackets people write are taken out (`+1 (415) 555-0101` is `+14155550101`).
+    static func spelledE164(_ text: String) -> String {
+        String(text.filter { !" -.()".contains($0) })
+    }
+
     private func number(_ text: String, service: VerifyService) throws -> String {
         let phone: PhoneNumber
-        do { phone = try PhoneNumber(text) } catch { throw TwilioError.invalid("To") }
+        do { phone = try PhoneNumber(Self.spelledE164(text)) } catch { throw TwilioError.invalid("To") }
         if dependencies.sms.testNumbers[phone.e164] != nil { return phone.e164 }
         let info: PhoneNumberInfo
         do { info = try PhoneNumberClassifier.classify(phone) } catch { throw TwilioError.invalid("To") }
-        if info.type == .fixedLine, service.skipSMSToLandlines || !dependencies.sms.numberTypes.contains(.fixedLine) { throw TwilioError.landline }
-        if let refusal = dependencies.sms.numberRefusal(info) { throw TwilioError.blocked(refusal) }
+        // The service's own setting. herald-sms's region and number-type policy is judged by
+        // herald-sms, and its refusal answered at create time (``refusal(_:)``).
+        if info.type == .fixedLine, service.skipSMSToLandlines { throw TwilioError.landline }
         return phone.e164
     }
 

@@ -120,6 +120,8 @@ import Testing
                 ("code validity", ["phone_number": phone, "code_ttl_seconds": 59], nil, 400, "code_ttl_seconds"),
                 ("nested unknown", ["phone_number": phone, "client": ["ip": "1.2.3.4"]], nil, 400, "client.ip"),
                 ("long id", ["phone_number": phone, "verification_id": String(repeating: "v", count: 129)], nil, 400, "verification_id"),
+                // A fallback step's id taken first would suppress that step (the ledger runs an id once).
+                ("Herald's own id", ["phone_number": phone, "verification_id": "fb-0123456789abcdef0123456789abcdef01234567"], nil, 400, "verification_id"),
                 ("not JSON", nil, "{phone_number:", 400, nil),
                 ("not an object", nil, "[1,2]", 400, nil),
                 ("too large", ["phone_number": phone, "locale": String(repeating: "x", count: 4000)], nil, 413, nil),

@@ -31,4 +31,28 @@ import Testing
             #expect(sms.delivered().isEmpty)
         }
     }
+
+    /// A check's `To` is read as create reads it: another spelling of the number names the same
+    /// verification.
+    @Test func aCheckNamesTheVerificationByAnySpellingOfItsNumber() async throws {
+        try await withHarness { harness in
+            let sms = try await SMSFixture(harness)
+            _ = try await sms.start()
+            let api = try await APIProcess(harness)
+            let form = "application/x-www-form-urlencoded"
+            let service = try await api.call(.POST, "/v2/Services", body: "FriendlyName=Spelling", contentType: form)
+            let serviceSid = try #require(service.json["sid"] as? String, "\(service)")
+            let phone = harness.phone(2)
+            let started = try await api.call(.POST, "/v2/Services/\(serviceSid)/Verifications",
+                                             body: "To=\(phone.replacingOccurrences(of: "+", with: "%2B"))&Channel=sms", contentType: form)
+            #expect(started.status == 201 && started.json["status"] as? String == "pending", "\(started)")
+            try await eventually("the code delivered") { sms.code(to: phone) != nil }
+            let code = try #require(sms.code(to: phone))
+            // "+49 178 0135-5002": spaces and a dash, form-encoded.
+            let digits = phone.dropFirst()
+            let spelled = "%2B\(digits.prefix(2))+\(digits.dropFirst(2).prefix(3))+\(digits.dropFirst(5).prefix(4))-\(digits.dropFirst(9))"
+            let check = try await api.call(.POST, "/v2/Services/\(serviceSid)/VerificationCheck", body: "To=\(spelled)&Code=\(code)", contentType: form)
+            #expect(check.status == 200 && check.json["status"] as? String == "approved", "\(check)")
+        }
+    }
 }
