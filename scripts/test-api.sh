@@ -65,9 +65,11 @@ export HERALD_SMS_VOICE_FROM=+15005550006 HERALD_TWILIO_STUB="$STUBS/twilio" HER
 HERALD_HTTP_PORT=19101 "$BIN/herald-sms" >"$WORK/sms.log" 2>&1 & pids+=($!)
 # herald-email (dev outbox) for Verify's email channel: its codes in the outbox's email.jsonl.
 HERALD_HTTP_PORT=19102 "$BIN/herald-email" >"$WORK/email.log" 2>&1 & pids+=($!)
-# The key's request rate out of the way of schemathesis's two workers (api.key_rate_*), and
+# The key's request rate and the refused authentications' out of the way of schemathesis's two
+# workers (api.key_rate_*, api.auth_failures.*), and
 # Apple's key set on a closed local port (a token that gets that far is a 503, never a fetch).
 HERALD_HTTP_PORT=19106 HERALD_API_KEY_RATE_PER_SECOND=100000 HERALD_API_KEY_RATE_BURST=1000000 \
+    HERALD_API_AUTH_FAILURES_RATE_PER_SECOND=100000 HERALD_API_AUTH_FAILURES_BURST=1000000 \
     HERALD_APPLE_JWKS_URL=http://127.0.0.1:9/auth/keys "$BIN/herald-api" >"$WORK/api.log" 2>&1 & pids+=($!)
 for _ in $(seq 1 100); do
     curl -fsS "http://127.0.0.1:19106/readyz" >/dev/null 2>&1 && curl -fsS "http://127.0.0.1:19101/readyz" >/dev/null 2>&1 \

@@ -19,6 +19,10 @@ public struct APIConfiguration: ConfigurationSection {
     /// Requests per second per API key (a token bucket per replica; `burst` requests at once).
     public var keyRatePerSecond = 100
     public var keyRateBurst = 200
+    /// Refused authentications per second per source address (a token bucket per replica;
+    /// `burst` at once): past it a source is answered 429 before its key is read or its secret hashed.
+    public var authFailureRatePerSecond = 1
+    public var authFailureBurst = 20
     /// Signed provider callbacks (`/v1/receipts/…`) per second per source address (a token
     /// bucket per replica; `burst` at once): a provider's receipts come from a handful of
     /// addresses, two or three per SMS. Refused callbacks get a hundredth of it.
@@ -52,6 +56,8 @@ public struct APIConfiguration: ConfigurationSection {
         }
         keyRatePerSecond = try source.int("api.key_rate_per_second", default: keyRatePerSecond, range: 1...100_000)
         keyRateBurst = try source.int("api.key_rate_burst", default: keyRateBurst, range: 1...1_000_000)
+        authFailureRatePerSecond = try source.int("api.auth_failures.rate_per_second", default: authFailureRatePerSecond, range: 1...100_000)
+        authFailureBurst = try source.int("api.auth_failures.burst", default: authFailureBurst, range: 1...1_000_000)
         receiptRatePerSecond = try source.int("api.receipts.rate_per_second", default: receiptRatePerSecond, range: 1...100_000)
         receiptRateBurst = try source.int("api.receipts.rate_burst", default: receiptRateBurst, range: 1...1_000_000)
         publishTimeoutMilliseconds = try source.int("api.publish_timeout_ms", default: publishTimeoutMilliseconds, range: 100...60_000)
@@ -80,6 +86,7 @@ public struct APIConfiguration: ConfigurationSection {
         [
             "api.host": host, "api.port": port, "api.max_body_bytes": maxBodyBytes, "api.trusted_proxies": trustedProxies,
             "api.key_rate_per_second": keyRatePerSecond, "api.key_rate_burst": keyRateBurst,
+            "api.auth_failures.rate_per_second": authFailureRatePerSecond, "api.auth_failures.burst": authFailureBurst,
             "api.receipts.rate_per_second": receiptRatePerSecond, "api.receipts.rate_burst": receiptRateBurst,
             "api.publish_timeout_ms": publishTimeoutMilliseconds, "api.decision_wait_ms": decisionWaitMilliseconds, "api.tls.certificate_file": tlsCertificateFile,
             "api.tls.key_file": tlsKeyFile, "api.allow_insecure_transport": allowInsecureTransport, "api.public_url": publicURL,

@@ -56,44 +56,69 @@ public struct APIKeyStore: Sendable {
         return keys
     }
 
-    /// Revokes the key from now on. False when there is no such key or it was already revoked.
+    /// Revokes the key from now on, and tells every herald-api at its commit (`NOTIFY
+    /// herald_api_keys`, the key's id: their caches drop it). False when there is no such key or
+    /// it was already revoked.
     public func revoke(id: String, logger: Logger) async throws -> Bool {
         let rows = try await client.query("""
-            UPDATE herald.api_keys SET revoked_at = now() WHERE id = \(id) AND revoked_at IS NULL RETURNING id
+            WITH revoked AS (UPDATE herald.api_keys SET revoked_at = now() WHERE id = \(id) AND revoked_at IS NULL RETURNING id)
+            SELECT id, pg_notify(\(Self.changesChannel), id)::text FROM revoked
             """, logger: logger)
-        for try await _ in rows.decode(String.self) { return true }
+        for try await _ in rows.decode((String, String).self) { return true }
         return false
     }
 
-    /// Checks a presented key id and secret. Constant time in the secret; an unknown id costs an
-    /// HMAC too, so the answer's timing does not tell which ids exist. `last_used_at` is
-    /// written at most once a minute per key.
+    /// The channel a key's revocation is announced on (its payload: the key's id).
+    public static let changesChannel = "herald_api_keys"
+
+    /// A key as its row holds it: what ``judge(_:id:secret:)`` needs, cached by herald-api.
+    public struct Stored: Sendable {
+        public var key: APIKey
+        var hash: StoredSecretHash
+    }
+
+    /// Checks a presented key id and secret (``stored(id:logger:)`` then ``judge(_:id:secret:)``),
+    /// and notes its use (``touch(id:logger:)``) at most once a minute.
     public func check(id: String, secret: Secret, logger: Logger) async throws -> Check {
-        guard id.utf8.count == 34, id.hasPrefix("HK") else {
-            _ = hasher.hash(secret, context: Self.context(id))
-            return .refused(.unknown)
+        let stored = try await stored(id: id, logger: logger)
+        let check = judge(stored, id: id, secret: secret)
+        if case .valid(let key) = check, key.lastUsedAt.map({ $0 < Date().addingTimeInterval(-60) }) ?? true {
+            try await touch(id: id, logger: logger)
         }
+        return check
+    }
+
+    /// The row of key `id`, nil when there is none (or the id cannot be one).
+    public func stored(id: String, logger: Logger) async throws -> Stored? {
+        guard id.utf8.count == 34, id.hasPrefix("HK") else { return nil }
         let rows = try await client.query("""
-            SELECT name, scopes, key_id, secret_hash, created_at, expires_at, revoked_at, last_used_at,
-                   revoked_at IS NOT NULL AND revoked_at <= now(), expires_at IS NOT NULL AND expires_at <= now(),
-                   last_used_at IS NULL OR last_used_at < now() - interval '60 seconds', asserts_client_ip
+            SELECT name, scopes, key_id, secret_hash, created_at, expires_at, revoked_at, last_used_at, asserts_client_ip
               FROM herald.api_keys WHERE id = \(id)
             """, logger: logger)
-        typealias Row = (String, [String], String, ByteBuffer, Date, Date?, Date?, Date?, Bool, Bool, Bool, Bool)
-        var found: Row?
-        for try await row in rows.decode(Row.self) { found = row }
-        guard let row = found else {
+        typealias Row = (String, [String], String, ByteBuffer, Date, Date?, Date?, Date?, Bool)
+        for try await row in rows.decode(Row.self) {
+            let key = APIKey(id: id, name: row.0, scopes: Set(row.1.compactMap(APIScope.init(rawValue:))), createdAt: row.4,
+                             expiresAt: row.5, revokedAt: row.6, lastUsedAt: row.7, assertsClientIP: row.8)
+            return Stored(key: key, hash: StoredSecretHash(keyID: row.2, digest: Array(buffer: row.3)))
+        }
+        return nil
+    }
+
+    /// Judges a presented secret against key `id`'s row (nil: none). Constant time in the secret;
+    /// an unknown id costs an HMAC too, so the answer's timing does not tell which ids exist.
+    public func judge(_ stored: Stored?, id: String, secret: Secret, now: Date = Date()) -> Check {
+        guard let stored else {
             _ = hasher.hash(secret, context: Self.context(id))
             return .refused(.unknown)
         }
-        let stored = StoredSecretHash(keyID: row.2, digest: Array(buffer: row.3))
-        guard hasher.verify(secret, context: Self.context(id), against: stored) else { return .refused(.wrongSecret) }
-        if row.8 { return .refused(.revoked) }
-        if row.9 { return .refused(.expired) }
-        if row.10 {
-            try await client.query("UPDATE herald.api_keys SET last_used_at = now() WHERE id = \(id)", logger: logger)
-        }
-        return .valid(APIKey(id: id, name: row.0, scopes: Set(row.1.compactMap(APIScope.init(rawValue:))), createdAt: row.4,
-                             expiresAt: row.5, revokedAt: row.6, lastUsedAt: row.7, assertsClientIP: row.11))
+        guard hasher.verify(secret, context: Self.context(id), against: stored.hash) else { return .refused(.wrongSecret) }
+        if let revoked = stored.key.revokedAt, revoked <= now { return .refused(.revoked) }
+        if let expires = stored.key.expiresAt, expires <= now { return .refused(.expired) }
+        return .valid(stored.key)
+    }
+
+    /// Notes that key `id` was used now (`last_used_at`).
+    public func touch(id: String, logger: Logger) async throws {
+        try await client.query("UPDATE herald.api_keys SET last_used_at = now() WHERE id = \(id)", logger: logger)
     }
 }

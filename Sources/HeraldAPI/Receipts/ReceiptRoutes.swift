@@ -129,13 +129,19 @@ struct ReceiptRoutes {
     /// No key to check this provider's callbacks with: the route is not there (404).
     private struct Unconfigured: Error {}
 
-    /// `read` (checks the source and the signature, gives the receipts, none to ignore), the
-    /// rate limit of its source, then each job published; each outcome counted.
+    /// The rate limits of its source, before anything is read (a source whose refused
+    /// callbacks spent their budget is answered 429 unread); `read` (checks the source and the
+    /// signature, gives the receipts, none to ignore); each job published; each outcome counted.
     private func take(_ provider: String, _ request: Request, _ context: APIContext, answer: HTTPResponse.Status = .noContent,
                       _ read: (ClientIP?) async throws -> [SMSReceiptJob]) async throws -> Response {
         let metrics = dependencies.metrics
         let client = client(request, context)
         let source = Self.source(client)
+        if let wait = refused.wait(source) {
+            metrics.receipt(provider, "rate_limited")
+            throw APIFailure.rateLimited(retryAfterSeconds: wait)
+        }
+        try limit(signed, source: source, provider: provider)
         let receipts: [SMSReceiptJob]
         do {
             receipts = try await read(client)
@@ -143,14 +149,13 @@ struct ReceiptRoutes {
             metrics.receipt(provider, "unconfigured")
             throw APIFailure.notFound("receipt endpoint")
         } catch let failure as APIFailure {
-            try limit(refused, source: source, provider: provider)
+            _ = refused.take(source)
             metrics.receipt(provider, failure == .forgedCallback ? "forged" : "invalid")
             if failure == .forgedCallback {
                 context.logger.notice("a receipt callback refused: its source or signature does not hold", metadata: ["provider": "\(provider)", "source": "\(source)"])
             }
             throw failure
         }
-        try limit(signed, source: source, provider: provider)
         if receipts.isEmpty { metrics.receipt(provider, "ignored") }
         for receipt in receipts { try await publish(receipt, provider, context) }
         return Response(status: answer)

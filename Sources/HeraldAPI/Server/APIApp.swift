@@ -49,6 +49,7 @@ public enum APIApp {
         // the database are, until it drains.
         health.presenceHeld = true
         let hasher = SecretHasher(keyRing: try configuration.secrets.keyRing())
+        let keys = KeyCache(store: APIKeyStore(client: database, hasher: hasher), logger: logger)
         let metrics = APIMetrics()
         let dependencies = APIDependencies(
             configuration: configuration, database: database,
@@ -59,12 +60,12 @@ public enum APIApp {
             verification: try HeraldVerification(database: database, secrets: configuration.secrets),
             accounts: HeraldAccounts(database: database, logger: logger, topology: topology),
             apple: HeraldAppleSignIn(configuration: configuration.apple, logger: logger),
-            keys: APIKeyStore(client: database, hasher: hasher), verify: VerifyStore(client: database), metrics: metrics)
+            keys: keys, verify: VerifyStore(client: database), metrics: metrics)
         let api = configuration.api
         let server: HTTPServerBuilder
         // Stopped in reverse: the server first, then the replies and the relay (its last batch), the broker, the database.
         var services: [any Service] = [database, DatabaseProbe(client: database, health: health, logger: logger), AMQPConnectionService(connection),
-                                       jobsRelay, replies]
+                                       jobsRelay, replies, keys]
         if api.tlsEnabled {
             let certificates = TLSFiles(api)
             let reloader = CertificateReloader(files: certificates, current: try certificates.load(), logger: logger)

@@ -20,7 +20,7 @@ struct APIDependencies: Sendable {
     let verification: HeraldVerification
     let accounts: HeraldAccounts
     let apple: HeraldAppleSignIn
-    let keys: APIKeyStore
+    let keys: KeyCache
     let verify: VerifyStore
     let metrics: APIMetrics
 

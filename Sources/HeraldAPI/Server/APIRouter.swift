@@ -13,9 +13,10 @@ enum APIRouter {
         router.add(middleware: RequestTracing())
         let api = dependencies.api
         let limiter = KeyRateLimiter(perSecond: api.keyRatePerSecond, burst: api.keyRateBurst)
+        let failures = KeyRateLimiter(perSecond: api.authFailureRatePerSecond, burst: api.authFailureBurst)
         let addresses = ClientAddress(trusted: api.trustedProxies.compactMap { CIDRBlock($0) })
         func authenticator(_ scope: APIScope, bearer: Bool) -> KeyAuthenticator {
-            KeyAuthenticator(keys: dependencies.keys, scope: scope, allowBearer: bearer, limiter: limiter, addresses: addresses, metrics: dependencies.metrics)
+            KeyAuthenticator(keys: dependencies.keys, scope: scope, allowBearer: bearer, limiter: limiter, failures: failures, addresses: addresses, metrics: dependencies.metrics)
         }
 
         router.get("openapi.yaml") { _, _ in

@@ -12,10 +12,12 @@ import Logging
 /// Node library insists on) for `HK…`.
 struct KeyAuthenticator: RouterMiddleware {
     typealias Context = APIContext
-    let keys: APIKeyStore
+    let keys: KeyCache
     let scope: APIScope
     let allowBearer: Bool
     let limiter: KeyRateLimiter
+    /// Refused authentications per source: spent, a source is refused before any database read or HMAC.
+    let failures: KeyRateLimiter
     let addresses: ClientAddress
     let metrics: APIMetrics
 
@@ -24,10 +26,17 @@ struct KeyAuthenticator: RouterMiddleware {
             metrics.refusedAuth("missing")
             throw APIFailure.unauthenticated
         }
+        let clientIP = addresses.resolve(peer: context.peer, forwardedFor: request.headers[values: .forwardedFor])
+        let source = clientIP?.limitKey(ipv6PrefixLength: 64) ?? "unknown"
+        if let wait = failures.wait(source) {
+            metrics.refusedAuth("rate_limited")
+            throw APIFailure.rateLimited(retryAfterSeconds: wait)
+        }
         let key: APIKey
         switch try await keys.check(id: id, secret: secret, logger: context.logger) {
         case .valid(let valid): key = valid
         case .refused(let why):
+            _ = failures.take(source)
             metrics.refusedAuth(why.rawValue)
             context.logger.notice("API key refused", metadata: ["key": "\(id.prefix(40))", "why": "\(why.rawValue)"])
             throw APIFailure.unauthenticated
@@ -39,7 +48,7 @@ struct KeyAuthenticator: RouterMiddleware {
         }
         var context = context
         context.key = key
-        context.clientIP = addresses.resolve(peer: context.peer, forwardedFor: request.headers[values: .forwardedFor])
+        context.clientIP = clientIP
         context.logger[metadataKey: "api_key"] = "\(key.id)"
         return try await next(request, context)
     }

@@ -6,7 +6,8 @@ import Synchronization
 /// replica: `perSecond` requests a second, `burst` at once. N replicas allow N times the rate;
 /// the workers' own limits (per number, IP, region) are counted in PostgreSQL across all of
 /// them. At most `maxKeys` buckets are kept: past that, the full ones (a bucket refilled is the
-/// same as none) are forgotten.
+/// same as none) are forgotten, then the longest untouched, down to three quarters of
+/// `maxKeys` — a flood of new keys never empties the buckets of the keys it floods alongside.
 final class KeyRateLimiter: Sendable {
     private struct Bucket { var tokens: Double; var at: ContinuousClock.Instant }
     private let state = Mutex([String: Bucket]())
@@ -19,6 +20,16 @@ final class KeyRateLimiter: Sendable {
         self.perSecond = Double(perSecond)
         self.burst = Double(max(burst, 1))
         self.maxKeys = maxKeys
+    }
+
+    /// The seconds until `key` has a token again, nil when it has one now; takes nothing.
+    func wait(_ key: String) -> Int? {
+        let now = clock.now
+        return state.withLock { buckets in
+            guard let bucket = buckets[key] else { return nil }
+            let tokens = min(burst, bucket.tokens + (now - bucket.at).seconds * perSecond)
+            return tokens >= 1 ? nil : max(1, Int(((1 - tokens) / perSecond).rounded(.up)))
+        }
     }
 
     /// Takes one request's token; nil when taken, else the seconds until one is there.
@@ -36,11 +47,13 @@ final class KeyRateLimiter: Sendable {
         }
     }
 
-    /// Drops the buckets that have refilled by `now`; every one if none has (a flood of new
-    /// keys then starts them all afresh rather than growing without bound).
+    /// Drops the buckets that have refilled by `now`; then, if too many are left, the longest
+    /// untouched down to three quarters of `maxKeys` (rare: once per quarter of `maxKeys` new keys).
     private func forgetFull(_ buckets: inout [String: Bucket], now: ContinuousClock.Instant) {
         let (perSecond, burst) = (perSecond, burst)
         buckets = buckets.filter { $0.value.tokens + (now - $0.value.at).seconds * perSecond < burst }
-        if buckets.count >= maxKeys { buckets.removeAll(keepingCapacity: true) }
+        guard buckets.count >= maxKeys else { return }
+        let oldest = buckets.sorted { $0.value.at < $1.value.at }.prefix(buckets.count - maxKeys * 3 / 4)
+        for (key, _) in oldest { buckets[key] = nil }
     }
 }
