@@ -53,7 +53,9 @@ import Testing
             let unknown = try await api.call(.GET, "/v2/Services/VA00000000000000000000000000000000/Verifications/\(phone)")
             #expect(unknown.status == 404, "\(unknown)")
             try await eventually("the SMS sent and its spans exported") {
+                // The process span ends last (after its ack), possibly in the exporter's next batch.
                 receiver.spans.contains { $0.traceID == traceID && $0.name.hasPrefix("ack ") }
+                    && receiver.spans.contains { $0.traceID == traceID && $0.name.hasPrefix("process ") }
                     && receiver.spans.contains { $0.traceID == traceID && $0.name == "POST /v1/sms/verifications" }
             }
             let spans = receiver.spans.filter { $0.traceID == traceID }
