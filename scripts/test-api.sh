@@ -15,33 +15,14 @@ VENV="${HERALD_RUN_DIR:-$ROOT/.run}/venv-api"
 TWILIO_VERSION=9.13.0
 SCHEMATHESIS_VERSION=4.32.5
 WORK="$(mktemp -d)"
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+# shellcheck source=scripts/lib/api-fleet.sh
+source scripts/lib/api-fleet.sh
 
-eval "$(scripts/services.sh env)"
-export HERALD_DATABASE_URL="${HERALD_DATABASE_URL%/*}/herald_api_test"
-export HERALD_AMQP_NAMESPACE="herald-api-test"
-export HERALD_SECRETS_HMAC_KEYS_FILE="$HERALD_DEV_HMAC_KEYS_FILE"
-export HERALD_OUTBOX_DIRECTORY="$WORK/outbox"
-export HERALD_LOG_LEVEL="${HERALD_LOG_LEVEL:-warning}"
+fleet_prepare herald_api_test herald-api-test
 export HERALD_API_PORT=18090
 # Delivery receipts on (docs/sms.md): herald-api checks Twilio's signature with this token over
 # this base URL; the acceptance script signs a status callback with Twilio's own RequestValidator.
 export HERALD_SMS_RECEIPTS_BASE_URL="http://127.0.0.1:$HERALD_API_PORT" HERALD_SMS_TWILIO_AUTH_TOKEN="acceptance-twilio-token"
-mkdir -p "$HERALD_OUTBOX_DIRECTORY"
-ADMIN_URL="${HERALD_DATABASE_URL%/*}/postgres"
-psql -X -q -v ON_ERROR_STOP=1 "$ADMIN_URL" -c "DROP DATABASE IF EXISTS herald_api_test WITH (FORCE)" -c "CREATE DATABASE herald_api_test"
-"$BIN/heraldctl" migrate >/dev/null
-"$BIN/heraldctl" topology declare >/dev/null
-# Jobs an earlier run left in this namespace's queues (here nothing consumes email, push, apple).
-scripts/services.sh rabbitmqctl -q list_queues name messages 2>/dev/null \
-    | awk -v ns="$HERALD_AMQP_NAMESPACE." 'index($1, ns) == 1 && $2 > 0 { print $1 }' \
-    | while read -r queue; do scripts/services.sh rabbitmqctl -q purge_queue "$queue" >/dev/null; done || true
 
 if ! "$VENV/bin/python" -c "import twilio, sys; sys.exit(twilio.__version__ != '$TWILIO_VERSION')" 2>/dev/null \
     || [ "$("$VENV/bin/schemathesis" --version 2>/dev/null)" != "schemathesis, version $SCHEMATHESIS_VERSION" ]; then
@@ -62,23 +43,16 @@ for stub in twilio whatsapp; do
 done
 export HERALD_SMS_VOICE_FROM=+15005550006 HERALD_TWILIO_STUB="$STUBS/twilio" HERALD_WHATSAPP_STUB="$STUBS/whatsapp"
 
-HERALD_HTTP_PORT=19101 "$BIN/herald-sms" >"$WORK/sms.log" 2>&1 & pids+=($!)
+fleet_start herald-sms 19101
 # herald-email (dev outbox) for Verify's email channel: its codes in the outbox's email.jsonl.
-HERALD_HTTP_PORT=19102 "$BIN/herald-email" >"$WORK/email.log" 2>&1 & pids+=($!)
+fleet_start herald-email 19102
 # The key's request rate and the refused authentications' out of the way of schemathesis's two
-# workers (api.key_rate_*, api.auth_failures.*), and
-# Apple's key set on a closed local port (a token that gets that far is a 503, never a fetch).
-HERALD_HTTP_PORT=19106 HERALD_API_KEY_RATE_PER_SECOND=100000 HERALD_API_KEY_RATE_BURST=1000000 \
+# workers (api.key_rate_*, api.auth_failures.*), and Apple's key set on a closed local port (a
+# token that gets that far is a 503, never a fetch).
+HERALD_API_KEY_RATE_PER_SECOND=100000 HERALD_API_KEY_RATE_BURST=1000000 \
     HERALD_API_AUTH_FAILURES_RATE_PER_SECOND=100000 HERALD_API_AUTH_FAILURES_BURST=1000000 \
-    HERALD_APPLE_JWKS_URL=http://127.0.0.1:9/auth/keys "$BIN/herald-api" >"$WORK/api.log" 2>&1 & pids+=($!)
-for _ in $(seq 1 100); do
-    curl -fsS "http://127.0.0.1:19106/readyz" >/dev/null 2>&1 && curl -fsS "http://127.0.0.1:19101/readyz" >/dev/null 2>&1 \
-        && curl -fsS "http://127.0.0.1:19102/readyz" >/dev/null 2>&1 && break
-    sleep 0.1
-done
-for port in 19101 19102 19106; do
-    curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null || { echo "test-api: :$port is not ready"; tail -20 "$WORK/api.log" "$WORK/sms.log" "$WORK/email.log"; exit 1; }
-done
+    HERALD_APPLE_JWKS_URL=http://127.0.0.1:9/auth/keys fleet_start herald-api 19106
+fleet_wait_ready 19101 19102 19106
 
 key() { "$BIN/heraldctl" api-keys create --name "$1" --scopes "$2" --output json | python3 -c "import json,sys;d=json.load(sys.stdin);print(d['id']+':'+d['secret'])"; }
 export HERALD_API_KEY="$(key acceptance all)" HERALD_API_SMS_KEY="$(key sms-only sms)" HERALD_API_REVOKED_KEY="$(key revoked all)"
@@ -100,8 +74,6 @@ export HERALD_SCHEMATHESIS_SERVICE
 (cd "$WORK" && "$VENV/bin/schemathesis" --config-file "$ROOT/tests/api/schemathesis.toml" --no-color run "$HERALD_API_URL/openapi.yaml" \
     --url "$HERALD_API_URL" --max-examples "${HERALD_SCHEMATHESIS_EXAMPLES:-100}" ${HERALD_SCHEMATHESIS_ARGS:-}) || status=$?
 if [ $status -ne 0 ]; then
-    echo "--- herald-api log"; tail -30 "$WORK/api.log"
-    echo "--- herald-sms log"; tail -30 "$WORK/sms.log"
-    echo "--- herald-email log"; tail -30 "$WORK/email.log"
+    for log in api sms email; do echo "--- herald-$log log"; tail -30 "$WORK/herald-$log.log"; done
 fi
 exit $status

@@ -19,13 +19,8 @@ PINS=(openapi-python-client==0.29.1 openapi-generator-cli==7.26.0 urllib3==2.8.0
 # a lookup of a schema name it makes itself with none (printed once, or twice, by timing).
 KNOWN_OPENAPI_GENERATOR='^\[main\] WARN  o\.o\.codegen\.(DefaultCodegen - OpenAPI 3\.1 support is still in beta\.|utils\.ModelUtils - Failed to get the schema name: null$)'
 WORK="$(mktemp -d)"
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+# shellcheck source=scripts/lib/api-fleet.sh
+source scripts/lib/api-fleet.sh
 
 command -v java >/dev/null || { echo "test-generators: no java (Debian's default-jre-headless: scripts/services.sh install)"; exit 1; }
 if [ "$(cat "$VENV/pins" 2>/dev/null)" != "${PINS[*]}" ]; then
@@ -59,33 +54,13 @@ if [ $generated -ne 0 ] || [ -n "$unexpected" ]; then
 fi
 echo "generated: $(find "$CLIENTS" -name '*.py' | wc -l) Python files, no warning"
 
-eval "$(scripts/services.sh env)"
-export HERALD_DATABASE_URL="${HERALD_DATABASE_URL%/*}/herald_generators_test"
-export HERALD_AMQP_NAMESPACE="herald-generators-test"
-export HERALD_SECRETS_HMAC_KEYS_FILE="$HERALD_DEV_HMAC_KEYS_FILE"
-export HERALD_OUTBOX_DIRECTORY="$WORK/outbox"
-export HERALD_LOG_LEVEL="${HERALD_LOG_LEVEL:-warning}"
+fleet_prepare herald_generators_test herald-generators-test
 export HERALD_API_PORT=18091
-mkdir -p "$HERALD_OUTBOX_DIRECTORY"
-ADMIN_URL="${HERALD_DATABASE_URL%/*}/postgres"
-psql -X -q -v ON_ERROR_STOP=1 "$ADMIN_URL" -c "DROP DATABASE IF EXISTS herald_generators_test WITH (FORCE)" \
-    -c "CREATE DATABASE herald_generators_test"
-"$BIN/heraldctl" migrate >/dev/null
-"$BIN/heraldctl" topology declare >/dev/null
-# Jobs an earlier run left in this namespace's queues.
-scripts/services.sh rabbitmqctl -q list_queues name messages 2>/dev/null \
-    | awk -v ns="$HERALD_AMQP_NAMESPACE." 'index($1, ns) == 1 && $2 > 0 { print $1 }' \
-    | while read -r queue; do scripts/services.sh rabbitmqctl -q purge_queue "$queue" >/dev/null; done || true
-
-HERALD_HTTP_PORT=19111 "$BIN/herald-sms" >"$WORK/sms.log" 2>&1 & pids+=($!)
-HERALD_HTTP_PORT=19112 "$BIN/herald-email" >"$WORK/email.log" 2>&1 & pids+=($!)
-HERALD_HTTP_PORT=19113 "$BIN/herald-push" >"$WORK/push.log" 2>&1 & pids+=($!)
-HERALD_HTTP_PORT=19116 "$BIN/herald-api" >"$WORK/api.log" 2>&1 & pids+=($!)
-for port in 19111 19112 19113 19116; do
-    for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
-    curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null || {
-        echo "test-generators: :$port is not ready"; tail -20 "$WORK"/{api,sms,email,push}.log; exit 1; }
-done
+fleet_start herald-sms 19111
+fleet_start herald-email 19112
+fleet_start herald-push 19113
+fleet_start herald-api 19116
+fleet_wait_ready 19111 19112 19113 19116
 
 HERALD_API_KEY="$("$BIN/heraldctl" api-keys create --name generated-clients --scopes sms,email,push --output json \
     | python3 -c "import json,sys;d=json.load(sys.stdin);print(d['id']+':'+d['secret'])")"
@@ -97,6 +72,6 @@ for scenario in opc openapi_generator; do
     "$VENV/bin/python" "tests/api/generated_client_$scenario.py" || status=1
 done
 if [ $status -ne 0 ]; then
-    for log in api sms email push; do echo "--- herald-$log log"; tail -30 "$WORK/$log.log"; done
+    for log in api sms email push; do echo "--- herald-$log log"; tail -30 "$WORK/herald-$log.log"; done
 fi
 exit $status
