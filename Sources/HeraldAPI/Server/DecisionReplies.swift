@@ -6,9 +6,10 @@ import Synchronization
 
 /// herald-api's replies queue: the workers answer a start's job with their decision there
 /// (``JobDecision``, correlated by the job's message id), and the request waiting for it is
-/// answered. One queue per process (`<namespace>.replies.<random>`: exclusive, deleted with its
-/// connection, declared again on every reconnect). A reply nobody waits for any more (its wait
-/// ran out) is dropped.
+/// answered. One queue per process (`<namespace>.replies.<random>`), declared again on every
+/// reconnect: not exclusive (the broker may still hold the old connection when the new one
+/// declares it), deleted by the broker once unused for a minute (`x-expires`). A reply nobody
+/// waits for any more (its wait ran out) is dropped.
 final class DecisionReplies: Service, Sendable {
     let queue: String
     private let connection: AMQPConnection
@@ -23,20 +24,30 @@ final class DecisionReplies: Service, Sendable {
 
     /// The queue's declaration, for the connection's topology.
     static func topology(queue: String) -> AMQPTopology {
-        AMQPTopology(queues: [.init(name: queue, durable: false, exclusive: true, autoDelete: true)])
+        AMQPTopology(queues: [.init(name: queue, durable: false, arguments: ["x-expires": .int(60_000)])])
     }
 
+    /// Consumes the queue until shutdown; again, after a second, whenever the broker ends the
+    /// subscription (meanwhile a start's wait runs out: 202).
     func run() async throws {
-        let consumer = connection.consume(queue: queue, prefetch: 512, maxBodyBytes: 4096)
-        await withGracefulShutdownHandler {
-            for await delivery in consumer {
-                if let id = delivery.properties.correlationID, let decision = JobDecision.decode(delivery.body) {
-                    resolve(id, decision)
+        try? await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                let consumer = self.connection.consume(queue: self.queue, prefetch: 512, maxBodyBytes: 4096)
+                await withTaskCancellationHandler {
+                    for await delivery in consumer {
+                        if let id = delivery.properties.correlationID, let decision = JobDecision.decode(delivery.body) {
+                            self.resolve(id, decision)
+                        }
+                        try? await delivery.ack()
+                    }
+                } onCancel: {
+                    Task { await consumer.cancel() }
                 }
-                try? await delivery.ack()
+                if !Task.isCancelled {
+                    self.logger.warning("the replies queue's subscription ended; subscribing again", metadata: ["queue": "\(self.queue)"])
+                    try? await Task.sleep(for: .seconds(1))
+                }
             }
-        } onGracefulShutdown: {
-            Task { await consumer.cancel() }
         }
     }
 

@@ -51,6 +51,29 @@ import Testing
         }
     }
 
+    /// herald-api's broker connection lost (a dead peer) and made again: its replies queue is
+    /// declared and consumed again, and starts are answered with the worker's decision again
+    /// (an exclusive queue of the old connection's would refuse the new one's declaration).
+    @Test func decisionsComeBackAfterTheBrokerConnectionIsMadeAgain() async throws {
+        try await withHarness { harness in
+            let sms = try await SMSFixture(harness)
+            _ = try await sms.start()
+            let (api, proxy) = try await Self.proxied(harness, environment: ["HERALD_AMQP_HEARTBEAT_SECONDS": "2"])
+            let first = try await api.call(.POST, "/v1/sms/verifications", json: ["verification_id": "\(harness.namespace)-c0", "phone_number": harness.phone(1)])
+            #expect(first.status == 200 && first.json["status"] as? String == "sending", "\(first)")
+            proxy.freezeExistingConnections()
+            try await Task.sleep(for: .seconds(6))
+            var answers: [Int] = []
+            for n in 1...30 {
+                let answer = try await api.call(.POST, "/v1/sms/verifications", json: ["verification_id": "\(harness.namespace)-c\(n)", "phone_number": harness.phone(1 + n)])
+                answers.append(answer.status)
+                if answer.status == 200 { break }
+                try await Task.sleep(for: .seconds(1))
+            }
+            #expect(answers.last == 200, "\(answers)")
+        }
+    }
+
     /// The broker away: a start answers 503 at once, and nothing of it is sent, then or later.
     @Test func aStartWhileTheBrokerIsAwayIsA503AndSendsNothing() async throws {
         try await withHarness { harness in
