@@ -51,9 +51,12 @@ public final class EventRelay: Service, Sendable {
     /// Relays up to one batch; returns how many rows it claimed. Claims the rows in one
     /// statement, publishes them with no transaction open (a slow broker holds no database
     /// connection or lock), then deletes the ones the broker confirmed; the others are claimed
-    /// again once their claim (twice the operation timeout) runs out.
+    /// again once their claim (twice the operation timeout) runs out. Claims nothing while the
+    /// broker is away or blocks publishing: rows claimed then would only wait in the connection's
+    /// queue past their claim, and go out again with the next claim.
     @discardableResult
     public func relayOnce() async throws -> Int {
+        guard connection.acceptsPublishes else { return 0 }
         let logger = self.logger
         let connection = self.connection
         let exchange = self.exchange
@@ -82,7 +85,10 @@ public final class EventRelay: Service, Sendable {
             return ids
         }
         if !published.isEmpty {
-            try await Prepared<DeleteSQL>(published).rows(on: client, logger: logger)
+            // In a task of its own: a pass the deadline gave up on still deletes what the broker
+            // confirmed, instead of leaving it to be published again.
+            let client = self.client
+            try await Task { try await Prepared<DeleteSQL>(published).rows(on: client, logger: logger) }.value
         }
         return rows.count
     }
