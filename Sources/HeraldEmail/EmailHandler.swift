@@ -166,14 +166,16 @@ public struct EmailHandler: JobHandler {
             case .queued, .sending, .retrying, .sent, .noAccount, .noted: return .completed(events: [sentEvent(job, email: email)])
             }
         case .send(let uncertain):
+            // Answered alike, at the same moment, whether or not the address has an account
+            // (enumeration protection): the decision is committed.
+            context.decided(.sending(channel: "email"))
             if finalState == .noAccount {
                 // Looks exactly like a send from outside: the same outcome and the same event.
                 metrics.decision("no_account")
                 logger.info("no account for this address; nothing sent (enumeration protection)")
-                return .completed(events: [sentEvent(job, email: email)]).answering(.sending(channel: "email"))
+                return .completed(events: [sentEvent(job, email: email)])
             }
             if uncertain { logger.warning("an earlier try of this request may have reached a provider; sending a fresh link") }
-            context.decided(.sending(channel: "email"))
             return try await send(job, email: email, kind: kind, code: code, approved: approved, uncertain: uncertain, context: context, logger: logger)
         }
     }
@@ -218,11 +220,12 @@ public struct EmailHandler: JobHandler {
         logger.notice("email action refused: Apple's private relay does not forward to this address", metadata: ["reason": "\(reason)"])
         let (id, messageID, mode, exchange) = (job.requestID, context.envelope.messageID, job.mode.rawValue, eventsExchange)
         let event = OutgoingEvent(name: "email.failed", payload: EmailEvent(requestID: id, email: Redact.email(email), mode: mode, reason: reason))
-        return .rejected(reason) { connection, logger in
+        // Answered as a send: whether an address forwards tells whoever asks about its owner.
+        return JobOutcome.rejected(reason) { connection, logger in
             if try await EmailStore.refused(id, messageID: messageID, email: email, mode: mode, reason: reason, on: connection, logger: logger) {
                 try await EventOutbox.insert([event], exchange: exchange, on: connection, logger: logger)
             }
-        }
+        }.answering(.sending(channel: "email"))
     }
 
     /// The outcome's reason (and `email.failed`'s) for mail to a relay address Apple does not forward to.

@@ -51,7 +51,6 @@ enum V1StartAnswer {
         switch reason.split(separator: ":").first.map(String.init) ?? reason {
         case "region_not_allowed", "number_type_not_allowed", "channel_unavailable": "phone_number"
         case "app_not_verified": "app_verification"
-        case "apple_relay_disabled": "email"
         default: nil
         }
     }

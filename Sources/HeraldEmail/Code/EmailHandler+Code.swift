@@ -18,7 +18,8 @@ extension EmailHandler {
         logger[metadataKey: "purpose"] = "\(job.purpose.rawValue)"
 
         if PrivateRelayAddresses.isRelay(email), try await relay.isUndeliverable(email, client: context.database, logger: logger) {
-            return codeRefused(job, email: email, reason: Self.relayDisabledReason, logger: logger)
+            // Answered as a send: whether an address forwards tells whoever asks about its owner.
+            return codeRefused(job, email: email, reason: Self.relayDisabledReason, logger: logger).answering(.sending(channel: "email"))
         }
         let code = SecretGenerator.numericCode(length: job.codeLength ?? configuration.code.length)
         let ttlSeconds = job.codeTTLSeconds ?? configuration.code.ttlSeconds
