@@ -65,9 +65,25 @@ extension VerifyStore {
     }
 
     /// Takes back a send attempt its worker refused (a resend past a limit): it sent nothing, so
-    /// it is not listed and does not count toward `max_send_attempts`.
-    public func withdraw(attemptSid: String, logger: Logger) async throws {
-        try await client.query("DELETE FROM herald.verify_send_attempts WHERE attempt_sid = \(attemptSid)", logger: logger)
+    /// it is not listed and does not count toward `max_send_attempts`, and the verification's
+    /// channel and validity are again those of the last send that stands.
+    public func withdraw(attemptSid: String, service: VerifyService, logger: Logger) async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query("""
+                DELETE FROM herald.verify_send_attempts WHERE attempt_sid = \(attemptSid) RETURNING verification_sid
+                """, logger: logger)
+            var withdrawn: [String] = []
+            for try await sid in rows.decode(String.self) { withdrawn.append(sid) }
+            for sid in withdrawn {
+                try await connection.query("""
+                    UPDATE herald.verify_verifications v
+                       SET channel = last.channel, expires_at = last.created_at + make_interval(secs => \(service.ttlSeconds)), updated_at = now()
+                      FROM (SELECT channel, created_at FROM herald.verify_send_attempts WHERE verification_sid = \(sid)
+                             ORDER BY attempt DESC LIMIT 1) last
+                     WHERE v.sid = \(sid) AND v.status = 'pending'
+                    """, logger: logger)
+            }
+        }
     }
 
     /// The verification `sid` of `service` (a pending one past its time reads, and is from now on, `expired`).

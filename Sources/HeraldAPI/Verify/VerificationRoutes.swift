@@ -73,7 +73,7 @@ struct VerificationRoutes {
         if let locale { do { try WireRules.locale(locale, field: "Locale") } catch { throw TwilioError.invalid("Locale") } }
         let ip = try context.endUserIP(named: form.string("DeviceIp", maxLength: 45), field: "DeviceIp", twilio: true)
         let (starts, correlation, logger) = (dependencies.starts, request.headers[.correlationID], context.logger)
-        try starts.requireBroker(logger: logger)
+        try starts.requireBroker()
         let attemptSid = "VL" + RandomID.hex()
         let waiter = dependencies.replies.expect(attemptSid)
         let outcome: VerifyStore.StartOutcome
@@ -99,12 +99,12 @@ struct VerificationRoutes {
         switch outcome {
         case .started(let verification, let resend):
             if case .decided(let decision) = await starts.decision(waiter), let refusal = Self.refusal(decision) {
-                // The worker's record is committed. A refused resend is taken back (the code
-                // before it stays live); a verification whose first send was refused is failed.
+                // A refused resend is taken back (the code before it stays live); a verification
+                // whose first send was refused is failed, whatever its channel.
                 if resend {
-                    try await dependencies.verify.withdraw(attemptSid: attemptSid, logger: logger)
+                    try await dependencies.verify.withdraw(attemptSid: attemptSid, service: service, logger: logger)
                 } else {
-                    _ = try await failedIfUndelivered(verification, service: service.sid, context)
+                    _ = try await dependencies.verify.finish(service: service.sid, sid: verification.sid, as: .failed, logger: logger)
                 }
                 throw refusal
             }

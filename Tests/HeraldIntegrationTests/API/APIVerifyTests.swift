@@ -2,6 +2,7 @@ import Foundation
 import HeraldStubs
 import NIOHTTP1
 import Testing
+@testable import HeraldEmail
 @testable import HeraldRuntime
 @testable import HeraldSMS
 
@@ -53,6 +54,26 @@ import Testing
             let spelled = "%2B\(digits.prefix(2))+\(digits.dropFirst(2).prefix(3))+\(digits.dropFirst(5).prefix(4))-\(digits.dropFirst(9))"
             let check = try await api.call(.POST, "/v2/Services/\(serviceSid)/VerificationCheck", body: "To=\(spelled)&Code=\(code)", contentType: form)
             #expect(check.status == 200 && check.json["status"] as? String == "approved", "\(check)")
+        }
+    }
+
+    /// A first send refused at create time leaves nothing pending, on the email channel too: the
+    /// create is 20429, and the next create makes a new verification, not a resend.
+    @Test func anEmailVerificationWhoseFirstSendWasRefusedIsNotPending() async throws {
+        try await withHarness { harness in
+            let email = try await EmailFixture(harness)
+            _ = try await email.start { $0.email.limits.address = RateLimit(max: 0, windowSeconds: 3600) }
+            let api = try await APIProcess(harness)
+            let form = "application/x-www-form-urlencoded"
+            let service = try await api.call(.POST, "/v2/Services", body: "FriendlyName=Refused", contentType: form)
+            let serviceSid = try #require(service.json["sid"] as? String, "\(service)")
+            let to = email.address(1)
+            let refused = try await api.call(.POST, "/v2/Services/\(serviceSid)/Verifications", body: "To=\(to)&Channel=email", contentType: form)
+            #expect(refused.status == 429 && refused.json["code"] as? Int == 20429, "\(refused)")
+            #expect((refused.json["message"] as? String)?.contains("rate_limited:email_address") == true, "\(refused)")
+            let check = try await api.call(.POST, "/v2/Services/\(serviceSid)/VerificationCheck", body: "To=\(to)&Code=123456", contentType: form)
+            #expect(check.status == 404 && check.json["code"] as? Int == 20404, "nothing pending: \(check)")
+            #expect(email.received(to: to).isEmpty)
         }
     }
 }

@@ -61,6 +61,9 @@ final class EmailFixture: Sendable {
         // Every suite writes to example.net, side by side, within the hour: the per-domain limit
         // (200 an hour by default) would join them. EmailLimitTests' domain test sets its own.
         email.limits.domain = RateLimit(max: 100_000_000, windowSeconds: 3600)
+        // The same for the per-IP limit: requests through herald-api all come from 127.0.0.1.
+        // EmailLimitTests' IP test sets its own.
+        email.limits.ip = RateLimit(max: 100_000_000, windowSeconds: 3600)
         if auth {
             email.smtp.username = "herald"
             email.smtp.password = smtpPassword
