@@ -30,7 +30,7 @@ struct JobStarts: Sendable {
 
     /// Refuses a start at once (503) while the broker is away or has blocked publishing: a job
     /// recorded now would wait in the outbox for it.
-    func requireBroker(logger: Logger) throws {
+    func requireBroker() throws {
         guard connection.acceptsPublishes else {
             metrics.enqueueFailed(connection.isConnected ? "blocked" : "disconnected")
             throw APIFailure.brokerUnavailable(retryAfterSeconds: 2)
@@ -39,7 +39,7 @@ struct JobStarts: Sendable {
 
     /// Records `job` in the outbox (a transaction of its own) and waits for its decision.
     func start<Job: HeraldJob>(_ job: Job, messageID: String, correlationID: String?, logger: Logger) async throws -> Answer {
-        try requireBroker(logger: logger)
+        try requireBroker()
         let waiter = replies.expect(messageID)
         do {
             try await database.withConnection { connection in

@@ -28,7 +28,9 @@ struct KeyAuthenticator: RouterMiddleware {
         }
         let clientIP = addresses.resolve(peer: context.peer, forwardedFor: request.headers[values: .forwardedFor])
         let source = clientIP?.limitKey(ipv6PrefixLength: 64) ?? "unknown"
-        if let wait = failures.wait(source) {
+        // A source whose refusals spent its budget reads no key any more; a key kept in memory
+        // costs no read, and is judged (a front API's valid key is not refused for another's mistakes).
+        if !keys.isKept(id), let wait = failures.wait(source) {
             metrics.refusedAuth("rate_limited")
             throw APIFailure.rateLimited(retryAfterSeconds: wait)
         }

@@ -43,6 +43,12 @@ final class KeyCache: Service, Sendable {
         self.logger = logger
     }
 
+    /// True when key `id` is kept: judging a secret for it reads nothing.
+    func isKept(_ id: String) -> Bool {
+        let now = ContinuousClock.now
+        return state.withLock { state in state.listening && state.entries[id].map { now - $0.at < Self.lifetime } == true }
+    }
+
     /// ``APIKeyStore/check(id:secret:logger:)``, from memory when the key is kept.
     func check(id: String, secret: Secret, logger: Logger) async throws -> APIKeyStore.Check {
         let now = ContinuousClock.now

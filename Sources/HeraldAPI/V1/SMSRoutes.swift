@@ -40,7 +40,12 @@ struct SMSRoutes {
             codeLength: try body.int("code_length", range: 4...10), codeTTLSeconds: try body.int("code_ttl_seconds", range: 60...86_400),
             channel: try body.choice("channel", SMSVerificationJob.Channel.self),
             channels: try body.choices("channels", SMSVerificationJob.Channel.self, maxCount: SMSVerificationJob.Channel.allCases.count)))
-        if let decided = try await SMSVerificationRecord.decision(id, client: dependencies.database, logger: context.logger) {
+        if let (decided, phone, purpose) = try await SMSVerificationRecord.decision(id, client: dependencies.database, logger: context.logger) {
+            // The same id is the same job: another number or purpose under it would never be sent.
+            guard phone == job.phoneNumber, purpose == job.purpose.rawValue else {
+                throw APIFailure.invalid(field: "verification_id", reason: "verification_id already names a verification of another number or purpose")
+            }
+            dependencies.metrics.startAnswered(decided.status.rawValue)
             return try V1StartAnswer.response(.decided(decided), idKey: "verification_id", id: id)
         }
         let answer = try await dependencies.starts.start(job, messageID: id, correlationID: request.headers[.correlationID], logger: context.logger)

@@ -23,9 +23,6 @@ public final class DecisionAnswer: Sendable {
         self.messageID = envelope.messageID
     }
 
-    /// True when someone waits for this job's decision.
-    public var isAwaited: Bool { replyTo != nil && connection != nil }
-
     /// Answers `decision` unless this run has answered already.
     public func answer(_ decision: JobDecision, logger: Logger) {
         guard let connection, let replyTo else { return }

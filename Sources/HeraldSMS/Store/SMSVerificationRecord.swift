@@ -46,18 +46,22 @@ public enum SMSVerificationRecord {
     }
 
     /// What was decided for verification `id`, as its record says (a retried start is answered
-    /// from it): nil when nothing is recorded yet. A refusal's `Retry-After` is not kept.
-    public static func decision(_ id: String, client: PostgresClient, logger: Logger) async throws -> JobDecision? {
+    /// from it), with the number and purpose it was made for: nil when nothing is recorded yet.
+    /// A refusal's `Retry-After` and a reuse's interval are not kept.
+    public static func decision(_ id: String, client: PostgresClient, logger: Logger) async throws -> (JobDecision, phone: String, purpose: String)? {
         let rows = try await client.query("""
-            SELECT state, reason, coalesce(channel, 'sms') FROM herald.sms_verifications WHERE verification_id = \(id)
+            SELECT state, reason, coalesce(channel, 'sms'), phone_number, purpose FROM herald.sms_verifications WHERE verification_id = \(id)
             """, logger: logger)
-        for try await (state, reason, channel) in rows.decode((String, String?, String).self) {
+        for try await (state, reason, channel, phone, purpose) in rows.decode((String, String?, String, String, String).self) {
+            let decision: JobDecision
             switch SMSVerificationState(rawValue: state) {
-            case .reused: return JobDecision(status: .reused)
-            case .test: return JobDecision(status: .test)
-            case .refused: return .refused(reason ?? "refused")
-            case .sending, .retrying, .sent, .failed, nil: return .sending(channel: channel)
+            case .reused: decision = JobDecision(status: .reused)
+            case .test: decision = JobDecision(status: .test)
+            case .refused: decision = .refused(reason ?? "refused")
+            // A provider's refusal after the decision to send is read from the state, as before.
+            case .sending, .retrying, .sent, .failed, nil: decision = .sending(channel: channel)
             }
+            return (decision, phone, purpose)
         }
         return nil
     }
