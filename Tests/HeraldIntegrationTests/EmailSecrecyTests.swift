@@ -30,6 +30,8 @@ import Testing
                 "HERALD_EMAIL_SMTP_CA_FILE": smtp.caFile,
                 "HERALD_EMAIL_SMTP_USERNAME": "herald",
                 "HERALD_EMAIL_SMTP_PASSWORD_FILE": EmailFixture.smtpPasswordFile,
+                // Every suite writes to example.net within the hour (EmailFixture's limits).
+                "HERALD_EMAIL_LIMITS_DOMAIN_MAX": "100000000", "HERALD_EMAIL_LIMITS_IP_MAX": "100000000",
             ])
             try await worker.waitUntilReady()
             var jobs: [EmailActionJob] = []
