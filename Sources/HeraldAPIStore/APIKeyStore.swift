@@ -71,21 +71,11 @@ public struct APIKeyStore: Sendable {
     /// The channel a key's revocation is announced on (its payload: the key's id).
     public static let changesChannel = "herald_api_keys"
 
-    /// A key as its row holds it: what ``judge(_:id:secret:)`` needs, cached by herald-api.
+    /// A key as its row holds it: what ``judge(_:id:secret:now:)`` needs, kept by herald-api
+    /// (its key cache reads, judges and touches a key through the three calls below).
     public struct Stored: Sendable {
         public var key: APIKey
         var hash: StoredSecretHash
-    }
-
-    /// Checks a presented key id and secret (``stored(id:logger:)`` then ``judge(_:id:secret:)``),
-    /// and notes its use (``touch(id:logger:)``) at most once a minute.
-    public func check(id: String, secret: Secret, logger: Logger) async throws -> Check {
-        let stored = try await stored(id: id, logger: logger)
-        let check = judge(stored, id: id, secret: secret)
-        if case .valid(let key) = check, key.lastUsedAt.map({ $0 < Date().addingTimeInterval(-60) }) ?? true {
-            try await touch(id: id, logger: logger)
-        }
-        return check
     }
 
     /// The row of key `id`, nil when there is none (or the id cannot be one).

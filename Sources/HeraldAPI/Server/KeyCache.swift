@@ -49,7 +49,8 @@ final class KeyCache: Service, Sendable {
         return state.withLock { state in state.listening && state.entries[id].map { now - $0.at < Self.lifetime } == true }
     }
 
-    /// ``APIKeyStore/check(id:secret:logger:)``, from memory when the key is kept.
+    /// Judges a presented key id and secret: the key's row from memory when it is kept, else
+    /// read (and kept, while listening); its use noted at most once a minute.
     func check(id: String, secret: Secret, logger: Logger) async throws -> APIKeyStore.Check {
         let now = ContinuousClock.now
         let (kept, generation) = state.withLock { state -> (Entry?, UInt64) in
