@@ -48,10 +48,11 @@ public struct HeraldVerification: Sendable {
         try await phone.undelivered(verificationIDs, logger: logger)
     }
 
-    /// Checks `code` against the pending email code of `email` and `purpose` (see ``EmailCodeVerifier``):
-    /// the same answers as ``verifyPhone(verificationID:code:logger:)``, the address's lockout included.
-    public func verifyEmailCode(email: String, purpose: EmailCodeJob.Purpose, code: String, logger: Logger) async throws -> EmailCodeVerifier.Result {
-        try await emailCode.verify(email: email, purpose: purpose, code: code, logger: logger)
+    /// Checks `code` against the pending email code of `email`, `purpose` and `tenant` (the job's;
+    /// "" for none; see ``EmailCodeVerifier``): the same answers as
+    /// ``verifyPhone(verificationID:code:logger:)``, the address's lockout included.
+    public func verifyEmailCode(email: String, purpose: EmailCodeJob.Purpose, tenant: String = "", code: String, logger: Logger) async throws -> EmailCodeVerifier.Result {
+        try await emailCode.verify(email: email, purpose: purpose, tenant: tenant, code: code, logger: logger)
     }
 
     /// Voids the pending email code `verificationID` carried (a Twilio Verify verification canceled or approved).

@@ -34,8 +34,11 @@ public struct PhoneVerifier: Sendable {
         self.hasher = hasher
     }
 
-    /// What a code's hash is bound to: the same code for another number or purpose is worthless.
-    static func hashContext(phone: String, purpose: String) -> String { "sms:\(phone):\(purpose)" }
+    /// What a code's hash is bound to: the same code for another number, purpose or tenant is
+    /// worthless. A code of no tenant keeps the context codes had before tenants.
+    static func hashContext(phone: String, purpose: String, tenant: String) -> String {
+        tenant.isEmpty ? "sms:\(phone):\(purpose)" : "sms:\(phone):\(purpose):\(tenant)"
+    }
 
     public func verify(verificationID: String, code: String, logger: Logger) async throws -> Result {
         let result = try await check(verificationID: verificationID, code: code, logger: logger)
@@ -50,14 +53,14 @@ public struct PhoneVerifier: Sendable {
         let secret = Secret(code)
         return try await client.withTransaction(logger: logger) { connection in
             let rows = try await connection.query("""
-                SELECT c.id, c.status, c.key_id, c.code_hash, c.attempts, c.max_attempts, c.expires_at <= now(), c.phone_number, c.purpose
+                SELECT c.id, c.status, c.key_id, c.code_hash, c.attempts, c.max_attempts, c.expires_at <= now(), c.phone_number, c.purpose, c.tenant
                   FROM herald.sms_verifications v JOIN herald.sms_codes c ON c.id = v.code_id
                  WHERE v.verification_id = \(verificationID)
                    FOR UPDATE OF c
                 """, logger: logger)
-            var found: (Int64, SMSCodeStatus, String, ByteBuffer, Int, Int, Bool, String, String)?
-            for try await row in rows.decode((Int64, SMSCodeStatus, String, ByteBuffer, Int, Int, Bool, String, String).self) { found = row }
-            guard let (id, status, keyID, digest, _, _, isExpired, phone, purposeText) = found else { return .notFound }
+            var found: (Int64, SMSCodeStatus, String, ByteBuffer, Int, Int, Bool, String, String, String)?
+            for try await row in rows.decode((Int64, SMSCodeStatus, String, ByteBuffer, Int, Int, Bool, String, String, String).self) { found = row }
+            guard let (id, status, keyID, digest, _, _, isExpired, phone, purposeText, tenant) = found else { return .notFound }
             switch status {
             case .verified: return .alreadyUsed
             case .dead: return .tooManyAttempts
@@ -76,7 +79,7 @@ public struct PhoneVerifier: Sendable {
                 """, logger: logger)
             for try await seconds in locks.decode(Int.self) { return .lockedOut(retryAfterSeconds: max(1, seconds)) }
             let stored = StoredSecretHash(keyID: keyID, digest: Array(buffer: digest))
-            if hasher.verify(secret, context: Self.hashContext(phone: phone, purpose: purposeText), against: stored) {
+            if hasher.verify(secret, context: Self.hashContext(phone: phone, purpose: purposeText, tenant: tenant), against: stored) {
                 // A success forgets the number's wrong tries (of every purpose: they count together).
                 try await connection.query("""
                     WITH used AS (

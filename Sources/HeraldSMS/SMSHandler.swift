@@ -158,10 +158,10 @@ public struct SMSHandler: JobHandler {
         let request = SMSStore.Request(
             verificationID: job.verificationID, messageID: context.envelope.messageID,
             phone: phone.e164, purpose: job.purpose.rawValue, force: job.forceResend ?? false, test: testCode != nil,
-            hash: hasher.hash(code, context: PhoneVerifier.hashContext(phone: phone.e164, purpose: job.purpose.rawValue)),
+            hash: hasher.hash(code, context: PhoneVerifier.hashContext(phone: phone.e164, purpose: job.purpose.rawValue, tenant: job.tenant ?? "")),
             ttlSeconds: job.codeTTLSeconds ?? configuration.codeTTLSeconds, maxAttempts: configuration.maxAttempts,
             resendIntervalSeconds: configuration.resendIntervalSeconds, limits: limits,
-            ownerKey: context.ownerKey, guessing: configuration.guessing)
+            ownerKey: context.ownerKey, guessing: configuration.guessing, tenant: job.tenant ?? "")
 
         switch try await groups.prepare(request, client: context.database, logger: logger) {
         case .send(let uncertain):

@@ -39,10 +39,14 @@ public struct SMSVerificationJob: HeraldJob, Equatable {
     /// The channels to try in turn (docs/fallback.md); absent (and no `channel`): `sms.fallback`'s
     /// list for the number's region.
     public var channels: [Channel]?
+    /// Whose code it is (herald-api: the Twilio Verify service's sid): a pending code is shared,
+    /// reused and checked only within its tenant; absent is a tenant of its own (every `/v1`
+    /// start). The limits, the guessing lock and the fraud guard count per number across tenants.
+    public var tenant: String?
 
     public init(verificationID: String, phoneNumber: String, locale: String? = nil, purpose: Purpose = .signIn, forceResend: Bool = false, client: ClientContext? = nil,
                 appVerification: AppVerification? = nil, codeLength: Int? = nil, codeTTLSeconds: Int? = nil, channel: Channel? = nil,
-                channels: [Channel]? = nil) {
+                channels: [Channel]? = nil, tenant: String? = nil) {
         self.version = Self.version
         self.verificationID = verificationID
         self.phoneNumber = phoneNumber
@@ -55,10 +59,11 @@ public struct SMSVerificationJob: HeraldJob, Equatable {
         self.codeTTLSeconds = codeTTLSeconds
         self.channel = channel
         self.channels = channels
+        self.tenant = tenant
     }
 
     enum CodingKeys: String, CodingKey {
-        case version, locale, purpose, client, channel, channels
+        case version, locale, purpose, client, channel, channels, tenant
         case verificationID = "verification_id", phoneNumber = "phone_number", forceResend = "force_resend", appVerification = "app_verification"
         case codeLength = "code_length", codeTTLSeconds = "code_ttl_seconds"
     }
@@ -72,6 +77,7 @@ public struct SMSVerificationJob: HeraldJob, Equatable {
             throw JobValidationError("phone_number \(error.reason)")
         }
         if let locale { try WireRules.locale(locale, field: "locale") }
+        if let tenant { try WireRules.identifier(tenant, field: "tenant") }
         if let ip = client?.ip { _ = try ClientIP(ip, field: "client.ip") }
         try appVerification?.validate()
         if let codeLength, !(4...10).contains(codeLength) { throw JobValidationError("code_length must be 4 to 10") }

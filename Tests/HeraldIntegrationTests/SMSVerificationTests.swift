@@ -291,7 +291,7 @@ import Testing
             let hasher = SecretHasher(keyRing: try configuration.secrets.keyRing())
             let request = SMSStore.Request(
                 verificationID: crashed.verificationID, messageID: "crashed-\(harness.namespace)", phone: crashed.phoneNumber, purpose: "sign_in",
-                force: false, test: false, hash: hasher.hash(Secret("123456"), context: PhoneVerifier.hashContext(phone: crashed.phoneNumber, purpose: "sign_in")),
+                force: false, test: false, hash: hasher.hash(Secret("123456"), context: PhoneVerifier.hashContext(phone: crashed.phoneNumber, purpose: "sign_in", tenant: "")),
                 ttlSeconds: 300, maxAttempts: 5, resendIntervalSeconds: 30, limits: .init())
             #expect(try await SMSStore.prepare(request, client: harness.database, logger: harness.logger) == .send(uncertain: false))
             // Its worker is gone: no presence lock is held for its owner key (0).
@@ -337,7 +337,7 @@ import Testing
             let hasher = SecretHasher(keyRing: try configuration.secrets.keyRing())
             var first = SMSStore.Request(
                 verificationID: job.verificationID, messageID: "first-\(harness.namespace)", phone: job.phoneNumber, purpose: "sign_in",
-                force: false, test: false, hash: hasher.hash(Secret("123456"), context: PhoneVerifier.hashContext(phone: job.phoneNumber, purpose: "sign_in")),
+                force: false, test: false, hash: hasher.hash(Secret("123456"), context: PhoneVerifier.hashContext(phone: job.phoneNumber, purpose: "sign_in", tenant: "")),
                 ttlSeconds: 300, maxAttempts: 5, resendIntervalSeconds: 30, limits: .init())
             // The first job's worker is alive: its presence lock is held.
             first.ownerKey = Int64.random(in: 1_000_000...Int64.max)
@@ -377,7 +377,7 @@ import Testing
             let hasher = SecretHasher(keyRing: try configuration.secrets.keyRing())
             let request = SMSStore.Request(
                 verificationID: old.verificationID, messageID: "old-\(harness.namespace)", phone: old.phoneNumber, purpose: "sign_in",
-                force: false, test: false, hash: hasher.hash(Secret("123456"), context: PhoneVerifier.hashContext(phone: old.phoneNumber, purpose: "sign_in")),
+                force: false, test: false, hash: hasher.hash(Secret("123456"), context: PhoneVerifier.hashContext(phone: old.phoneNumber, purpose: "sign_in", tenant: "")),
                 ttlSeconds: 300, maxAttempts: 5, resendIntervalSeconds: 0, limits: .init())
             #expect(try await SMSStore.prepare(request, client: harness.database, logger: harness.logger) == .send(uncertain: false))
             try await harness.database.query("UPDATE herald.sms_verifications SET state = 'retrying' WHERE verification_id = \(old.verificationID)", logger: harness.logger)

@@ -93,9 +93,10 @@ import Testing
             // sms 0011 keys the guessing count by number alone, sms 0012 gives the fraud guard's
             // pauses their grace budget: those tables' rows are reshaped (checked below). sms 0014
             // adds columns (delivery status, NULL; undelivered counts, 0), sms 0015 a verification's
-            // channel (NULL) and runtime 0008 an outbox row's routing key (NULL): those rows are all there.
+            // channel (NULL), sms 0016 a code's tenant ('') and runtime 0008 an outbox row's routing key
+            // (NULL): those rows are all there.
             let reshaped: Set<String> = ["sms_guess_failures", "sms_fraud_pauses"]
-            let widened: Set<String> = ["sms_send_attempts", "sms_fraud_counts", "sms_verifications", "event_outbox"]
+            let widened: Set<String> = ["sms_send_attempts", "sms_fraud_counts", "sms_verifications", "sms_codes", "event_outbox"]
             #expect(after.filter { before[$0.key] != nil && !reshaped.union(widened).contains($0.key) }
                     == before.filter { !reshaped.union(widened).contains($0.key) }, "every row is still there, unchanged")
             for table in widened {

@@ -119,13 +119,14 @@ import Testing
         #expect(missing?.reason.contains("default.code.") == true)
     }
 
-    @Test func theHashIsBoundToAddressAndPurpose() throws {
+    @Test func theHashIsBoundToAddressPurposeAndTenant() throws {
         let hasher = SecretHasher(keyRing: try KeyRing.parse("k1:" + Data(repeating: 7, count: 32).base64EncodedString(), activeKeyID: "k1", key: "secrets.hmac_keys"))
         let code = Secret("123456")
-        let stored = hasher.hash(code, context: EmailCodeVerifier.hashContext(email: "a@example.com", purpose: "sign_in"))
-        #expect(hasher.verify(code, context: EmailCodeVerifier.hashContext(email: "a@example.com", purpose: "sign_in"), against: stored))
-        #expect(!hasher.verify(code, context: EmailCodeVerifier.hashContext(email: "b@example.com", purpose: "sign_in"), against: stored))
-        #expect(!hasher.verify(code, context: EmailCodeVerifier.hashContext(email: "a@example.com", purpose: "mfa_sign_in"), against: stored))
-        #expect(!hasher.verify(Secret("123457"), context: EmailCodeVerifier.hashContext(email: "a@example.com", purpose: "sign_in"), against: stored))
+        let stored = hasher.hash(code, context: EmailCodeVerifier.hashContext(email: "a@example.com", purpose: "sign_in", tenant: ""))
+        #expect(hasher.verify(code, context: EmailCodeVerifier.hashContext(email: "a@example.com", purpose: "sign_in", tenant: ""), against: stored))
+        #expect(!hasher.verify(code, context: EmailCodeVerifier.hashContext(email: "b@example.com", purpose: "sign_in", tenant: ""), against: stored))
+        #expect(!hasher.verify(code, context: EmailCodeVerifier.hashContext(email: "a@example.com", purpose: "mfa_sign_in", tenant: ""), against: stored))
+        #expect(!hasher.verify(code, context: EmailCodeVerifier.hashContext(email: "a@example.com", purpose: "sign_in", tenant: "VA1"), against: stored))
+        #expect(!hasher.verify(Secret("123457"), context: EmailCodeVerifier.hashContext(email: "a@example.com", purpose: "sign_in", tenant: ""), against: stored))
     }
 }

@@ -99,7 +99,8 @@ import Testing
                      "migrations/0003_c.sql": "SELECT 1;\n-- herald:no-transaction\n"]
         #expect(SchemaGroup(name: "g", files: files).migrations.map(\.transactional) == [true, false, true], "only in the header")
         let outside = HeraldChannels.schema.flatMap { group in group.migrations.filter { !$0.transactional }.map { "\(group.name)/\($0.file.path)" } }
-        #expect(outside == ["runtime/migrations/0006_apple_relay_addresses_updated_idx.sql"])
+        #expect(outside == ["runtime/migrations/0006_apple_relay_addresses_updated_idx.sql", "sms/migrations/0016_sms_codes_per_tenant.sql",
+                            "email/migrations/0008_email_codes_per_tenant.sql"])
     }
 
     static let group = SchemaGroup(name: "g", files: [

@@ -194,6 +194,24 @@ check("email: wrong code pending", answer.status == "pending" and answer.valid i
 answer = svc.verification_checks.create(to=address, code=code)
 check("email: right code approved", answer.status == "approved" and answer.channel == "email", answer.status)
 
+# A code belongs to its service: service B's verification of the same number is sent a code of
+# its own, and neither code approves the other service's verification.
+other = verify.services(verify.services.create(friendly_name="Acceptance B").sid)
+number = "+14155550107"
+mine = svc.verifications.create(to=number, channel="sms")
+theirs = other.verifications.create(to=number, channel="sms")
+code_a = code_for(mine.send_code_attempts[0]["attempt_sid"])
+code_b = code_for(theirs.send_code_attempts[0]["attempt_sid"])
+if code_a != code_b:
+    answer = other.verification_checks.create(to=number, code=code_a)
+    check("service B with service A's code: pending", answer.status == "pending" and answer.valid is False, answer.status)
+    answer = svc.verification_checks.create(to=number, code=code_b)
+    check("service A with service B's code: pending", answer.status == "pending" and answer.valid is False, answer.status)
+answer = svc.verification_checks.create(to=number, code=code_a)
+check("service A's own code: approved", answer.status == "approved", answer.status)
+answer = other.verification_checks.create(to=number, code=code_b)
+check("service B's own code: approved", answer.status == "approved", answer.status)
+
 # Cancel: the code dies with it.
 number = "+14155550105"
 started = svc.verifications.create(to=number, channel="sms")

@@ -81,15 +81,17 @@ struct VerificationRoutes {
             outcome = try await dependencies.verify.start(service: service, to: to, channel: channel, locale: locale, attemptSid: attemptSid,
                                                           logger: logger) { connection, attempt, resend in
                 // A resend sends a fresh code at once (force_resend): Twilio's clients resend on the user's request.
+                // The code is the service's (tenant): another service's code for the same To never answers it.
                 if byEmail {
                     let job = EmailCodeJob(verificationID: attempt.sid, email: to, purpose: .signIn, locale: locale, forceResend: resend,
-                                           client: .init(ip: ip?.description), codeLength: service.codeLength, codeTTLSeconds: service.ttlSeconds)
+                                           client: .init(ip: ip?.description), codeLength: service.codeLength, codeTTLSeconds: service.ttlSeconds,
+                                           tenant: service.sid)
                     try await starts.record(job, messageID: attempt.sid, correlationID: correlation, on: connection, logger: logger)
                     return
                 }
                 let job = SMSVerificationJob(verificationID: attempt.sid, phoneNumber: to, locale: locale, purpose: .signIn, forceResend: resend,
                                              client: .init(ip: ip?.description), codeLength: service.codeLength, codeTTLSeconds: service.ttlSeconds,
-                                             channel: Self.channels[channel] ?? nil)
+                                             channel: Self.channels[channel] ?? nil, tenant: service.sid)
                 try await starts.record(job, messageID: attempt.sid, correlationID: correlation, on: connection, logger: logger)
             }
         } catch {
@@ -193,8 +195,9 @@ struct VerificationRoutes {
             // No SMS of it was sent: failed, and not pending any more (20404, as Twilio answers).
             let result: CodeCheck
             if verification.byEmail {
-                // One pending code per address and purpose: the last send's.
-                result = CodeCheck(try await dependencies.verification.verifyEmailCode(email: verification.to, purpose: .signIn, code: code, logger: context.logger))
+                // One pending code per address, purpose and service: the last send's.
+                result = CodeCheck(try await dependencies.verification.verifyEmailCode(email: verification.to, purpose: .signIn, tenant: service.sid,
+                                                                                         code: code, logger: context.logger))
             } else {
                 guard try await failedIfUndelivered(verification, service: service.sid, context).status == .pending,
                       let attempt = try await codeAttempt(verification, context) else { throw TwilioError.notFound(request.uri.path) }

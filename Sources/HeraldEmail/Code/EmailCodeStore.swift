@@ -56,6 +56,8 @@ public enum EmailCodeStore {
         public var ownerKey: Int64
         /// Stored with the code: how its wrong tries count towards the address's lockout.
         public var guessing: GuessingPolicy
+        /// The job's `tenant` ('' for none): whose pending code this request may share.
+        public var tenant = ""
     }
 
     public static func prepare(_ r: Request, client: PostgresClient, logger: Logger) async throws -> Decision {
@@ -64,7 +66,7 @@ public enum EmailCodeStore {
             let rows = try await Prepared<PrepareSQL>(
                 r.verificationID, r.messageID, r.email, r.purpose, r.force, r.hash.keyID, ByteBuffer(bytes: r.hash.digest),
                 r.ttlSeconds, r.maxAttempts, r.resendIntervalSeconds, r.limits.scopes, r.limits.keys, r.limits.windows, r.limits.maxes,
-                r.ownerKey, r.guessing.maxFailures, r.guessing.windowSeconds, r.guessing.lockoutSeconds, r.guessing.maxLockoutSeconds
+                r.ownerKey, r.guessing.maxFailures, r.guessing.windowSeconds, r.guessing.lockoutSeconds, r.guessing.maxLockoutSeconds, r.tenant
             ).rows(on: client, logger: logger)
             for row in rows {
                 let (decision, reason, uncertain) = try row.decode((String, String?, Bool).self)
@@ -79,7 +81,7 @@ public enum EmailCodeStore {
         static let sql = """
             SELECT o_decision, o_reason, o_uncertain FROM herald.email_otp_prepare(
                 $1::text, $2::text, $3::text, $4::text, $5::boolean, $6::text, $7::bytea, $8::int, $9::int, $10::int,
-                $11::text[], $12::text[], $13::int[], $14::int[], $15::bigint, $16::int, $17::int, $18::int, $19::int)
+                $11::text[], $12::text[], $13::int[], $14::int[], $15::bigint, $16::int, $17::int, $18::int, $19::int, $20::text)
             """
     }
 

@@ -34,14 +34,18 @@ public struct EmailCodeVerifier: Sendable {
         self.hasher = hasher
     }
 
-    /// What a code's hash is bound to: the same digits for another address or purpose are worthless.
-    public static func hashContext(email: String, purpose: String) -> String { "email-code:\(email):\(purpose)" }
+    /// What a code's hash is bound to: the same digits for another address, purpose or tenant are
+    /// worthless. A code of no tenant keeps the context codes had before tenants.
+    public static func hashContext(email: String, purpose: String, tenant: String) -> String {
+        tenant.isEmpty ? "email-code:\(email):\(purpose)" : "email-code:\(email):\(purpose):\(tenant)"
+    }
 
-    public func verify(email: String, purpose: EmailCodeJob.Purpose, code: String, logger: Logger) async throws -> Result {
+    /// Judges the latest code mailed to `email` for `purpose` in `tenant` (the job's; "" for none).
+    public func verify(email: String, purpose: EmailCodeJob.Purpose, tenant: String = "", code: String, logger: Logger) async throws -> Result {
         let address = EmailAddress.normalize(email)
         let secret = Secret(code)
         let result: Result = try await client.withTransaction(logger: logger) { connection in
-            let found = try await Prepared<FindSQL>(address, purpose.rawValue).rows(on: connection, logger: logger)
+            let found = try await Prepared<FindSQL>(address, purpose.rawValue, tenant).rows(on: connection, logger: logger)
             guard let row = found.first else { return .notFound }
             let (id, status, keyID, digest, lockedSeconds) = try row.decode((Int64, EmailOneTimeCodeStatus, String, ByteBuffer, Int?).self)
             switch status {
@@ -53,7 +57,7 @@ public struct EmailCodeVerifier: Sendable {
             }
             if let lockedSeconds { return .lockedOut(retryAfterSeconds: max(1, lockedSeconds)) }
             let stored = StoredSecretHash(keyID: keyID, digest: Array(buffer: digest))
-            if hasher.verify(secret, context: Self.hashContext(email: address, purpose: purpose.rawValue), against: stored) {
+            if hasher.verify(secret, context: Self.hashContext(email: address, purpose: purpose.rawValue, tenant: tenant), against: stored) {
                 let used = try await Prepared<VerifiedSQL>(id).rows(on: connection, logger: logger)
                 guard try used.first?.decode(Bool.self) == true else { throw StoreError("herald.email_otp_verified found no pending code") }
                 return .verified(email: address, purpose: purpose)
@@ -92,7 +96,7 @@ public struct EmailCodeVerifier: Sendable {
     }
 
     enum FindSQL: StatementText {
-        static let sql = "SELECT o_id, o_status, o_key_id, o_code_hash, o_locked_seconds FROM herald.email_otp_find($1::text, $2::text)"
+        static let sql = "SELECT o_id, o_status, o_key_id, o_code_hash, o_locked_seconds FROM herald.email_otp_find($1::text, $2::text, $3::text)"
     }
 
     enum VerifiedSQL: StatementText {

@@ -25,10 +25,11 @@ extension EmailHandler {
         let ttlSeconds = job.codeTTLSeconds ?? configuration.code.ttlSeconds
         let request = EmailCodeStore.Request(
             verificationID: job.verificationID, messageID: context.envelope.messageID, email: email, purpose: job.purpose.rawValue,
-            force: job.forceResend ?? false, hash: hasher.hash(code, context: EmailCodeVerifier.hashContext(email: email, purpose: job.purpose.rawValue)),
+            force: job.forceResend ?? false,
+            hash: hasher.hash(code, context: EmailCodeVerifier.hashContext(email: email, purpose: job.purpose.rawValue, tenant: job.tenant ?? "")),
             ttlSeconds: ttlSeconds, maxAttempts: configuration.code.maxAttempts, resendIntervalSeconds: configuration.code.resendIntervalSeconds,
             limits: configuration.limits.rateLimits(email: email, ip: job.client?.ip), ownerKey: context.ownerKey,
-            guessing: configuration.code.guessing)
+            guessing: configuration.code.guessing, tenant: job.tenant ?? "")
 
         switch try await EmailCodeStore.prepare(request, client: context.database, logger: logger) {
         case .send(let uncertain):

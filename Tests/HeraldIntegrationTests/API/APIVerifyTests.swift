@@ -76,4 +76,75 @@ import Testing
             #expect(email.received(to: to).isEmpty)
         }
     }
+
+    /// A code belongs to its service: a second service's verification of the same number gets an
+    /// SMS of its own (not the first's code reused), and neither service's code approves the other's.
+    @Test func aServiceCannotUseAnotherServicesSMSCode() async throws {
+        try await withHarness { harness in
+            let sms = try await SMSFixture(harness)
+            _ = try await sms.start()
+            let api = try await APIProcess(harness)
+            let phone = harness.phone(3)
+            let (a, b) = (try await Self.service(api, "A"), try await Self.service(api, "B"))
+            let to = "To=\(phone.replacingOccurrences(of: "+", with: "%2B"))"
+            let codes = try await Self.codes(api, services: [a, b], create: "\(to)&Channel=sms") { count in
+                try await eventually("SMS \(count) delivered") { sms.delivered().filter { $0.to == phone }.count == count }
+                return try #require(sms.code(to: phone))
+            }
+            try await Self.expectIsolated(api, services: [a, b], codes: codes, to: to)
+        }
+    }
+
+    /// The same for email codes, which were found by address and purpose: service A's code
+    /// approved service B's verification, and A's own then read 404.
+    @Test func aServiceCannotUseAnotherServicesEmailCode() async throws {
+        try await withHarness { harness in
+            let email = try await EmailFixture(harness)
+            _ = try await email.start()
+            let api = try await APIProcess(harness)
+            let address = email.address(4)
+            let (a, b) = (try await Self.service(api, "A"), try await Self.service(api, "B"))
+            let to = "To=\(address)"
+            let codes = try await Self.codes(api, services: [a, b], create: "\(to)&Channel=email") { count in
+                try await eventually("email \(count) received") { email.received(to: address).count == count }
+                // The digits on the text part's own line.
+                let lines = try #require(email.received(to: address).last).text.split(whereSeparator: \.isNewline)
+                return try #require(lines.map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.count == 6 && $0.allSatisfy(\.isNumber) })
+            }
+            try await Self.expectIsolated(api, services: [a, b], codes: codes, to: to)
+        }
+    }
+
+    private static let form = "application/x-www-form-urlencoded"
+
+    private static func service(_ api: APIProcess, _ name: String) async throws -> String {
+        let service = try await api.call(.POST, "/v2/Services", body: "FriendlyName=\(name)", contentType: form)
+        return try #require(service.json["sid"] as? String, "\(service)")
+    }
+
+    /// Creates a verification in each service in turn; each must send a message of its own
+    /// (`received(n)` waits for the n-th and reads its code).
+    private static func codes(_ api: APIProcess, services: [String], create: String,
+                              received: (Int) async throws -> String) async throws -> [String] {
+        var codes: [String] = []
+        for (index, service) in services.enumerated() {
+            let started = try await api.call(.POST, "/v2/Services/\(service)/Verifications", body: create, contentType: form)
+            #expect(started.status == 201 && started.json["status"] as? String == "pending", "\(started)")
+            codes.append(try await received(index + 1))
+        }
+        return codes
+    }
+
+    /// Each service's code is wrong for the other (still pending), and right for its own.
+    private static func expectIsolated(_ api: APIProcess, services: [String], codes: [String], to: String) async throws {
+        guard codes[0] != codes[1] else { return }  // one chance in a million: nothing to tell apart
+        for (service, code) in [(services[1], codes[0]), (services[0], codes[1])] {
+            let crossed = try await api.call(.POST, "/v2/Services/\(service)/VerificationCheck", body: "\(to)&Code=\(code)", contentType: form)
+            #expect(crossed.status == 200 && crossed.json["status"] as? String == "pending", "another service's code: \(crossed)")
+        }
+        for (service, code) in zip(services, codes) {
+            let own = try await api.call(.POST, "/v2/Services/\(service)/VerificationCheck", body: "\(to)&Code=\(code)", contentType: form)
+            #expect(own.status == 200 && own.json["status"] as? String == "approved", "its own code: \(own)")
+        }
+    }
 }

@@ -11,9 +11,12 @@
 --   closed   a retry whose code was used, killed or expired meanwhile: nothing to send
 --   busy     a send of this verification, or of the pending code it would share, is under way
 --   invalid  the verification id is another address's or purpose's (o_reason names the field)
+-- The pending code is one per address, purpose and tenant (p_tenant: the job's `tenant`, ''
+-- without one; email migration 8): shared, reused and checked only within its tenant.
+--   invalid  also: the verification id is another tenant's
 -- A new code (or a resend, which replaces the pending code's hash: the earlier email's code stops
 -- working) starts with no tries used; the address's wrong codes still count toward its lock.
-CREATE OR REPLACE FUNCTION herald.email_otp_prepare(p_verification_id text, p_message_id text, p_email text, p_purpose text, p_force boolean, p_key_id text, p_code_hash bytea, p_ttl_seconds integer, p_max_attempts integer, p_resend_interval_seconds integer, p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[], p_owner_key bigint, p_guess_limit integer, p_guess_window_seconds integer, p_lockout_seconds integer, p_lockout_max_seconds integer)
+CREATE OR REPLACE FUNCTION herald.email_otp_prepare(p_verification_id text, p_message_id text, p_email text, p_purpose text, p_force boolean, p_key_id text, p_code_hash bytea, p_ttl_seconds integer, p_max_attempts integer, p_resend_interval_seconds integer, p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[], p_owner_key bigint, p_guess_limit integer, p_guess_window_seconds integer, p_lockout_seconds integer, p_lockout_max_seconds integer, p_tenant text DEFAULT '')
  RETURNS TABLE(o_decision text, o_reason text, o_uncertain boolean)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
@@ -48,6 +51,11 @@ BEGIN
             RETURN;
         END IF;
         SELECT * INTO cur FROM herald.email_otp_codes WHERE id = ver.code_id FOR UPDATE;
+        -- The id names another tenant's verification: its code is not this tenant's to mail.
+        IF FOUND AND cur.tenant <> p_tenant THEN
+            RETURN QUERY SELECT 'invalid'::text, 'verification_id was used with another tenant'::text, false;
+            RETURN;
+        END IF;
         IF NOT FOUND OR cur.status <> 'pending' OR cur.expires_at <= now() THEN
             UPDATE herald.email_otp_verifications SET state = 'failed', reason = 'code_closed', updated_at = now()
              WHERE verification_id = p_verification_id;
@@ -83,7 +91,7 @@ BEGIN
     END IF;
 
     SELECT * INTO cur FROM herald.email_otp_codes
-     WHERE email = p_email AND purpose = p_purpose AND status = 'pending' FOR UPDATE;
+     WHERE email = p_email AND purpose = p_purpose AND tenant = p_tenant AND status = 'pending' FOR UPDATE;
     have_code := FOUND;
     IF have_code AND cur.expires_at <= now() THEN
         UPDATE herald.email_otp_codes SET status = 'expired', finished_at = now() WHERE id = cur.id;
@@ -128,12 +136,12 @@ BEGIN
         new_sends := cur.sends + 1;
     ELSE
         new_sends := 1;
-        INSERT INTO herald.email_otp_codes (email, purpose, status, key_id, code_hash, max_attempts, expires_at, last_sent_at, sends,
+        INSERT INTO herald.email_otp_codes (email, purpose, tenant, status, key_id, code_hash, max_attempts, expires_at, last_sent_at, sends,
                                             guess_limit, guess_window_seconds, lockout_seconds, lockout_max_seconds)
-        VALUES (p_email, p_purpose, 'pending', p_key_id, p_code_hash, p_max_attempts,
+        VALUES (p_email, p_purpose, p_tenant, 'pending', p_key_id, p_code_hash, p_max_attempts,
                 now() + make_interval(secs => p_ttl_seconds), now(), 1,
                 p_guess_limit, p_guess_window_seconds, p_lockout_seconds, p_lockout_max_seconds)
-        ON CONFLICT (email, purpose) WHERE status = 'pending' DO NOTHING
+        ON CONFLICT (email, purpose, tenant) WHERE status = 'pending' DO NOTHING
         RETURNING id INTO code_row;
         IF code_row IS NULL THEN
             RAISE EXCEPTION 'a concurrent request created the pending code; try again' USING ERRCODE = '40001';

@@ -20,7 +20,12 @@
 --   refused  also 'locked_out': the number is locked for guessing (any purpose's wrong codes)
 --   limits   counted by herald.sms_rate_take (sliding windows, one statement for all)
 -- A test number's pending code keeps its wrong tries when it is requested again.
-CREATE OR REPLACE FUNCTION herald.sms_prepare(p_verification_id text, p_message_id text, p_phone text, p_purpose text, p_force boolean, p_test boolean, p_key_id text, p_code_hash bytea, p_ttl_seconds integer, p_max_attempts integer, p_resend_interval_seconds integer, p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[], p_owner_key bigint, p_guess_limit integer, p_guess_window_seconds integer, p_lockout_seconds integer, p_lockout_max_seconds integer)
+--
+-- Migration 16 (sms): the pending code is one per number, purpose and tenant (p_tenant: the job's
+-- `tenant`, '' without one): a code is shared, reused and checked only within its tenant (a Twilio
+-- Verify service); the limits, the guessing lock and the fraud guard still count per number.
+--   invalid  also: the verification id is another tenant's
+CREATE OR REPLACE FUNCTION herald.sms_prepare(p_verification_id text, p_message_id text, p_phone text, p_purpose text, p_force boolean, p_test boolean, p_key_id text, p_code_hash bytea, p_ttl_seconds integer, p_max_attempts integer, p_resend_interval_seconds integer, p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[], p_owner_key bigint, p_guess_limit integer, p_guess_window_seconds integer, p_lockout_seconds integer, p_lockout_max_seconds integer, p_tenant text DEFAULT '')
  RETURNS TABLE(o_decision text, o_reason text, o_uncertain boolean)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
@@ -55,6 +60,11 @@ BEGIN
             RETURN;
         END IF;
         SELECT * INTO cur FROM herald.sms_codes WHERE id = ver.code_id FOR UPDATE;
+        -- The id names another tenant's verification: its code is not this tenant's to send.
+        IF FOUND AND cur.tenant <> p_tenant THEN
+            RETURN QUERY SELECT 'invalid'::text, 'verification_id reused with a different tenant'::text, false;
+            RETURN;
+        END IF;
         IF NOT FOUND OR cur.status <> 'pending' THEN
             UPDATE herald.sms_verifications SET state = 'failed', reason = 'code_closed', updated_at = now()
              WHERE verification_id = p_verification_id;
@@ -92,7 +102,7 @@ BEGIN
     END IF;
 
     SELECT * INTO cur FROM herald.sms_codes
-     WHERE phone_number = p_phone AND purpose = p_purpose AND status = 'pending' FOR UPDATE;
+     WHERE phone_number = p_phone AND purpose = p_purpose AND tenant = p_tenant AND status = 'pending' FOR UPDATE;
     have_code := FOUND;
     IF have_code AND cur.expires_at <= now() THEN
         UPDATE herald.sms_codes SET status = 'expired', finished_at = now() WHERE id = cur.id;
@@ -151,12 +161,12 @@ BEGIN
         new_sends := cur.sends + 1;
     ELSE
         new_sends := 1;
-        INSERT INTO herald.sms_codes (phone_number, purpose, status, key_id, code_hash, max_attempts, test_number, expires_at, last_sent_at, sends,
+        INSERT INTO herald.sms_codes (phone_number, purpose, tenant, status, key_id, code_hash, max_attempts, test_number, expires_at, last_sent_at, sends,
                                       guess_limit, guess_window_seconds, lockout_seconds, lockout_max_seconds)
-        VALUES (p_phone, p_purpose, 'pending', p_key_id, p_code_hash, p_max_attempts, p_test,
+        VALUES (p_phone, p_purpose, p_tenant, 'pending', p_key_id, p_code_hash, p_max_attempts, p_test,
                 now() + make_interval(secs => p_ttl_seconds), now(), 1,
                 p_guess_limit, p_guess_window_seconds, p_lockout_seconds, p_lockout_max_seconds)
-        ON CONFLICT (phone_number, purpose) WHERE status = 'pending' DO NOTHING
+        ON CONFLICT (phone_number, purpose, tenant) WHERE status = 'pending' DO NOTHING
         RETURNING id INTO code_row;
         IF code_row IS NULL THEN
             RAISE EXCEPTION 'a concurrent request created the pending code; try again' USING ERRCODE = '40001';

@@ -55,7 +55,12 @@
 --   - sequential scans are off in the function, since every table here is read by key.
 -- Measured the same way: 0.24-0.32 ms per job cold, whether the tables were never analyzed,
 -- analyzed empty or analyzed at a few hundred rows. Warm is unchanged.
-CREATE OR REPLACE FUNCTION herald.sms_prepare_batch(p_ids text[], p_message_ids text[], p_phones text[], p_purposes text[], p_forces boolean[], p_tests boolean[], p_key_ids text[], p_hashes bytea[], p_ttl_seconds integer, p_max_attempts integer, p_resend_interval_seconds integer, p_limit_requests integer[], p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[], p_owner_key bigint, p_guess_limit integer, p_guess_window_seconds integer, p_lockout_seconds integer, p_lockout_max_seconds integer)
+--
+-- Migration 16 (sms): each request's tenant (p_tenants, NULL or '' for none: a previous version's
+-- call) goes with its code. The fast path still wants no pending code of the number and purpose
+-- in any tenant and each number and purpose once in the group (only the first send of a number
+-- goes fast); any other request is decided by herald.sms_prepare with its tenant.
+CREATE OR REPLACE FUNCTION herald.sms_prepare_batch(p_ids text[], p_message_ids text[], p_phones text[], p_purposes text[], p_forces boolean[], p_tests boolean[], p_key_ids text[], p_hashes bytea[], p_ttl_seconds integer, p_max_attempts integer, p_resend_interval_seconds integer, p_limit_requests integer[], p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[], p_owner_key bigint, p_guess_limit integer, p_guess_window_seconds integer, p_lockout_seconds integer, p_lockout_max_seconds integer, p_tenants text[] DEFAULT NULL)
  RETURNS TABLE(o_i integer, o_decision text, o_reason text, o_uncertain boolean)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
@@ -163,13 +168,13 @@ BEGIN
             fast := '{}';
         ELSE
             WITH code AS (
-                INSERT INTO herald.sms_codes (phone_number, purpose, status, key_id, code_hash, max_attempts, test_number, expires_at,
+                INSERT INTO herald.sms_codes (phone_number, purpose, tenant, status, key_id, code_hash, max_attempts, test_number, expires_at,
                                               last_sent_at, sends, guess_limit, guess_window_seconds, lockout_seconds, lockout_max_seconds)
-                SELECT p_phones[f.i], p_purposes[f.i], 'pending', p_key_ids[f.i], p_hashes[f.i], p_max_attempts, false,
+                SELECT p_phones[f.i], p_purposes[f.i], coalesce(p_tenants[f.i], ''), 'pending', p_key_ids[f.i], p_hashes[f.i], p_max_attempts, false,
                        v_now + make_interval(secs => p_ttl_seconds), v_now, 1,
                        p_guess_limit, p_guess_window_seconds, p_lockout_seconds, p_lockout_max_seconds
                   FROM unnest(fast) AS f(i) ORDER BY p_phones[f.i], p_purposes[f.i]
-                ON CONFLICT (phone_number, purpose) WHERE status = 'pending' DO NOTHING
+                ON CONFLICT (phone_number, purpose, tenant) WHERE status = 'pending' DO NOTHING
                 RETURNING id, phone_number, purpose
             ), verification AS (
                 INSERT INTO herald.sms_verifications (verification_id, code_id, phone_number, purpose, message_id, state, code_sends, owner_key)
@@ -197,7 +202,7 @@ BEGIN
             ARRAY(SELECT u.k FROM unnest(p_limit_requests, p_keys) WITH ORDINALITY AS u(r, k, o) WHERE u.r = i ORDER BY u.o),
             ARRAY(SELECT u.w FROM unnest(p_limit_requests, p_windows) WITH ORDINALITY AS u(r, w, o) WHERE u.r = i ORDER BY u.o),
             ARRAY(SELECT u.m FROM unnest(p_limit_requests, p_maxes) WITH ORDINALITY AS u(r, m, o) WHERE u.r = i ORDER BY u.o),
-            p_owner_key, p_guess_limit, p_guess_window_seconds, p_lockout_seconds, p_lockout_max_seconds);
+            p_owner_key, p_guess_limit, p_guess_window_seconds, p_lockout_seconds, p_lockout_max_seconds, coalesce(p_tenants[i], ''));
         o_i := i;
         o_decision := d.o_decision;
         o_reason := d.o_reason;
