@@ -30,7 +30,7 @@ export HERALD_CHAOS_BASE_PORT="${HERALD_CHAOS_BASE_PORT:-$(( ${HERALD_AMQP_PORT:
 # HERALD_CHAOS_BUILD=debug|release overrides.
 build="${HERALD_CHAOS_BUILD:-release}"
 for argument in "$@"; do [ "$argument" = --short ] && build="${HERALD_CHAOS_BUILD:-debug}"; done
-for product in herald-chaos herald-sms herald-email herald-push herald-cleanup herald-apple heraldctl; do swift build -c "$build" --product "$product"; done
+for product in herald-chaos herald-sms herald-email herald-push herald-cleanup herald-apple herald-api heraldctl; do swift build -c "$build" --product "$product"; done
 if [ "$cluster" = 1 ]; then
   # On the clusters: their nodes are the broker and the database of the fleet and of the harness.
   export HERALD_CLUSTER_SCRIPT="$PWD/scripts/cluster.sh"

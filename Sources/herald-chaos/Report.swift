@@ -12,12 +12,12 @@ struct Report {
         var lines = [
             "herald-chaos \(options.short ? "(short)" : "(full)"): \(workers.count) workers (\(workers.joined(separator: ", "))), heartbeat \(options.heartbeatSeconds) s, \(ProcessInfo.processInfo.activeProcessorCount) cores",
             "",
-            "| scenario | published | completed | lost | failed | dead-lettered | duplicated sends | kills | recovery s | time s | result |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+            "| scenario | published | completed | lost | failed | dead-lettered | duplicated sends | sent after a refusal | kills | recovery s | time s | result |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
         ]
         for r in results {
             let recovery = r.recoverySeconds.map { String(format: "%.1f", $0) } ?? "-"
-            lines.append("| \(r.name) | \(r.published) | \(r.completed) | \(r.lost) | \(r.failed) | \(r.deadLettered) | \(r.duplicateSends) | \(r.kills) | \(recovery) | \(String(format: "%.0f", r.seconds)) | \(r.passed ? "pass" : "FAIL") |")
+            lines.append("| \(r.name) | \(r.published) | \(r.completed) | \(r.lost) | \(r.failed) | \(r.deadLettered) | \(r.duplicateSends) | \(r.sentAfterRefusal) | \(r.kills) | \(recovery) | \(String(format: "%.0f", r.seconds)) | \(r.passed ? "pass" : "FAIL") |")
         }
         lines.append("")
         for r in results {
@@ -44,7 +44,7 @@ struct Report {
                 ["name": r.name, "published": r.published, "completed": r.completed, "lost": r.lost, "failed": r.failed,
                  "dead_lettered": r.deadLettered, "dead_letter_reasons": r.deadLetterReasons, "duplicated_sends": r.duplicateSends, "hidden_duplicated_sends": r.hiddenDuplicateSends,
                  "duplicates": r.duplicates.map(\.json),
-                 "missing_sends": r.missingSends, "kills": r.kills, "recovery_seconds": r.recoverySeconds as Any? ?? NSNull(),
+                 "missing_sends": r.missingSends, "sent_after_refusal": r.sentAfterRefusal, "kills": r.kills, "recovery_seconds": r.recoverySeconds as Any? ?? NSNull(),
                  "seconds": r.seconds, "notes": r.notes, "failures": r.failures, "passed": r.passed]
             },
         ]

@@ -26,6 +26,8 @@ struct ScenarioResult: Sendable {
     /// could see in `heraldctl verify show-*`. None is allowed in any scenario.
     var hiddenDuplicateSends: Int { duplicates.reduce(0) { $0 + $1.hidden } }
     var missingSends = 0
+    /// Sends of a start whose last answer was not a yes (the `api` scenario: a refusal, a 5xx or no answer).
+    var sentAfterRefusal = 0
     /// Apple jobs whose authorization code reached Apple more than once (never allowed).
     var duplicatedExchanges = 0
     /// Apple jobs rejected as uncertain: a worker killed while Apple had the code, and the

@@ -115,6 +115,7 @@ do {
             case .slow: result = try await chaos.slowScenario()
             case .rollout: result = try await chaos.rolloutScenario()
             case .security: result = try await chaos.securityScenario()
+            case .api: result = try await chaos.apiScenario()
             // Bounded: a fleet (or a harness) cut off from the broker or the database for good would wait for ever.
             case .clusterKill: result = try await withDeadline(options.clusterTimeout) { try await chaos.clusterKillScenario() }
             case .clusterPartition: result = try await withDeadline(options.clusterTimeout) { try await chaos.clusterPartitionScenario() }
