@@ -26,7 +26,7 @@ enum V1StartAnswer {
             var error: [String: Any] = ["code": "refused", "reason": reason]
             var headers = HTTPFields()
             let status: HTTPResponse.Status
-            if isLimit(reason) {
+            if decision.refusal != .policy {
                 let seconds = decision.retryAfterSeconds ?? 60
                 status = .tooManyRequests
                 error["retry_after_seconds"] = seconds
@@ -39,11 +39,6 @@ enum V1StartAnswer {
             }
             return JSONResponse.make(status, ["error": error, idKey: id], headers: headers)
         }
-    }
-
-    /// Limits and pauses pass again later; a policy's refusal does not.
-    static func isLimit(_ reason: String) -> Bool {
-        ["rate_limited:", "fraud_guard:", "locked_out"].contains { reason.hasPrefix($0) }
     }
 
     /// The request field a policy's refusal concerns.

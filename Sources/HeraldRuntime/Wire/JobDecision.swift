@@ -37,6 +37,21 @@ public struct JobDecision: Codable, Sendable, Equatable {
         self.resendIntervalSeconds = resendIntervalSeconds
     }
 
+    /// What a refusal is, read from its reason: a limit (`rate_limited:<scope>`, `locked_out`) or a
+    /// pause (`fraud_guard:…`) passes again later (`retryAfterSeconds`); any other reason is a
+    /// policy's, which does not. Each door maps these to its own answers (`/v1`: 429 or 422;
+    /// `/v2`: Twilio's codes).
+    public enum Refusal: Sendable, Equatable { case limit, pause, policy }
+
+    /// The kind of this decision's refusal; nil when it is not `refused`.
+    public var refusal: Refusal? {
+        guard status == .refused else { return nil }
+        let reason = reason ?? ""
+        if reason.hasPrefix("rate_limited:") || reason == "locked_out" { return .limit }
+        if reason.hasPrefix("fraud_guard:") { return .pause }
+        return .policy
+    }
+
     public static func sending(channel: String) -> JobDecision { JobDecision(status: .sending, channel: channel) }
     public static func refused(_ reason: String, retryAfterSeconds: Int? = nil) -> JobDecision {
         JobDecision(status: .refused, reason: reason, retryAfterSeconds: retryAfterSeconds)
