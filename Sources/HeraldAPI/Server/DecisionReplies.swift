@@ -30,7 +30,7 @@ final class DecisionReplies: Service, Sendable {
     /// Consumes the queue until shutdown; again, after a second, whenever the broker ends the
     /// subscription (meanwhile a start's wait runs out: 202).
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 let consumer = self.connection.consume(queue: self.queue, prefetch: 512, maxBodyBytes: 4096)
                 await withTaskCancellationHandler {
@@ -90,12 +90,10 @@ final class DecisionReplies: Service, Sendable {
 
         /// The decision, or nil when none came within `timeout` (or the wait was given up).
         func decision(within timeout: Duration) async -> JobDecision? {
-            let timer = Task { [weak self] in
-                try await Task.sleep(for: timeout)
-                self?.settle(nil)
-            }
+            // One entry on the process's deadline thread, not a sleeping task per request.
+            let deadline = DeadlineClock.shared.schedule(after: timeout) { [weak self] in self?.settle(nil) }
             defer {
-                timer.cancel()
+                DeadlineClock.shared.cancel(deadline)
                 owner.forget(self)
             }
             return await withTaskCancellationHandler {

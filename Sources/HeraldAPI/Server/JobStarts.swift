@@ -39,17 +39,28 @@ struct JobStarts: Sendable {
 
     /// Records `job` in the outbox (a transaction of its own) and waits for its decision.
     func start<Job: HeraldJob>(_ job: Job, messageID: String, correlationID: String?, logger: Logger) async throws -> Answer {
-        try requireBroker()
-        let waiter = replies.expect(messageID)
-        do {
+        let (_, waiter) = try await recording(messageID: messageID) {
             try await database.withConnection { connection in
                 try await record(job, messageID: messageID, correlationID: correlationID, on: connection, logger: logger)
             }
+        }
+        return await decision(waiter)
+    }
+
+    /// The steps of every start before its commit: the broker must take publishes (else 503 at
+    /// once, nothing recorded), the decision of `messageID` is awaited from before its job can be
+    /// published, and `transaction` records the start and its job (``record(_:messageID:correlationID:on:logger:)``).
+    /// Returns what `transaction` returned and the waiter for ``decision(_:)``; a failed
+    /// transaction stops the wait.
+    func recording<T>(messageID: String, _ transaction: () async throws -> T) async throws -> (T, DecisionReplies.Waiter) {
+        try requireBroker()
+        let waiter = replies.expect(messageID)
+        do {
+            return (try await transaction(), waiter)
         } catch {
             waiter.cancel()
             throw error
         }
-        return await decision(waiter)
     }
 
     /// Writes `job` to the outbox on `connection` (in the caller's transaction, when it has one).

@@ -73,13 +73,10 @@ struct VerificationRoutes {
         if let locale { do { try WireRules.locale(locale, field: "Locale") } catch { throw TwilioError.invalid("Locale") } }
         let ip = try context.endUserIP(named: form.string("DeviceIp", maxLength: 45), field: "DeviceIp", twilio: true)
         let (starts, correlation, logger) = (dependencies.starts, request.headers[.correlationID], context.logger)
-        try starts.requireBroker()
         let attemptSid = "VL" + RandomID.hex()
-        let waiter = dependencies.replies.expect(attemptSid)
-        let outcome: VerifyStore.StartOutcome
-        do {
-            outcome = try await dependencies.verify.start(service: service, to: to, channel: channel, locale: locale, attemptSid: attemptSid,
-                                                          logger: logger) { connection, attempt, resend in
+        let (outcome, waiter) = try await starts.recording(messageID: attemptSid) {
+            try await dependencies.verify.start(service: service, to: to, channel: channel, locale: locale, attemptSid: attemptSid,
+                                                logger: logger) { connection, attempt, resend in
                 // A resend sends a fresh code at once (force_resend): Twilio's clients resend on the user's request.
                 // The code is the service's (tenant): another service's code for the same To never answers it.
                 if byEmail {
@@ -94,9 +91,6 @@ struct VerificationRoutes {
                                              channel: Self.channels[channel] ?? nil, tenant: service.sid)
                 try await starts.record(job, messageID: attempt.sid, correlationID: correlation, on: connection, logger: logger)
             }
-        } catch {
-            waiter.cancel()
-            throw error
         }
         switch outcome {
         case .started(let verification, let resend):
@@ -121,19 +115,23 @@ struct VerificationRoutes {
     /// limit, 20429 for another limit, 60410 for the fraud guard's pause, 60205 for a landline,
     /// 60200 for the rest (a region, an app not verified, a number the worker cannot read).
     static func refusal(_ decision: JobDecision) -> TwilioError? {
-        guard decision.status == .refused || decision.status == .invalid else { return nil }
-        let reason = decision.reason ?? "refused"
-        if reason == "rate_limited:resend" { return .maxSendAttempts }
-        if reason.hasPrefix("rate_limited:") || reason == "locked_out" {
+        let reason = decision.reason ?? decision.status.rawValue
+        switch decision.refusal {
+        case .limit where reason == "rate_limited:resend":
+            return .maxSendAttempts
+        case .limit:
             return TwilioError(code: 20429, status: .tooManyRequests, message: "Too Many Requests (\(reason))", retryAfter: decision.retryAfterSeconds ?? 60)
-        }
-        if reason.hasPrefix("fraud_guard:") {
+        case .pause:
             var blocked = TwilioError.blocked(reason)
             blocked.retryAfter = decision.retryAfterSeconds
             return blocked
+        case .policy where reason.hasPrefix("number_type_not_allowed:fixed_line"):
+            return .landline
+        case .policy:
+            return .invalid("To", reason)
+        case nil:
+            return decision.status == .invalid ? .invalid("To", reason) : nil
         }
-        if reason.hasPrefix("number_type_not_allowed:fixed_line") { return .landline }
-        return .invalid("To", reason)
     }
 
     func fetch(_ request: Request, context: APIContext) async throws -> Response {

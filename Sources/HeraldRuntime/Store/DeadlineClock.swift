@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 
-/// The timer behind every ``withDeadline``: one thread per process that fires each deadline
+/// The timer behind every ``withDeadline`` (and herald-api's wait for a start's decision): one thread per process that fires each deadline
 /// that was not cancelled in time, on the monotonic clock.
 ///
 /// A deadline costs a lock, a heap push and a table insert; its cancellation (the usual end:
@@ -12,8 +12,8 @@ import Glibc
 /// four to six deadlines of 15 s per SMS job, about 35 MB and a tenth of the worker's
 /// CPU under load (docs/benchmarks.md). A cancelled entry leaves 16 bytes in the heap until
 /// the heap is rebuilt from the live ones, which happens once it holds twice as many.
-final class DeadlineClock: @unchecked Sendable {
-    static let shared = DeadlineClock()
+public final class DeadlineClock: @unchecked Sendable {
+    public static let shared = DeadlineClock()
 
     /// Entries in the heap, cancelled ones included until the heap is rebuilt (tests).
     var heapCount: Int {
@@ -40,7 +40,7 @@ final class DeadlineClock: @unchecked Sendable {
     }
 
     /// Calls `fire` on the clock's thread once `delay` has passed, unless ``cancel(_:)`` came first.
-    func schedule(after delay: Duration, _ fire: @escaping @Sendable () -> Void) -> UInt64 {
+    public func schedule(after delay: Duration, _ fire: @escaping @Sendable () -> Void) -> UInt64 {
         let due = Self.now() &+ UInt64(clamping: max(delay.nanoseconds, 0))
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
@@ -59,7 +59,7 @@ final class DeadlineClock: @unchecked Sendable {
     }
 
     /// The deadline will not fire (if it has not already).
-    func cancel(_ id: UInt64) {
+    public func cancel(_ id: UInt64) {
         pthread_mutex_lock(mutex)
         live[id] = nil
         pthread_mutex_unlock(mutex)
