@@ -9,7 +9,8 @@ import Logging
 import PostgresNIO
 
 /// `BENCH_ONLY=api` (issue 32): herald-api's start (`POST /v1/sms/verifications`: authenticate,
-/// parse, the job written to the outbox and relayed, 202 `queued`: no worker decides here) and check (`POST /v1/sms/verifications/{id}/check`:
+/// parse, the job written to the outbox and relayed, 202 `queued`: no worker decides here; and,
+/// issue 45, the same start answered with a herald-sms's decision, ``DecidingWorker``) and check (`POST /v1/sms/verifications/{id}/check`:
 /// authenticate, the verifier's transaction) under wrk, as a real release process, next to
 /// baselines of the same invocation: a bare Hummingbird route (``BareRoute``) under the same wrk
 /// settings, the broker publish+consume baseline, and HeraldClient's enqueue → confirm (the
@@ -204,6 +205,22 @@ struct APIBenchmark {
             if let memory = ProcessMemory.read(api.pid) { report.memory.append(("herald-api, as fast as answers come", memory)) }
         }
 
+        // The start answered with its decision (issue 45): a herald-sms decides each start and
+        // herald-api waits for its answer (api.decision_wait_ms 3 s). Its CPU is in "others".
+        let worker = try await DecidingWorker(configuration: configuration, publisher: publisher, namespace: setting.namespace, queue: queue)
+        do {
+            try await withAPI(setting, decisionWaitMilliseconds: 3_000) { api in
+                _ = try await load(.start, api.baseURL, seconds: warmupSeconds, rate: nil).run(serverPID: api.pid)
+                report.rows.append(try await apiRow("herald-api start with decision (herald-sms deciding)", load(.start, api.baseURL, seconds: seconds, rate: nil), api))
+                report.rows.append(try await apiRow("herald-api start with decision, \(paced)", load(.start, api.baseURL, seconds: pacedSeconds, rate: pacedRate), api))
+                if let memory = ProcessMemory.read(api.pid) { report.memory.append(("herald-api, start with decision (as fast, then \(paced))", memory)) }
+            }
+        } catch {
+            await worker.stop()
+            throw error
+        }
+        await worker.stop()
+
         // Paced at `pacedRate`, the same connections: a load, not a backlog.
         let pacedCount = Int(pacedRate * Double(pacedSeconds))
         report.rows.append(row(try await brokerBaseline(count: pacedCount, pacedRate: pacedRate, configuration: configuration, logger: logger)))
@@ -228,8 +245,8 @@ struct APIBenchmark {
     }
 
     /// A herald-api process for `body`, stopped (SIGTERM) after it, thrown or not.
-    private func withAPI(_ setting: Setting, _ body: (APIProcess) async throws -> Void) async throws {
-        let api = try await APIProcess(configuration: configuration, namespace: setting.namespace)
+    private func withAPI(_ setting: Setting, decisionWaitMilliseconds: Int = 0, _ body: (APIProcess) async throws -> Void) async throws {
+        let api = try await APIProcess(configuration: configuration, namespace: setting.namespace, decisionWaitMilliseconds: decisionWaitMilliseconds)
         do {
             try await body(api)
         } catch {

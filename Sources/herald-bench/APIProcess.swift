@@ -18,7 +18,9 @@ final class APIProcess: Sendable {
     var pid: Int32 { process.pid }
     var baseURL: String { "http://127.0.0.1:\(port)" }
 
-    init(configuration: HeraldConfiguration, namespace: String) async throws {
+    /// `decisionWaitMilliseconds`: `api.decision_wait_ms`; 0 answers every start 202 `queued` at
+    /// once (no worker decides), else a herald-sms on the namespace answers it (``DecidingWorker``).
+    init(configuration: HeraldConfiguration, namespace: String, decisionWaitMilliseconds: Int = 0) async throws {
         let executable = BenchExecutables.path("herald-api")
         guard FileManager.default.isExecutableFile(atPath: executable) else {
             throw BenchFailure("no \(executable): build it with swift build -c release --product herald-api (scripts/bench.sh does)")
@@ -29,9 +31,7 @@ final class APIProcess: Sendable {
         environment["HERALD_API_PORT"] = String(port)
         environment["HERALD_API_KEY_RATE_PER_SECOND"] = "100000"
         environment["HERALD_API_KEY_RATE_BURST"] = "1000000"
-        // No worker decides here: a start is recorded in the outbox and answered 202 `queued` at
-        // once (issue 45's start-with-decision rows, with herald-sms running, are still to come).
-        environment["HERALD_API_DECISION_WAIT_MS"] = "0"
+        environment["HERALD_API_DECISION_WAIT_MS"] = String(decisionWaitMilliseconds)
         process = try ChildProcess(executable, [], environment: environment)
         // Listening: /openapi.yaml (no key) answers.
         let deadline = ContinuousClock.now + .seconds(30)

@@ -129,7 +129,7 @@ struct WrkLoad {
       n = n + 1
       if kind == "start" then
         local id = string.format("%s-%02d-%08d", prefix, lane, i)
-        local number = string.format("+4916%09d", ((lane * 100000000 + i) * 7919) % 1000000000)
+        local number = string.format("+4917%09d", ((lane * 100000000 + i) * 7919) % 1000000000)
         return wrk.format(nil, "/v1/sms/verifications", nil,
           '{"verification_id":"' .. id .. '","phone_number":"' .. number .. '","purpose":"sign_in","locale":"en"}')
       end
