@@ -21,4 +21,17 @@ enum BenchExecutables {
         environment["HERALD_LOG_LEVEL"] = "error"
         return environment
     }
+
+    /// ``environment(_:namespace:)`` for herald-sms: its SMS to the local webhook provider at
+    /// `providerURL`, every send limit out of the way (the bench measures the path, not the
+    /// limits' refusals) and the fraud guard (on in the shipped configuration) off.
+    static func smsEnvironment(_ configuration: HeraldConfiguration, namespace: String, providerURL: String) -> [String: String] {
+        var environment = environment(configuration, namespace: namespace)
+        environment["HERALD_SMS_PROVIDERS"] = "webhook"
+        environment["HERALD_SMS_WEBHOOK_URL"] = providerURL
+        environment["HERALD_SMS_WEBHOOK_SECRET"] = "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+        for scope in ["phone", "prefix", "ip", "global"] { environment["HERALD_SMS_LIMITS_\(scope.uppercased())_MAX"] = "100000000" }
+        environment["HERALD_SMS_FRAUD_GUARD_ENABLED"] = "false"
+        return environment
+    }
 }

@@ -35,7 +35,7 @@ struct CheckSeed {
                        \(stored.keyID), \(ByteBuffer(bytes: stored.digest)), \(sms.maxAttempts), false, now() + interval '1 hour',
                        now(), 1, \(sms.guessing.maxFailures), \(sms.guessing.windowSeconds), \(sms.guessing.lockoutSeconds), \(sms.guessing.maxLockoutSeconds)
                   FROM generate_series(0, \(count - 1)) g
-                ON CONFLICT (phone_number, purpose) WHERE status = 'pending' DO NOTHING
+                ON CONFLICT (phone_number, purpose, tenant) WHERE status = 'pending' DO NOTHING
                 RETURNING id, phone_number, purpose
             ), verification AS (
                 INSERT INTO herald.sms_verifications (verification_id, code_id, phone_number, purpose, message_id, state, code_sends)

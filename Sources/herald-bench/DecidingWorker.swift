@@ -17,12 +17,7 @@ final class DecidingWorker: Sendable {
 
     init(configuration: HeraldConfiguration, publisher: HeraldClient, namespace: String, queue: String) async throws {
         provider = try await StubHTTPServer { _ in .init(status: 200, body: #"{"message_id":"bench"}"#) }
-        var environment = BenchExecutables.environment(configuration, namespace: namespace)
-        environment["HERALD_SMS_PROVIDERS"] = "webhook"
-        environment["HERALD_SMS_WEBHOOK_URL"] = provider.baseURL + "/sms"
-        environment["HERALD_SMS_WEBHOOK_SECRET"] = "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-        for scope in ["phone", "prefix", "ip", "global"] { environment["HERALD_SMS_LIMITS_\(scope.uppercased())_MAX"] = "100000000" }
-        environment["HERALD_SMS_FRAUD_GUARD_ENABLED"] = "false"
+        let environment = BenchExecutables.smsEnvironment(configuration, namespace: namespace, providerURL: provider.baseURL + "/sms")
         process = try ChildProcess(BenchExecutables.path("herald-sms"), [], environment: environment, outputPath: "/dev/null")
         let ready = ContinuousClock.now + .seconds(30)
         while (try await publisher.connection.queueState(queue)?.consumerCount ?? 0) < 1 {

@@ -41,13 +41,8 @@ func smsProcesses(count: Int, processes: Int, controls: Bool = false, pacedRate:
     try await client.connection.waitUntilConnected(timeout: .seconds(10))
     try await client.connection.declare(HeraldTopology(broker, configuration.runner).all)
 
-    var environment = BenchExecutables.environment(configuration, namespace: namespace)
-    environment["HERALD_SMS_PROVIDERS"] = "webhook"
-    environment["HERALD_SMS_WEBHOOK_URL"] = provider.baseURL + "/sms"
-    environment["HERALD_SMS_WEBHOOK_SECRET"] = "whsec_" + Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-    for scope in ["phone", "prefix", "global"] { environment["HERALD_SMS_LIMITS_\(scope.uppercased())_MAX"] = "100000000" }
-    // The fraud guard is on in the shipped configuration: the "controls off" rows turn it off.
-    environment["HERALD_SMS_FRAUD_GUARD_ENABLED"] = "false"
+    // The "controls off" rows: no limit in the way, the fraud guard off.
+    var environment = BenchExecutables.smsEnvironment(configuration, namespace: namespace, providerURL: provider.baseURL + "/sms")
     if controls { environment.merge(SMSControls.environment) { $1 } }
     if let variant { environment.merge(variant.environment) { $1 } }
     let executable = BenchExecutables.path("herald-sms")
