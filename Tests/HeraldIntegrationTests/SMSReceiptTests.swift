@@ -65,6 +65,8 @@ import Testing
             let job = SMSVerificationJob(verificationID: "\(harness.namespace)-tw", phoneNumber: harness.phone(1))
             _ = try await harness.enqueue(job)
             try await eventually("delivered") { try await sms.attempts(job.verificationID).first?.delivery?.status == .delivered }
+            // herald-sms can apply the receipt before the stand-in has read herald-api's answer to it.
+            try await eventually("both callbacks answered") { twilio.posted.count == 2 }
 
             let message = try #require(twilio.messages.first)
             #expect(message.statusCallback == "http://127.0.0.1:\(api.port)/v1/receipts/twilio")
