@@ -9,7 +9,7 @@ import Glibc
 
 /// herald-api under the `api` scenario: the built executable beside the fleet's, a server key of
 /// its own (`heraldctl api-keys create --asserts-client-ip`), SIGKILLed and started again by the
-/// harness, its resident memory sampled while it runs.
+/// harness; each process's peak resident set (VmHWM) is read before it is killed or stopped.
 final class APIDoor: @unchecked Sendable {
     let binDir: String
     let logDir: String
@@ -21,7 +21,7 @@ final class APIDoor: @unchecked Sendable {
     private let lock = NSLock()
     private var process: ChildProcess
     private var starts = 1
-    private var peakRSS = 0
+    private var peakMB = 0.0
 
     init(binDir: String, logDir: String, environment: [String: String], port: Int) async throws {
         self.binDir = binDir
@@ -47,14 +47,18 @@ final class APIDoor: @unchecked Sendable {
     }
 
     var url: String { "http://127.0.0.1:\(port)" }
-    var pid: pid_t { lock.withLock { process.pid } }
-    var exitedOnItsOwn: Bool { lock.withLock { !process.isRunning } }
-    /// The highest resident set size seen by ``sampleMemory()``, in bytes.
-    var peakResidentBytes: Int { lock.withLock { peakRSS } }
+    /// The highest peak resident set (VmHWM) of the processes ended so far, in MB (10⁶ bytes).
+    var peakResidentMB: Double { lock.withLock { peakMB } }
+
+    /// Takes the running process's peak into ``peakResidentMB``; called with the lock held.
+    private func notePeak() {
+        if let memory = ProcessMemory.read(process.pid) { peakMB = max(peakMB, memory.peakMB) }
+    }
 
     /// SIGKILL, then started again at once.
     func killAndRestart() throws {
         try lock.withLock {
+            notePeak()
             process.signal(SIGKILL)
             while process.isRunning { usleep(5_000) }
             starts += 1
@@ -71,17 +75,11 @@ final class APIDoor: @unchecked Sendable {
         throw ChaosFailure("herald-api not ready within \(timeout): \(lock.withLock { process.output.suffix(800) })")
     }
 
-    /// Reads VmRSS of the running process into the peak.
-    func sampleMemory() {
-        let pid = self.pid
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return }
-        lock.withLock { peakRSS = max(peakRSS, kilobytes * 1024) }
-    }
-
     func stop() async {
-        let current = lock.withLock { process }
+        let current = lock.withLock {
+            notePeak()
+            return process
+        }
         current.signal(SIGTERM)
         if await current.waitForExit(timeout: .seconds(20)) == nil { current.signal(SIGKILL) }
     }

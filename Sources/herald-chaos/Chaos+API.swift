@@ -11,8 +11,8 @@ extension Chaos {
     /// answered, while herald-api is SIGKILLed and started again, RabbitMQ is stopped, paused
     /// (SIGSTOP) and blocked (its memory alarm), and PostgreSQL is stopped. At the SMS gateway:
     /// every start answered 2xx is sent exactly once; every start whose last answer was not 2xx
-    /// (a refusal, or no answer before the clients gave up) is sent never. herald-api's resident
-    /// memory is sampled throughout.
+    /// (a refusal, or no answer before the clients gave up) is sent never. herald-api's peak
+    /// resident memory is read from each of its processes before it ends.
     func apiScenario() async throws -> ScenarioResult {
         var result = ScenarioResult(name: "herald-api: retrying clients; herald-api killed, the broker stopped, paused and blocked, PostgreSQL stopped")
         let start = ContinuousClock.now
@@ -23,12 +23,6 @@ extension Chaos {
         let clients = options.short ? 40 : 200
         let starts = APIStarts(prefix: load.idPrefix + "api-", perSecond: options.short ? 15 : 60)
         let load = self.load
-        let sampling = Task {
-            while !Task.isCancelled {
-                door.sampleMemory()
-                try? await Task.sleep(for: .milliseconds(250))
-            }
-        }
         let running = Task { await starts.run(clients: clients, door: door) { load.number($0 + 500_000) } }
 
         // The faults, one after the other, each once the fleet and herald-api are back.
@@ -62,7 +56,6 @@ extension Chaos {
         // No new starts; the clients give up a while after the last fault, and every start has its last answer.
         starts.finish(givingUpAt: .now + .seconds(options.short ? 30 : 60))
         await running.value
-        sampling.cancel()
         await door.stop()
         let answers = starts.answers
         let yes = Set(answers.filter { $0.value.accepted }.keys)
@@ -88,12 +81,12 @@ extension Chaos {
                             + statuses.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
         result.notes.append("\(yes.count) answered 2xx: \(lost.count) never sent, \(duplicated.count) sent more than once; "
                             + "\(no.count) never answered 2xx: \(sentAfterRefusal.count) sent")
-        result.notes.append(String(format: "herald-api peak RSS %.1f MB across %d starts of it", Double(door.peakResidentBytes) / 1_048_576, result.kills + 1))
+        result.notes.append(String(format: "herald-api peak RSS (VmHWM) %.1f MB across %d starts of it", door.peakResidentMB, result.kills + 1))
         result.require(lost.isEmpty, "\(lost.count) start(s) answered 2xx never sent: \(lost.sorted().prefix(5))")
         result.require(duplicated.isEmpty, "\(duplicated.count) start(s) sent more than once: \(duplicated.sorted().prefix(5))")
         result.require(sentAfterRefusal.isEmpty, "\(sentAfterRefusal.count) start(s) sent though no answer to them was 2xx: \(sentAfterRefusal.sorted().prefix(5))")
         result.require(yes.count >= answers.count / 2, "only \(yes.count) of \(answers.count) starts were ever answered 2xx")
-        result.require(door.peakResidentBytes < 256 << 20, "herald-api grew to \(door.peakResidentBytes >> 20) MB")
+        result.require(door.peakResidentMB * 1_000_000 < Double(256 << 20), String(format: "herald-api grew to %.0f MB", door.peakResidentMB))
         result.seconds = (ContinuousClock.now - start).seconds
         return result
     }

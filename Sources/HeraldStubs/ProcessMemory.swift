@@ -1,18 +1,18 @@
 import Foundation
-import HeraldStubs
 
 /// A process's resident memory from /proc/<pid>/status: the peak (VmHWM, high-water mark of
 /// its resident set since it started) and the resident set now (VmRSS), in MB (10⁶ bytes).
-struct ProcessMemory: Sendable {
-    var pid: Int32
-    var peakMB: Double
-    var residentMB: Double
+/// herald-bench reports it per process; herald-chaos takes herald-api's peak before each kill.
+public struct ProcessMemory: Sendable {
+    public var pid: Int32
+    public var peakMB: Double
+    public var residentMB: Double
     /// The resident set now split (RssAnon, RssFile): the process's own memory, and the pages of
     /// its executable and shared libraries it touched (shared with other processes mapping them).
-    var anonymousMB: Double = 0
-    var fileMB: Double = 0
+    public var anonymousMB: Double = 0
+    public var fileMB: Double = 0
 
-    static func read(_ pid: Int32) -> ProcessMemory? {
+    public static func read(_ pid: Int32) -> ProcessMemory? {
         guard let text = procText("/proc/\(pid)/status") else { return nil }
         var fields: [String: Double] = [:]
         for line in text.split(separator: "\n") where line.hasPrefix("VmHWM:") || line.hasPrefix("VmRSS:") || line.hasPrefix("RssAnon:") || line.hasPrefix("RssFile:") {
@@ -26,7 +26,7 @@ struct ProcessMemory: Sendable {
     }
 
     /// "peak 45.1 MB, at the end 44.0 MB" for each process, joined.
-    static func describe(_ memory: [ProcessMemory]) -> String {
+    public static func describe(_ memory: [ProcessMemory]) -> String {
         memory.map { String(format: "pid %d: peak %.1f MB, at the end %.1f MB", $0.pid, $0.peakMB, $0.residentMB) }.joined(separator: "; ")
     }
 }
