@@ -147,14 +147,7 @@ import Testing
             let api = try await APIProcess(harness)
             let path = "/v1/sms/verifications/\(harness.namespace)-none"
             let key = try await api.makeKey("kept", scopes: [.sms])
-            // Until herald-api listens (moments after it is ready) nothing is kept: try again then.
-            var kept = false
-            for _ in 0..<20 where !kept {
-                #expect(try await api.call(.GET, path, auth: .basic(key)).status == 404)
-                kept = try await Self.isKept(api, key)
-                if !kept { try await Task.sleep(for: .milliseconds(200)) }
-            }
-            #expect(kept, "the key was read again for each request")
+            #expect(try await Self.useUntilKept(api, key), "the key was read again for each request")
             // The announcement reaches herald-api within milliseconds of the commit (measured:
             // 4 ms on a quiet machine; a loaded one can let one request through first).
             try await api.revoke(key)
@@ -176,14 +169,7 @@ import Testing
             let api = try await APIProcess(harness, environment: ["HERALD_API_AUTH_FAILURES_RATE_PER_SECOND": "1", "HERALD_API_AUTH_FAILURES_BURST": "5"])
             let path = "/v1/sms/verifications/\(harness.namespace)-none"
             let kept = try await api.makeKey("kept", scopes: [.sms])
-            // Kept once used while herald-api listens for revocations (moments after it is ready).
-            var isKept = false
-            for _ in 0..<20 where !isKept {
-                #expect(try await api.call(.GET, path, auth: .basic(kept)).status == 404)
-                isKept = try await Self.isKept(api, kept)
-                if !isKept { try await Task.sleep(for: .milliseconds(100)) }
-            }
-            #expect(isKept)
+            #expect(try await Self.useUntilKept(api, kept, pause: .milliseconds(100)))
             let id = api.key.prefix { $0 != ":" }
             for _ in 0..<3 { #expect(try await api.call(.GET, path, auth: APIProcess.Auth.none).status == 401) }
             var statuses: [Int] = []
@@ -198,14 +184,26 @@ import Testing
         }
     }
 
+    /// Uses `key` until herald-api keeps it (nothing is kept until it listens for revocations,
+    /// moments after it is ready), up to 20 times `pause` apart: whether it was kept.
+    static func useUntilKept(_ api: APIProcess, _ key: String, pause: Duration = .milliseconds(200)) async throws -> Bool {
+        let path = "/v1/sms/verifications/\(api.harness.namespace)-none"
+        for _ in 0..<20 {
+            #expect(try await api.call(.GET, path, auth: .basic(key)).status == 404)
+            if try await isKept(api, key) { return true }
+            try await Task.sleep(for: pause)
+        }
+        return false
+    }
+
     /// Whether herald-api answers `key` from memory: a change of its row that nobody announced
     /// (its scopes) is not seen. The row is put back after.
     static func isKept(_ api: APIProcess, _ key: String) async throws -> Bool {
         let id = String(key.prefix { $0 != ":" })
         let path = "/v1/sms/verifications/\(api.harness.namespace)-none"
-        try await api.harness.database.query("UPDATE herald.api_keys SET scopes = '{email}' WHERE id = \(id)").collect()
+        _ = try await api.harness.database.query("UPDATE herald.api_keys SET scopes = '{email}' WHERE id = \(id)").collect()
         let answer = try await api.call(.GET, path, auth: .basic(key))
-        try await api.harness.database.query("UPDATE herald.api_keys SET scopes = '{sms}' WHERE id = \(id)").collect()
+        _ = try await api.harness.database.query("UPDATE herald.api_keys SET scopes = '{sms}' WHERE id = \(id)").collect()
         return answer.status == 404
     }
 
