@@ -1,5 +1,4 @@
 import Foundation
-import HeraldStubs
 import NIOConcurrencyHelpers
 #if canImport(Glibc)
 import Glibc
@@ -43,9 +42,10 @@ extension Chaos {
         try await services("resume-rabbitmq")
         try await back(door)
         // A memory alarm: RabbitMQ blocks every publishing connection (connection.blocked) until it clears.
-        _ = try await ChildProcess.run(servicesScript, ["rabbitmqctl", "set_vm_memory_high_watermark", "0.000001"], timeout: .seconds(60))
+        try await services("rabbitmqctl", "set_vm_memory_high_watermark", "0.000001")
         try await Task.sleep(for: outage)
-        _ = try await ChildProcess.run(servicesScript, ["rabbitmqctl", "set_vm_memory_high_watermark", "0.3"], timeout: .seconds(60))
+        // Back to scripts/services.sh's vm_memory_high_watermark.relative.
+        try await services("rabbitmqctl", "set_vm_memory_high_watermark", "0.3")
         try await back(door)
         try await services("stop-postgres", "immediate")
         try await Task.sleep(for: options.short ? .seconds(6) : options.databaseOutage)
@@ -76,9 +76,9 @@ extension Chaos {
         let sentAfterRefusal = no.filter { sends[$0] != nil }
         result.sentAfterRefusal = sentAfterRefusal.count
         let statuses = Dictionary(answers.values.map { ($0.last.map(String.init) ?? "none", 1) }, uniquingKeysWith: +)
-        let seen = starts.seen.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
-        result.notes.append("\(answers.count) starts by \(clients) clients (one start in four takes a 5xx as final), \(starts.requests) requests answered \(seen); last answers: "
-                            + statuses.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", "))
+        func counts(_ byStatus: [String: Int]) -> String { byStatus.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ") }
+        result.notes.append("\(answers.count) starts by \(clients) clients (one start in four takes a 5xx as final), \(starts.requests) requests answered "
+                            + "\(counts(starts.seen)); last answers: \(counts(statuses))")
         result.notes.append("\(yes.count) answered 2xx: \(lost.count) never sent, \(duplicated.count) sent more than once; "
                             + "\(no.count) never answered 2xx: \(sentAfterRefusal.count) sent")
         result.notes.append(String(format: "herald-api peak RSS (VmHWM) %.1f MB across %d starts of it", door.peakResidentMB, result.kills + 1))
