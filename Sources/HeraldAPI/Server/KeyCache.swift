@@ -85,7 +85,7 @@ final class KeyCache: Service, Sendable {
 
     /// Listens for revocations until shutdown, again after a lost connection (nothing kept meanwhile).
     func run() async throws {
-        try? await cancelWhenGracefulShutdown {
+        await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
                     try await self.store.client.withConnection { connection in
