@@ -63,16 +63,21 @@ let package = Package(
         // herald-api's HTTP server. No traits: swift-configuration is not needed (Herald reads its own).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // /v1's generated types and routes (scripts/generate-openapi.sh) and their Hummingbird transport.
+        // No traits: the runtime on FoundationEssentials, as swift-openapi-hummingbird asks for it.
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4", traits: []),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird", from: "2.1.0"),
         // Traces (off by default): the span API, and OpenTelemetry's OTLP/HTTP exporter. Only the
         // OTLPHTTP trait: its OTLPGRPC default would build grpc-swift, which Herald does not use.
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
-        // Each module's SQL/ folder (migrations, functions) embedded in it as text, so the
-        // schema is in .sql files that psql and linters read, and in the binary that applies it.
-        .executableTarget(name: "embed-sql", path: "Sources/embed-sql"),
-        .plugin(name: "EmbedSQL", capability: .buildTool(), dependencies: ["embed-sql"]),
+        // Each module's SQL/ folder (migrations, functions) and Documents/ folder (herald-api's
+        // OpenAPI document) embedded in it as text: the files stay files that psql, linters and
+        // client generators read, and are in the binary that applies or serves them.
+        .executableTarget(name: "embed-files", path: "Sources/embed-files"),
+        .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["embed-files"]),
         .systemLibrary(
             name: "CRabbitMQ",
             pkgConfig: "librabbitmq",
@@ -107,7 +112,7 @@ let package = Package(
                 .product(name: "OTel", package: "swift-otel"),
             ],
             swiftSettings: strict,
-            plugins: ["EmbedSQL"]
+            plugins: ["EmbedFiles"]
         ),
         // One target per channel; each depends on HeraldRuntime only, never on another
         // channel (scripts/check-structure.py fails `make test` when one does).
@@ -117,25 +122,25 @@ let package = Package(
             name: "CPhoneNumber",
             linkerSettings: [.linkedLibrary("phonenumber"), .linkedLibrary("protobuf")]
         ),
-        .target(name: "HeraldSMS", dependencies: ["HeraldRuntime", "CPhoneNumber"] + channel, swiftSettings: strict, plugins: ["EmbedSQL"]),
+        .target(name: "HeraldSMS", dependencies: ["HeraldRuntime", "CPhoneNumber"] + channel, swiftSettings: strict, plugins: ["EmbedFiles"]),
         .target(
             name: "HeraldEmail",
             dependencies: ["HeraldRuntime", .product(name: "Mustache", package: "swift-mustache")] + channel,
             swiftSettings: strict,
-            plugins: ["EmbedSQL"]
+            plugins: ["EmbedFiles"]
         ),
         .target(
             name: "HeraldPush",
             dependencies: ["HeraldRuntime", .product(name: "JWTKit", package: "jwt-kit")] + channel,
             swiftSettings: strict,
-            plugins: ["EmbedSQL"]
+            plugins: ["EmbedFiles"]
         ),
-        .target(name: "HeraldCleanup", dependencies: ["HeraldRuntime"] + channel, swiftSettings: strict, plugins: ["EmbedSQL"]),
+        .target(name: "HeraldCleanup", dependencies: ["HeraldRuntime"] + channel, swiftSettings: strict, plugins: ["EmbedFiles"]),
         .target(
             name: "HeraldApple",
             dependencies: ["HeraldRuntime", .product(name: "JWTKit", package: "jwt-kit")] + channel,
             swiftSettings: strict,
-            plugins: ["EmbedSQL"]
+            plugins: ["EmbedFiles"]
         ),
         // Local servers that speak the remote providers' protocols (tests, benchmarks, chaos).
         .target(
@@ -166,7 +171,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict,
-            plugins: ["EmbedSQL"]
+            plugins: ["EmbedFiles"]
         ),
         .target(
             name: "HeraldClient",
@@ -183,11 +188,14 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ] + channel + channels,
-            swiftSettings: strict
+            swiftSettings: strict,
+            plugins: ["EmbedFiles"]
         ),
         .executableTarget(name: "herald-api", dependencies: ["HeraldRuntime", "HeraldAPI"], swiftSettings: strict),
         .executableTarget(name: "herald-sms", dependencies: ["HeraldRuntime", "HeraldSMS"], swiftSettings: strict),

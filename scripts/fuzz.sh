@@ -8,8 +8,8 @@
 # The code under test is compiled from the project's own sources, not copied: the wire
 # layer (Sources/HeraldRuntime/Wire without the broker topology, and each channel's job type),
 # phone numbers, the masking used in logs, the email address helpers and the continue-URL policy
-# of email links, herald-api's request decoders (JSONFields, FormFields: the parts without
-# Hummingbird), and
+# of email links, herald-api's hand-written request decoders (JSONFields, FormFields and the
+# FieldRule checks they share: the parts without Hummingbird), and
 # the two pure-Swift files of the AMQP library it needs (properties and field values), built
 # as a small module named AMQP so the sources compile unchanged.
 set -euo pipefail
@@ -38,7 +38,7 @@ SOURCES+=(Sources/HeraldRuntime/Logging/Redact.swift Sources/HeraldSMS/Phone/Pho
   Sources/HeraldSMS/SMSVerificationJob.swift Sources/HeraldEmail/EmailActionJob.swift
   Sources/HeraldPush/PushVerificationJob.swift Sources/HeraldCleanup/CleanupRunJob.swift
   Sources/HeraldEmail/EmailAddress.swift Sources/HeraldEmail/Link/EmailLinkPolicy.swift Sources/HeraldSMS/Abuse/SMSVerificationJob+AppVerification.swift
-  Sources/HeraldAPI/Server/APIFailure.swift Sources/HeraldAPI/Server/JSONFields.swift Sources/HeraldAPI/Verify/FormFields.swift)
+  Sources/HeraldAPI/Server/APIFailure.swift Sources/HeraldAPI/Server/FieldRule.swift Sources/HeraldAPI/Server/JSONFields.swift Sources/HeraldAPI/Verify/FormFields.swift)
 # One module of them all: the runtime's and the channels' files as they are, less their
 # imports of each other's modules.
 mkdir -p "$OUT/src"

@@ -1,7 +1,8 @@
 import Foundation
 
-// libFuzzer target: herald-api's request decoders, on arbitrary bodies: `JSONFields` (every
-// `/v1` body) and `FormFields` (every Twilio-style `/v2` body and query). Input: byte 0 picks
+// libFuzzer target: herald-api's hand-written request decoders, on arbitrary bodies: `JSONFields`
+// (the webhook receipt's body; `/v1`'s bodies are decoded by the code swift-openapi-generator
+// makes) and `FormFields` (every Twilio-style `/v2` body and query). Input: byte 0 picks
 // the decoder (even: JSON, odd: form), the rest is the body. Checked besides "no crash":
 // - every refusal is an `APIFailure.invalid` whose field, if named, is printable ASCII of at
 //   most 64 characters after its path, and whose message is printable and short;

@@ -82,7 +82,7 @@ public enum APIApp {
         // The exporter first of all: the last to stop, it exports the spans of the drain.
         if let tracing = observability.tracing { services.insert(tracing, at: 0) }
         let app = Application(
-            router: APIRouter.make(dependencies), server: server,
+            router: try APIRouter.make(dependencies), server: server,
             configuration: .init(address: .hostname(api.host, port: api.port), serverName: nil),
             onServerRunning: { _ in logger.info("listening", metadata: ["host": "\(api.host)", "port": "\(api.port)", "tls": "\(api.tlsEnabled)"]) },
             logger: logger)

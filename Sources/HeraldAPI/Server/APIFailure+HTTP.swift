@@ -18,4 +18,5 @@ extension HTTPField.Name {
     static let retryAfter = HTTPField.Name("Retry-After")!
     static let idempotencyKey = HTTPField.Name("Idempotency-Key")!
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
+    static let correlationID = HTTPField.Name("X-Correlation-ID")!
 }

@@ -2,12 +2,13 @@ import HeraldAPIStore
 import HeraldRuntime
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// The routes of herald-api: `/v1` (JSON, Basic or Bearer) and `/v2` (Twilio Verify, form
 /// bodies, Basic), each family behind its metrics, its error dialect and, per route group,
 /// the API key's scope. A request no route takes answers 404 in its family's dialect.
 enum APIRouter {
-    static func make(_ dependencies: APIDependencies) -> Router<APIContext> {
+    static func make(_ dependencies: APIDependencies) throws -> Router<APIContext> {
         let router = Router(context: APIContext.self)
         // First: the span of a request holds everything the request does (a no-op when tracing is off).
         router.add(middleware: RequestTracing())
@@ -19,18 +20,20 @@ enum APIRouter {
             KeyAuthenticator(keys: dependencies.keys, scope: scope, allowBearer: bearer, limiter: limiter, failures: failures, addresses: addresses, metrics: dependencies.metrics)
         }
 
+        // docs/openapi.yaml, embedded by the EmbedFiles plugin (Documents/openapi.yaml links to it).
+        let document = ByteBuffer(string: EmbeddedDocuments.files["openapi.yaml"] ?? "")
         router.get("openapi.yaml") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: .init(string: OpenAPIDocument.text)))
+            Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: document))
         }
 
         let v1 = router.group("v1")
             .add(middleware: RequestMetrics(family: "v1", metrics: dependencies.metrics))
             .add(middleware: ErrorBoundary(maxBodyBytes: api.maxBodyBytes) { failure, _ in V1Error(failure: failure) })
-        SMSRoutes(dependencies: dependencies).add(to: v1.group("sms").add(middleware: authenticator(.sms, bearer: true)))
-        EmailRoutes(dependencies: dependencies).add(to: v1.group("email").add(middleware: authenticator(.email, bearer: true)))
-        PushRoutes(dependencies: dependencies).add(to: v1.group("push").add(middleware: authenticator(.push, bearer: true)))
-        AppleRoutes(dependencies: dependencies).add(to: v1.group("apple").add(middleware: authenticator(.apple, bearer: true)))
-        AccountRoutes(dependencies: dependencies).add(to: v1.group("accounts").add(middleware: authenticator(.accounts, bearer: true)))
+        // The generated routes (docs/openapi.yaml), each family behind its key's scope.
+        let families: [(String, APIScope)] = [("sms", .sms), ("email", .email), ("push", .push), ("apple", .apple), ("accounts", .accounts)]
+        try V1API.register(dependencies, families: Dictionary(uniqueKeysWithValues: families.map { name, scope in
+            (name, v1.group(RouterPath(name)).add(middleware: authenticator(scope, bearer: true)).add(middleware: V1Request.Scope(maxBodyBytes: api.maxBodyBytes)))
+        }))
         // Providers' callbacks: no API key, each checked by the provider's own signature.
         ReceiptRoutes(dependencies: dependencies, addresses: addresses).add(to: v1.group("receipts"))
 

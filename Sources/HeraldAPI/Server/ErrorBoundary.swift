@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
+import OpenAPIRuntime
 import PostgresNIO
 
 /// Turns whatever a route family's handlers throw into that family's error answer: an
@@ -17,7 +18,12 @@ struct ErrorBoundary: RouterMiddleware {
     func handle(_ request: Request, context: APIContext, next: (Request, APIContext) async throws -> Response) async throws -> Response {
         do {
             do {
-                return try await next(request, context)
+                do {
+                    return try await next(request, context)
+                } catch let generated as ServerError {
+                    // A generated `/v1` route's failure, told as herald-api tells its own.
+                    throw generated.cause
+                }
             } catch let wrapped as PostgresTransactionError {
                 // What a handler threw inside a transaction (a broker 503 while a Verify send is
                 // recorded), or the database's own error: answered as itself.

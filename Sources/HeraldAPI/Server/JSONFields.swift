@@ -51,19 +51,11 @@ struct JSONFields: Sendable {
     func string(_ key: String, maxLength: Int = 256) throws -> String? {
         guard let value = values[key] else { return nil }
         guard case .string(let text) = value else { throw APIFailure.invalid(field: name(key), reason: "\(name(key)) must be a string") }
-        guard text.utf8.count <= maxLength else { throw APIFailure.invalid(field: name(key), reason: "\(name(key)) is longer than \(maxLength) bytes") }
-        // PostgreSQL's text cannot hold U+0000: refused here, for every route, as the client's mistake.
-        guard !text.utf8.contains(0) else { throw APIFailure.invalid(field: name(key), reason: "\(name(key)) must not contain U+0000") }
-        return text
+        return try FieldRule.text(text, name(key), maxLength: maxLength)
     }
 
     func required(_ key: String, maxLength: Int = 256) throws -> String {
-        guard let text = try string(key, maxLength: maxLength), !text.isEmpty else { throw missing(key) }
-        return text
-    }
-
-    private func missing(_ key: String) -> APIFailure {
-        APIFailure.invalid(field: name(key), reason: "missing required field '\(name(key))'")
+        try FieldRule.required(string(key, maxLength: maxLength), name(key), maxLength: maxLength)
     }
 
     func bool(_ key: String) throws -> Bool? {
@@ -80,12 +72,8 @@ struct JSONFields: Sendable {
         return int
     }
 
-    func choice<T: RawRepresentable & CaseIterable>(_ key: String, _: T.Type) throws -> T? where T.RawValue == String {
-        guard let text = try string(key, maxLength: 64) else { return nil }
-        guard let value = T(rawValue: text) else {
-            throw APIFailure.invalid(field: name(key), reason: "\(name(key)) must be one of \(T.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        return value
+    func choice<T: RawRepresentable & CaseIterable>(_ key: String, _ type: T.Type) throws -> T? where T.RawValue == String {
+        try FieldRule.choice(string(key, maxLength: 64), name(key), type)
     }
 
     /// An array of choices, 1 to `maxCount` of them, each at most once.
@@ -103,12 +91,11 @@ struct JSONFields: Sendable {
     }
 
     func requiredChoice<T: RawRepresentable & CaseIterable>(_ key: String, _ type: T.Type) throws -> T where T.RawValue == String {
-        guard let value = try choice(key, type) else { throw missing(key) }
-        return value
+        try FieldRule.requiredChoice(string(key, maxLength: 64), name(key), type)
     }
 
     func requiredObject(_ key: String, allowed: Set<String>) throws -> JSONFields {
-        guard let value = try object(key, allowed: allowed) else { throw missing(key) }
+        guard let value = try object(key, allowed: allowed) else { throw FieldRule.missing(name(key)) }
         return value
     }
 

@@ -2,45 +2,38 @@ import Foundation
 import HeraldApple
 import HeraldClient
 import HeraldRuntime
-import HTTPTypes
-import Hummingbird
 
 /// `/v1/apple`: check an identity token with its raw nonce; hand herald-apple an authorization
 /// code to exchange (and keep the refresh token it gets, sealed, for revocation).
-struct AppleRoutes {
-    let dependencies: APIDependencies
-
-    func add(to group: RouterGroup<APIContext>) {
-        group.post("identity-tokens/verify", use: verify)
-        group.post("authorization-codes", use: store)
-    }
-
-    func verify(_ request: Request, context: APIContext) async throws -> Response {
-        let body = try await JSONFields.read(request, limit: dependencies.api.maxBodyBytes, allowed: ["identity_token", "raw_nonce"])
-        let token = try body.required("identity_token", maxLength: 8192)
-        let nonce = try body.required("raw_nonce", maxLength: 512)
+extension V1API {
+    func verifyAppleIdentityToken(_ input: Operations.VerifyAppleIdentityToken.Input) async throws -> Operations.VerifyAppleIdentityToken.Output {
+        guard case .json(let body) = input.body else { throw APIFailure.invalid(field: nil, reason: "the body must be JSON") }
+        let token = try FieldRule.required(body.identityToken, "identity_token", maxLength: 8192)
+        let nonce = try FieldRule.required(body.rawNonce, "raw_nonce", maxLength: 512)
+        let identity: AppleIdentity
         do {
-            let identity = try await dependencies.apple.verifyIdentityToken(token, rawNonce: nonce)
-            var out: [String: Any] = ["result": "verified", "sub": identity.subject, "client_id": identity.clientID,
-                                      "issued_at": JSONResponse.timestamp(identity.issuedAt), "expires_at": JSONResponse.timestamp(identity.expiresAt)]
-            out["email"] = identity.email
-            out["email_verified"] = identity.emailVerified
-            out["is_private_email"] = identity.isPrivateEmail
-            out["real_user_status"] = identity.realUserStatus?.rawValue
-            return JSONResponse.make(.ok, out)
+            identity = try await dependencies.apple.verifyIdentityToken(token, rawNonce: nonce)
         } catch {
             if case .keysUnavailable = error { throw APIFailure.upstreamUnavailable("Apple's key set") }
-            return JSONResponse.make(.ok, ["result": "refused", "reason": error.code])
+            let reason = try Self.generated(error.code, as: Components.Schemas.AppleIdentityRefused.ReasonPayload.self)
+            return .ok(.init(body: .json(.AppleIdentityRefused(.init(result: "refused", reason: reason)))))
         }
+        let checked = Components.Schemas.AppleVerifyResult.AppleIdentityVerified(.init(
+            result: "verified", sub: identity.subject, clientId: identity.clientID, issuedAt: identity.issuedAt, expiresAt: identity.expiresAt,
+            email: identity.email, emailVerified: identity.emailVerified, isPrivateEmail: identity.isPrivateEmail,
+            realUserStatus: try identity.realUserStatus.map { try Self.generated($0.rawValue, as: Components.Schemas.AppleIdentityVerified.RealUserStatusPayload.self) }))
+        return .ok(.init(body: .json(checked)))
     }
 
-    func store(_ request: Request, context: APIContext) async throws -> Response {
-        let body = try await JSONFields.read(request, limit: dependencies.api.maxBodyBytes, allowed: ["account_id", "client_id", "authorization_code"])
+    func storeAppleAuthorizationCode(_ input: Operations.StoreAppleAuthorizationCode.Input) async throws -> Operations.StoreAppleAuthorizationCode.Output {
+        let context = try context
+        guard case .json(let body) = input.body else { throw APIFailure.invalid(field: nil, reason: "the body must be JSON") }
         let job = try JSONFields.validated(AppleTokenJob(
-            accountID: try body.required("account_id", maxLength: 128), clientID: try body.required("client_id", maxLength: 256),
-            authorizationCode: try body.required("authorization_code", maxLength: 1024)))
-        let id = try IdempotencyKey.id(nil, field: "Idempotency-Key", request, context, route: "apple")
-        try await dependencies.publisher.enqueue(job, messageID: id, correlationID: request.headers[.correlationID], logger: context.logger)
-        return JSONResponse.make(.accepted, ["message_id": id, "status": "queued"])
+            accountID: try FieldRule.required(body.accountId, "account_id", maxLength: 128),
+            clientID: try FieldRule.required(body.clientId, "client_id", maxLength: 256),
+            authorizationCode: try FieldRule.required(body.authorizationCode, "authorization_code", maxLength: 1024)))
+        let id = try IdempotencyKey.id(nil, field: "Idempotency-Key", header: input.headers.idempotencyKey, key: context.requireKey(), route: "apple")
+        try await dependencies.publisher.enqueue(job, messageID: id, correlationID: input.headers.xCorrelationID, logger: context.logger)
+        return .accepted(.init(body: .json(.init(messageId: id, status: "queued"))))
     }
 }

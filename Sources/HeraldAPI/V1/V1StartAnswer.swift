@@ -1,43 +1,37 @@
 import HeraldRuntime
-import HTTPTypes
-import Hummingbird
 
-/// A `/v1` start's answer (docs/api.md, "Starts answer with the decision"): 200 with the worker's
-/// decision (`sending`, `reused`, `test`), 202 `queued` when none came within
-/// `api.decision_wait_ms`, 429 with `Retry-After` for a limit or a pause, 422 for a policy's
-/// refusal, 400 for a job the worker can never handle. `idKey` names the request's id
-/// (`verification_id`, `request_id`).
+/// A `/v1` start's answer (docs/api.md, "Starts answer with the decision"): the worker's decision
+/// to go ahead (200: `sending`, `reused`, `test`), `queued` when none came within
+/// `api.decision_wait_ms` (202), a refusal by a limit or a pause (429 with `Retry-After`) or by a
+/// policy (422 naming the field), and a job the worker can never handle as a 400 (thrown).
 enum V1StartAnswer {
-    static func response(_ answer: JobStarts.Answer, idKey: String, id: String) throws -> Response {
-        guard case .decided(let decision) = answer else {
-            return JSONResponse.make(.accepted, [idKey: id, "status": "queued"])
-        }
+    case going(JobDecision)
+    case queued
+    case limited(Components.Schemas.V1Refusal, retryAfterSeconds: Int)
+    case refusedByPolicy(Components.Schemas.V1Refusal)
+
+    /// Which id the start's answer carries.
+    enum IDKey { case verificationID, requestID }
+
+    static func of(_ answer: JobStarts.Answer, id: String, key: IDKey) throws -> V1StartAnswer {
+        guard case .decided(let decision) = answer else { return .queued }
         switch decision.status {
         case .sending, .reused, .test:
-            var out: [String: Any] = [idKey: id, "status": decision.status.rawValue]
-            out["channel"] = decision.channel
-            out["resend_interval_seconds"] = decision.resendIntervalSeconds
-            return JSONResponse.make(.ok, out)
+            return .going(decision)
         case .invalid:
             let reason = decision.reason ?? "invalid"
             throw APIFailure.invalid(field: field(of: reason), reason: reason)
         case .refused:
             let reason = decision.reason ?? "refused"
-            var error: [String: Any] = ["code": "refused", "reason": reason]
-            var headers = HTTPFields()
-            let status: HTTPResponse.Status
-            if decision.refusal != .policy {
-                let seconds = decision.retryAfterSeconds ?? 60
-                status = .tooManyRequests
-                error["retry_after_seconds"] = seconds
-                error["message"] = "refused by a limit or a pause (\(reason)): retry after \(seconds) s"
-                headers[.retryAfter] = String(seconds)
-            } else {
-                status = .unprocessableContent
-                error["message"] = "refused by policy (\(reason))"
-                error["field"] = policyField(reason)
+            func refusal(_ error: Components.Schemas.V1Refusal._ErrorPayload) -> Components.Schemas.V1Refusal {
+                key == .verificationID ? .init(error: error, verificationId: id) : .init(error: error, requestId: id)
             }
-            return JSONResponse.make(status, ["error": error, idKey: id], headers: headers)
+            guard decision.refusal == .policy else {
+                let seconds = decision.retryAfterSeconds ?? 60
+                return .limited(refusal(.init(code: "refused", message: "refused by a limit or a pause (\(reason)): retry after \(seconds) s",
+                                              reason: reason, retryAfterSeconds: seconds)), retryAfterSeconds: seconds)
+            }
+            return .refusedByPolicy(refusal(.init(code: "refused", message: "refused by policy (\(reason))", reason: reason, field: policyField(reason))))
         }
     }
 

@@ -122,6 +122,12 @@ import Testing
                 ("long id", ["phone_number": phone, "verification_id": String(repeating: "v", count: 129)], nil, 400, "verification_id"),
                 // A fallback step's id taken first would suppress that step (the ledger runs an id once).
                 ("Herald's own id", ["phone_number": phone, "verification_id": "fb-0123456789abcdef0123456789abcdef01234567"], nil, 400, "verification_id"),
+                ("null for a required field", ["phone_number": NSNull()], nil, 400, "phone_number"),
+                ("an empty choice", ["phone_number": phone, "channel": ""], nil, 400, "channel"),
+                ("a channel twice", ["phone_number": phone, "channels": ["sms", "sms"]], nil, 400, "channels"),
+                ("deep unknown", ["phone_number": phone, "app_verification": ["captcha": ["provider": "turnstile", "token": "t", "x": 1]]], nil, 400,
+                 "app_verification.captcha.x"),
+                ("wrong type in an array", ["phone_number": phone, "channels": ["sms", 7]], nil, 400, "channels"),
                 ("not JSON", nil, "{phone_number:", 400, nil),
                 ("not an object", nil, "[1,2]", 400, nil),
                 ("too large", ["phone_number": phone, "locale": String(repeating: "x", count: 4000)], nil, 413, nil),
@@ -135,6 +141,12 @@ import Testing
             }
             let check = try await api.call(.POST, "/v1/sms/verifications/x/check", json: ["code": 123456])
             #expect(check.status == 400 && check.error["field"] as? String == "code", "\(check)")
+            // Two leniencies the generated routes would not have (docs/api.md, "The contract"): an
+            // empty body is `{}`, and a body sent as a form (`curl -d`) is read as JSON all the same.
+            let empty = try await api.call(.POST, "/v1/sms/verifications/x/check", body: "")
+            #expect(empty.status == 400 && empty.error["field"] as? String == "code", "\(empty)")
+            let form = try await api.call(.POST, "/v1/sms/verifications/x/check", body: #"{"code": "123456"}"#, contentType: "application/x-www-form-urlencoded")
+            #expect(form.status == 404, "\(form)")
             #expect(try await harness.depth(harness.topology.workQueue(.sms)) == 0)
         }
     }

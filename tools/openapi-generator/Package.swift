@@ -1,0 +1,12 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// The generator of /v1's Swift types and routes, pinned. Built only by scripts/generate-openapi.sh
+// (and make test's check that the committed code is current), never by the product's build.
+let package = Package(
+    name: "openapi-generator",
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-openapi-generator", exact: "1.14.3"),
+    ],
+    targets: []
+)
