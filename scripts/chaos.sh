@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make chaos`: the fault and load harness (herald-chaos) on the local servers, database
 # herald_chaos. Restarts, stops and pauses RabbitMQ and PostgreSQL: run nothing else beside it.
-#   scripts/chaos.sh [--short] [--jobs N] [--poison N] [--poison-valid N] [--scenarios kill,broker,...]
+#   scripts/chaos.sh [--short] [--jobs N] [--poison N] [--poison-valid N] [--outage SECONDS] [--scenarios kill,broker,...]
 #   scripts/chaos.sh --cluster [--short] [--scenarios cluster-kill,...]   `make chaos-cluster`: the fleet on a
 #     three-node RabbitMQ cluster and a PostgreSQL primary with a synchronous standby (scripts/cluster.sh,
 #     started here and stopped after), amqp.url and database.url listing their nodes; scenarios

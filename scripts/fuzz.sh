@@ -38,7 +38,8 @@ SOURCES+=(Sources/HeraldRuntime/Logging/Redact.swift Sources/HeraldSMS/Phone/Pho
   Sources/HeraldSMS/SMSVerificationJob.swift Sources/HeraldEmail/EmailActionJob.swift
   Sources/HeraldPush/PushVerificationJob.swift Sources/HeraldCleanup/CleanupRunJob.swift
   Sources/HeraldEmail/EmailAddress.swift Sources/HeraldEmail/Link/EmailLinkPolicy.swift Sources/HeraldSMS/Abuse/SMSVerificationJob+AppVerification.swift
-  Sources/HeraldAPI/Server/APIFailure.swift Sources/HeraldAPI/Server/FieldRule.swift Sources/HeraldAPI/Server/JSONFields.swift Sources/HeraldAPI/Verify/FormFields.swift)
+  Sources/HeraldAPI/Server/APIFailure.swift Sources/HeraldAPI/Server/FieldRule.swift Sources/HeraldAPI/Server/JSONFields.swift Sources/HeraldAPI/Verify/FormFields.swift
+  Sources/HeraldAPI/V1/V1DecodingFailure.swift)
 # One module of them all: the runtime's and the channels' files as they are, less their
 # imports of each other's modules.
 mkdir -p "$OUT/src"

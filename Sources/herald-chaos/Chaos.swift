@@ -46,6 +46,8 @@ struct ChaosOptions: Sendable {
             case "--jobs": options.jobs = try Int(rest.popFirst() ?? "").orThrow("--jobs N")
             case "--poison": options.poison = try Int(rest.popFirst() ?? "").orThrow("--poison N")
             case "--poison-valid": options.poisonValid = try Int(rest.popFirst() ?? "").orThrow("--poison-valid N")
+            // How long a provider is down (provider) and the broker is stopped, then blocked (api).
+            case "--outage": options.providerOutage = .seconds(try Int(rest.popFirst() ?? "").orThrow("--outage SECONDS"))
             case "--scenarios":
                 options.scenarios = try (rest.popFirst() ?? "").split(separator: ",").map { try Scenario(rawValue: String($0)).orThrow("unknown scenario \($0); known: \(Scenario.allCases.map(\.rawValue))") }
             case "--report-dir": options.reportDirectory = try (rest.popFirst()).orThrow("--report-dir PATH")

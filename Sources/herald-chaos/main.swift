@@ -10,7 +10,7 @@ import HeraldStubs
 import Logging
 import PostgresNIO
 
-// herald-chaos [--short] [--jobs N] [--poison N] [--poison-valid N] [--scenarios kill,broker,...] [--report-dir DIR]
+// herald-chaos [--short] [--jobs N] [--poison N] [--poison-valid N] [--outage SECONDS] [--scenarios kill,broker,...] [--report-dir DIR]
 // The whole fleet (the built worker executables next to this one, several per kind) on the
 // local RabbitMQ and PostgreSQL, an SMS gateway, an APNs server and the local Apple on loopback
 // and the local SMTP server, under faults and load. Prints a report per scenario and exits 1 when anything

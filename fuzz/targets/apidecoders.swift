@@ -1,8 +1,9 @@
 import Foundation
 
-// libFuzzer target: herald-api's hand-written request decoders, on arbitrary bodies: `JSONFields`
-// (the webhook receipt's body; `/v1`'s bodies are decoded by the code swift-openapi-generator
-// makes) and `FormFields` (every Twilio-style `/v2` body and query). Input: byte 0 picks
+// libFuzzer target: herald-api's request decoders, on arbitrary bodies: `JSONFields` (the
+// webhook receipt's body), `V1DecodingFailure` (how a refusal of `/v1`'s generated decoding is
+// answered, run here on JSONDecoder's refusals of a strict body shaped as the generated types
+// decode theirs) and `FormFields` (every Twilio-style `/v2` body and query). Input: byte 0 picks
 // the decoder (even: JSON, odd: form), the rest is the body. Checked besides "no crash":
 // - every refusal is an `APIFailure.invalid` whose field, if named, is printable ASCII of at
 //   most 64 characters after its path, and whose message is printable and short;
@@ -76,10 +77,69 @@ func markedJSON(_ body: Data) -> Data? {
     return try? JSONSerialization.data(withJSONObject: mark(object))
 }
 
+/// A body decoded as swift-openapi-generator's code decodes `/v1`'s: optional and required keys,
+/// a nested object, an array of choices, and a key the schema does not list refused the way
+/// OpenAPIRuntime's `ensureNoAdditionalProperties` refuses it.
+struct StrictProbe: Decodable {
+    enum Choice: String, Decodable { case sms, whatsapp, voice }
+    struct Client: Decodable {
+        let appID: String?
+        enum CodingKeys: String, CodingKey { case appID = "app_id" }
+        init(from decoder: any Decoder) throws {
+            appID = try decoder.container(keyedBy: CodingKeys.self).decodeIfPresent(String.self, forKey: .appID)
+            try StrictProbe.refuseUnknown(decoder, known: ["app_id"])
+        }
+    }
+    let phoneNumber: String
+    let codeLength: Int?
+    let forceResend: Bool?
+    let client: Client?
+    let channels: [Choice]?
+    enum CodingKeys: String, CodingKey {
+        case phoneNumber = "phone_number", codeLength = "code_length", forceResend = "force_resend", client, channels
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        phoneNumber = try container.decode(String.self, forKey: .phoneNumber)
+        codeLength = try container.decodeIfPresent(Int.self, forKey: .codeLength)
+        forceResend = try container.decodeIfPresent(Bool.self, forKey: .forceResend)
+        client = try container.decodeIfPresent(Client.self, forKey: .client)
+        channels = try container.decodeIfPresent([Choice].self, forKey: .channels)
+        try Self.refuseUnknown(decoder, known: ["phone_number", "code_length", "force_resend", "client", "channels"])
+    }
+
+    struct AnyKey: CodingKey {
+        let stringValue: String
+        init(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
+
+    static func refuseUnknown(_ decoder: any Decoder, known: Set<String>) throws {
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        if let key = container.allKeys.filter({ !known.contains($0.stringValue) }).sorted(by: { $0.stringValue < $1.stringValue }).first {
+            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "Additional properties are disabled, but found 1 unknown keys during decoding")
+        }
+    }
+}
+
+func decodeStrict(_ body: Data, valuesMarked: Bool) {
+    do {
+        _ = try JSONDecoder().decode(StrictProbe.self, from: body)
+    } catch let error as DecodingError {
+        checkRefusal(V1DecodingFailure.failure(error), valuesMarked: valuesMarked)
+    } catch {
+        preconditionFailure("JSONDecoder threw \(type(of: error)), not a DecodingError")
+    }
+}
+
 func fuzzJSON(_ body: Data) {
     decodeJSON(body, valuesMarked: false)
+    decodeStrict(body, valuesMarked: false)
     guard let marked = markedJSON(body) else { return }
     decodeJSON(marked, valuesMarked: true)
+    decodeStrict(marked, valuesMarked: true)
 }
 
 /// Unreserved characters: what form encoding leaves as it is.

@@ -50,3 +50,18 @@ struct ErrorBoundary: RouterMiddleware {
         }
     }
 }
+
+extension ServerError {
+    /// What a generated `/v1` route failed on, as herald-api answers it: the handler's own error
+    /// as it threw it; the generated decoding's refusal of the request as ``APIFailure/invalid``
+    /// naming the field (``V1DecodingFailure``); any other refusal of the request by the runtime
+    /// (a parameter or header of the wrong form) as a 400 naming no value.
+    var cause: any Error {
+        if let decoding = underlyingError as? DecodingError { return V1DecodingFailure.failure(decoding) }
+        // Refused before any handler ran (no input): the runtime's own reading of the request.
+        if operationInput == nil, httpStatus.kind == .clientError {
+            return APIFailure.invalid(field: nil, reason: "the request does not match docs/openapi.yaml (\(httpStatus.code))")
+        }
+        return underlyingError
+    }
+}

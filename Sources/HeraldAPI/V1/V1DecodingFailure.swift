@@ -1,23 +1,11 @@
-import OpenAPIRuntime
-
-extension ServerError {
-    /// What a generated `/v1` route failed on, as herald-api answers it: the handler's own error
-    /// as it threw it; the generated decoding's refusal of the request as ``APIFailure/invalid``
-    /// naming the field (``V1DecodingFailure``); any other refusal of the request by the runtime
-    /// (a parameter or header of the wrong form) as a 400 naming no value.
-    var cause: any Error {
-        if let decoding = underlyingError as? DecodingError { return V1DecodingFailure.failure(decoding) }
-        // Refused before any handler ran (no input): the runtime's own reading of the request.
-        if operationInput == nil, httpStatus.kind == .clientError {
-            return APIFailure.invalid(field: nil, reason: "the request does not match docs/openapi.yaml (\(httpStatus.code))")
-        }
-        return underlyingError
-    }
-}
+import Foundation
 
 /// The generated decoders' refusals as `/v1` has always answered them: 400 naming the field by
-/// its path (`action_code_settings.url`), never its value. Pure, for the fuzz target.
+/// its path (`action_code_settings.url`), never its value. Pure: the fuzz target `apidecoders` runs it.
 enum V1DecodingFailure {
+    /// What ``V1RequestTime`` says of a text that is not an RFC 3339 time.
+    static let notATime = "not an RFC 3339 time"
+
     static func failure(_ error: DecodingError) -> APIFailure {
         switch error {
         case .keyNotFound(let key, let context):
@@ -35,7 +23,7 @@ enum V1DecodingFailure {
             if context.debugDescription.hasPrefix("Additional properties are disabled") {
                 return .invalid(field: field, reason: "unknown field '\(field)'")
             }
-            if context.debugDescription == V1RequestTime.refusal {
+            if context.debugDescription == notATime {
                 return .invalid(field: field, reason: "\(field) must be an RFC 3339 time (2026-01-02T03:04:05Z)")
             }
             return .invalid(field: field, reason: "\(field) is not a value docs/openapi.yaml allows there")

@@ -4,14 +4,13 @@ import Foundation
 /// `typeOverrides`): read by ``RFC3339Time``, refused naming its field, as
 /// ``V1DecodingFailure`` words it.
 struct V1RequestTime: Codable, Hashable, Sendable {
-    static let refusal = "not an RFC 3339 time"
     let date: Date
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         guard text.utf8.count <= 40, let date = RFC3339Time.parse(text) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: Self.refusal)
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: V1DecodingFailure.notATime)
         }
         self.date = date
     }

@@ -14,13 +14,13 @@ public enum SMSVerificationRecord {
             SELECT v.state, v.reason, v.phone_number, v.purpose, v.provider, v.provider_message_id, v.uncertain_sends,
                    c.status, c.attempts, c.max_attempts, to_char(c.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'),
                    to_char(v.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), coalesce(v.channel, 'sms'), f.channels, f.step,
-                   to_char(f.due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+                   to_char(f.due_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"'), nullif(c.tenant, '')
               FROM herald.sms_verifications v LEFT JOIN herald.sms_codes c ON c.id = v.code_id
                    LEFT JOIN herald.sms_fallbacks f ON f.verification_id = v.verification_id
              WHERE v.verification_id = \(id)
             """, logger: logger)
         for try await row in rows.decode((String, String?, String, String, String?, String?, Int, String?, Int?, Int?, String?, String,
-                                          String, [String]?, Int?, String?).self) {
+                                          String, [String]?, Int?, String?, String?).self) {
             var out: [String: Any] = [
                 "verification_id": id, "state": row.0, "phone": Redact.phone(row.2), "purpose": row.3,
                 "uncertain_sends": row.6, "created_at": row.11,
@@ -32,6 +32,8 @@ public enum SMSVerificationRecord {
             out["attempts"] = row.8
             out["max_attempts"] = row.9
             out["expires_at"] = row.10
+            // The tenant its code belongs to (a Twilio Verify service's sid), when it has one.
+            out["tenant"] = row.16
             // The channel of the last send, and the channels still to come (while a fallback may go out).
             out["channel"] = row.12
             if let channels = row.13, let step = row.14 {

@@ -91,7 +91,12 @@ import Testing
                 try await eventually("SMS \(count) delivered") { sms.delivered().filter { $0.to == phone }.count == count }
                 return try #require(sms.code(to: phone))
             }
-            try await Self.expectIsolated(api, services: [a, b], codes: codes, to: to)
+            try await Self.expectIsolated(api, services: [a, b], codes: codes.map(\.code), to: to)
+            // The record tells whose code it is (what `heraldctl verify show-sms` prints).
+            for (service, sent) in zip([a, b], codes) {
+                let record = try await api.call(.GET, "/v1/sms/verifications/\(sent.attempt)")
+                #expect(record.status == 200 && record.json["tenant"] as? String == service, "\(record)")
+            }
         }
     }
 
@@ -111,7 +116,7 @@ import Testing
                 let lines = try #require(email.received(to: address).last).text.split(whereSeparator: \.isNewline)
                 return try #require(lines.map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.count == 6 && $0.allSatisfy(\.isNumber) })
             }
-            try await Self.expectIsolated(api, services: [a, b], codes: codes, to: to)
+            try await Self.expectIsolated(api, services: [a, b], codes: codes.map(\.code), to: to)
         }
     }
 
@@ -123,14 +128,17 @@ import Testing
     }
 
     /// Creates a verification in each service in turn; each must send a message of its own
-    /// (`received(n)` waits for the n-th and reads its code).
+    /// (`received(n)` waits for the n-th and reads its code). With each code, the sid of the
+    /// send attempt that carried it (the worker's verification id).
     private static func codes(_ api: APIProcess, services: [String], create: String,
-                              received: (Int) async throws -> String) async throws -> [String] {
-        var codes: [String] = []
+                              received: (Int) async throws -> String) async throws -> [(code: String, attempt: String)] {
+        var codes: [(code: String, attempt: String)] = []
         for (index, service) in services.enumerated() {
             let started = try await api.call(.POST, "/v2/Services/\(service)/Verifications", body: create, contentType: form)
             #expect(started.status == 201 && started.json["status"] as? String == "pending", "\(started)")
-            codes.append(try await received(index + 1))
+            let attempts = started.json["send_code_attempts"] as? [[String: Any]]
+            let attempt = try #require(attempts?.last?["attempt_sid"] as? String, "\(started)")
+            codes.append((try await received(index + 1), attempt))
         }
         return codes
     }

@@ -900,6 +900,10 @@ extension Components {
             internal var attempts: Swift.Int?
             /// - Remark: Generated from `#/components/schemas/SMSVerificationRecord/max_attempts`.
             internal var maxAttempts: Swift.Int?
+            /// The tenant its code belongs to: the Twilio Verify service's sid for a `/v2` verification; absent for `/v1`'s.
+            ///
+            /// - Remark: Generated from `#/components/schemas/SMSVerificationRecord/tenant`.
+            internal var tenant: Swift.String?
             /// - Remark: Generated from `#/components/schemas/SMSVerificationRecord/expires_at`.
             internal var expiresAt: Components.Schemas.Timestamp?
             /// - Remark: Generated from `#/components/schemas/SMSVerificationRecord/created_at`.
@@ -977,6 +981,7 @@ extension Components {
             ///   - codeStatus:
             ///   - attempts:
             ///   - maxAttempts:
+            ///   - tenant: The tenant its code belongs to: the Twilio Verify service's sid for a `/v2` verification; absent for `/v1`'s.
             ///   - expiresAt:
             ///   - createdAt:
             ///   - channel: The channel of the verification's last send (docs/fallback.md).
@@ -994,6 +999,7 @@ extension Components {
                 codeStatus: Components.Schemas.SMSVerificationRecord.CodeStatusPayload? = nil,
                 attempts: Swift.Int? = nil,
                 maxAttempts: Swift.Int? = nil,
+                tenant: Swift.String? = nil,
                 expiresAt: Components.Schemas.Timestamp? = nil,
                 createdAt: Components.Schemas.Timestamp,
                 channel: Components.Schemas.SMSVerificationRecord.ChannelPayload? = nil,
@@ -1011,6 +1017,7 @@ extension Components {
                 self.codeStatus = codeStatus
                 self.attempts = attempts
                 self.maxAttempts = maxAttempts
+                self.tenant = tenant
                 self.expiresAt = expiresAt
                 self.createdAt = createdAt
                 self.channel = channel
@@ -1029,6 +1036,7 @@ extension Components {
                 case codeStatus = "code_status"
                 case attempts
                 case maxAttempts = "max_attempts"
+                case tenant
                 case expiresAt = "expires_at"
                 case createdAt = "created_at"
                 case channel
