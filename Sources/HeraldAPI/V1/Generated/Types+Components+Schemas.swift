@@ -25,7 +25,7 @@ extension Components {
         /// - Remark: Generated from `#/components/schemas/Timestamp`.
         internal typealias Timestamp = Foundation.Date
         /// A time a request gives: RFC 3339 (`2026-01-02T03:04:05Z`, `2026-01-02T05:04:05.250+02:00`),
-        /// every field in its range, at most 40 characters.
+        /// every field in its range, at most 40 characters; `null` is absent.
         ///
         ///
         /// - Remark: Generated from `#/components/schemas/RequestTime`.
@@ -465,7 +465,7 @@ extension Components {
                 ])
             }
         }
-        /// A captcha token, for herald-sms to check at its provider's siteverify.
+        /// A captcha token, for herald-sms to check at its provider's siteverify; `null` is absent.
         ///
         /// - Remark: Generated from `#/components/schemas/SMSCaptcha`.
         internal struct SMSCaptcha: Codable, Hashable, Sendable {
