@@ -15,7 +15,7 @@ struct V1API: APIProtocol {
         try V1API(dependencies: dependencies).registerHandlers(on: V1Transport(families: families), configuration: .init(dateTranscoder: V1Time()))
     }
 
-    /// The request's context; every generated route runs inside ``V1Request/scope``.
+    /// The request's context; every generated route runs inside ``V1Request/Scope``.
     var context: APIContext {
         get throws { try V1Request.current() }
     }
@@ -38,7 +38,7 @@ struct V1Time: DateTranscoder {
 
     func decode(_ text: String) throws -> Date {
         guard let date = RFC3339Time.parse(text) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not an RFC 3339 time"))
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: V1DecodingFailure.notATime))
         }
         return date
     }
