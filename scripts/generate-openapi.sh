@@ -23,7 +23,7 @@ trap 'rm -rf "$OUT"' EXIT
 "$BIN" generate "$ROOT/docs/openapi.yaml" --config "$TOOL/openapi-generator-config.yaml" \
     --output-directory "$OUT/code" >"$OUT/log" 2>&1 || { cat "$OUT/log" >&2; exit 1; }
 # A warning is a part of the document the generated code does not carry: fixed in the document.
-if grep -i -E "^(warning|error)" "$OUT/log" >&2; then
+if grep -i -E "(warning|error): " "$OUT/log" >&2; then
     echo "generate-openapi: swift-openapi-generator warned about docs/openapi.yaml (above)" >&2
     exit 1
 fi

@@ -8,7 +8,7 @@
 # then a wrong code, the right one and the right one again. Starts herald-sms, herald-email,
 # herald-push (the dev outbox for all three) and herald-api on a database and broker namespace of
 # their own, and stops them on every exit path. The servers are up (make services); the binaries
-# built. The document is docs/openapi.yaml, which herald-api serves (embed-openapi.py --check).
+# built. The document is docs/openapi.yaml, which herald-api carries (the EmbedFiles plugin) and serves.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"

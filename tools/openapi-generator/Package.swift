@@ -7,6 +7,10 @@ let package = Package(
     name: "openapi-generator",
     dependencies: [
         .package(url: "https://github.com/apple/swift-openapi-generator", exact: "1.14.3"),
+        // What reads the document, pinned too (Package.resolved stays out of git): another
+        // version could read it differently, and the check would fail with no change to it.
+        .package(url: "https://github.com/mattpolzin/OpenAPIKit", exact: "6.4.0", traits: []),
+        .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
     ],
     targets: []
 )

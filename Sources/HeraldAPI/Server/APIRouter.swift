@@ -21,7 +21,8 @@ enum APIRouter {
         }
 
         // docs/openapi.yaml, embedded by the EmbedFiles plugin (Documents/openapi.yaml links to it).
-        let document = ByteBuffer(string: EmbeddedDocuments.files["openapi.yaml"] ?? "")
+        guard let text = EmbeddedDocuments.files["openapi.yaml"], !text.isEmpty else { throw APIRouterError.documentMissing }
+        let document = ByteBuffer(string: text)
         router.get("openapi.yaml") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/yaml"], body: .init(byteBuffer: document))
         }
@@ -47,4 +48,10 @@ enum APIRouter {
         router.add(middleware: UnmatchedRoute())
         return router
     }
+}
+
+/// herald-api built without its OpenAPI document: it stops at start rather than serve an empty one.
+enum APIRouterError: Error, CustomStringConvertible {
+    case documentMissing
+    var description: String { "herald-api was built without docs/openapi.yaml (Sources/HeraldAPI/Documents/openapi.yaml, the EmbedFiles plugin)" }
 }

@@ -53,13 +53,15 @@ struct ErrorBoundary: RouterMiddleware {
 
 extension ServerError {
     /// What a generated `/v1` route failed on, as herald-api answers it: the handler's own error
-    /// as it threw it; the generated decoding's refusal of the request as ``APIFailure/invalid``
+    /// as it threw it (a record Herald cannot read back is its own mistake: 500); the generated
+    /// decoding's refusal of the request, before any handler ran, as ``APIFailure/invalid``
     /// naming the field (``V1DecodingFailure``); any other refusal of the request by the runtime
-    /// (a parameter or header of the wrong form) as a 400 naming no value.
+    /// (a parameter of the wrong form) as a 400 naming no value.
     var cause: any Error {
+        // No input: refused by the runtime's own reading of the request.
+        guard operationInput == nil else { return underlyingError }
         if let decoding = underlyingError as? DecodingError { return V1DecodingFailure.failure(decoding) }
-        // Refused before any handler ran (no input): the runtime's own reading of the request.
-        if operationInput == nil, httpStatus.kind == .clientError {
+        if httpStatus.kind == .clientError {
             return APIFailure.invalid(field: nil, reason: "the request does not match docs/openapi.yaml (\(httpStatus.code))")
         }
         return underlyingError

@@ -32,8 +32,8 @@ extension V1API {
             accountID: try FieldRule.required(body.accountId, "account_id", maxLength: 128),
             clientID: try FieldRule.required(body.clientId, "client_id", maxLength: 256),
             authorizationCode: try FieldRule.required(body.authorizationCode, "authorization_code", maxLength: 1024)))
-        let id = try IdempotencyKey.id(nil, field: "Idempotency-Key", header: input.headers.idempotencyKey, key: context.requireKey(), route: "apple")
-        try await dependencies.publisher.enqueue(job, messageID: id, correlationID: input.headers.xCorrelationID, logger: context.logger)
+        let id = try IdempotencyKey.id(nil, field: "Idempotency-Key", header: try headers[.idempotencyKey], key: context.requireKey(), route: "apple")
+        try await dependencies.publisher.enqueue(job, messageID: id, correlationID: try headers[.correlationID], logger: context.logger)
         return .accepted(.init(body: .json(.init(messageId: id, status: "queued"))))
     }
 }

@@ -12,7 +12,7 @@ extension V1API {
         let context = try context
         guard case .json(let body) = input.body else { throw APIFailure.invalid(field: nil, reason: "the body must be JSON") }
         let id = try IdempotencyKey.id(FieldRule.text(body.requestId, "request_id", maxLength: 128), field: "request_id",
-                                       header: input.headers.idempotencyKey, key: context.requireKey(), route: "email")
+                                       header: try headers[.idempotencyKey], key: context.requireKey(), route: "email")
         // The generated enum has no recover_email: herald-email sends that notice itself, when a change link is used.
         let mode = try FieldRule.requiredChoice(body.mode.rawValue, "mode", EmailActionJob.Mode.self)
         let settings = body.actionCodeSettings
@@ -28,7 +28,7 @@ extension V1API {
                 androidMinimumVersion: try FieldRule.text(settings.androidMinimumVersion, "action_code_settings.android_minimum_version", maxLength: 32),
                 linkDomain: try FieldRule.text(settings.linkDomain, "action_code_settings.link_domain")),
             client: .init(ip: ip?.description)))
-        let answer = try await dependencies.starts.start(job, messageID: id, correlationID: input.headers.xCorrelationID, logger: context.logger)
+        let answer = try await dependencies.starts.start(job, messageID: id, correlationID: try headers[.correlationID], logger: context.logger)
         switch try V1StartAnswer.of(answer, id: id, key: .requestID) {
         case .going(let decision): return .ok(.init(body: .json(.init(requestId: id, status: .init(stringLiteral: decision.status.rawValue),
                                                                       channel: decision.channel.map { .init(stringLiteral: $0) }))))

@@ -10,20 +10,20 @@ extension V1API {
         let context = try context
         guard case .json(let body) = input.body else { throw APIFailure.invalid(field: nil, reason: "the body must be JSON") }
         let receipt = try IdempotencyKey.id(FieldRule.text(body.receipt, "receipt", maxLength: 128), field: "receipt",
-                                            header: input.headers.idempotencyKey, key: context.requireKey(), route: "push")
+                                            header: try headers[.idempotencyKey], key: context.requireKey(), route: "push")
         let job = try JSONFields.validated(PushVerificationJob(
             receipt: receipt, deviceToken: try FieldRule.required(body.deviceToken, "device_token", maxLength: 4096),
             platform: try FieldRule.requiredChoice(body.platform.rawValue, "platform", PushVerificationJob.Platform.self),
             environment: try FieldRule.choice(body.environment?.rawValue, "environment", PushVerificationJob.Environment.self) ?? .production,
             appID: try FieldRule.required(body.appId, "app_id", maxLength: 256),
             timeoutSeconds: try FieldRule.int(body.timeoutSeconds, "timeout_seconds", range: 1...86_400)))
-        try await dependencies.publisher.enqueue(job, messageID: receipt, correlationID: input.headers.xCorrelationID, logger: context.logger)
+        try await dependencies.publisher.enqueue(job, messageID: receipt, correlationID: try headers[.correlationID], logger: context.logger)
         return .accepted(.init(body: .json(.init(receipt: receipt, status: "queued"))))
     }
 
     func confirmPushVerification(_ input: Operations.ConfirmPushVerification.Input) async throws -> Operations.ConfirmPushVerification.Output {
         let context = try context
-        let receipt = input.path.receipt
+        let receipt = try context.parameters.require("receipt")
         guard case .json(let body) = input.body else { throw APIFailure.invalid(field: nil, reason: "the body must be JSON") }
         let secret = try FieldRule.required(body.secret, "secret", maxLength: 512)
         let result = try await dependencies.verification.confirmAppVerification(receipt: receipt, secret: secret, logger: context.logger)

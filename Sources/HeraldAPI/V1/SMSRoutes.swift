@@ -16,7 +16,7 @@ extension V1API {
         let context = try context
         guard case .json(let body) = input.body else { throw APIFailure.invalid(field: nil, reason: "the body must be JSON") }
         let id = try IdempotencyKey.id(FieldRule.text(body.verificationId, "verification_id", maxLength: 128), field: "verification_id",
-                                       header: input.headers.idempotencyKey, key: context.requireKey(), route: "sms")
+                                       header: try headers[.idempotencyKey], key: context.requireKey(), route: "sms")
         let ip = try context.endUserIP(named: FieldRule.text(body.clientIp, "client_ip", maxLength: 45), field: "client_ip")
         let job = try JSONFields.validated(SMSVerificationJob(
             verificationID: id, phoneNumber: try FieldRule.required(body.phoneNumber, "phone_number", maxLength: 32),
@@ -38,7 +38,7 @@ extension V1API {
             dependencies.metrics.startAnswered(decided.status.rawValue)
             answer = .decided(decided)
         } else {
-            answer = try await dependencies.starts.start(job, messageID: id, correlationID: input.headers.xCorrelationID, logger: context.logger)
+            answer = try await dependencies.starts.start(job, messageID: id, correlationID: try headers[.correlationID], logger: context.logger)
         }
         switch try V1StartAnswer.of(answer, id: id, key: .verificationID) {
         case .going(let decision):
@@ -83,7 +83,7 @@ extension V1API {
 
     func checkSMSVerification(_ input: Operations.CheckSMSVerification.Input) async throws -> Operations.CheckSMSVerification.Output {
         let context = try context
-        let id = input.path.id
+        let id = try context.parameters.require("id")
         guard case .json(let body) = input.body else { throw APIFailure.invalid(field: nil, reason: "the body must be JSON") }
         let code = try FieldRule.required(body.code, "code", maxLength: 32)
         let result = try await dependencies.verification.verifyPhone(verificationID: id, code: code, logger: context.logger)
@@ -108,7 +108,7 @@ extension V1API {
 
     func getSMSVerification(_ input: Operations.GetSMSVerification.Input) async throws -> Operations.GetSMSVerification.Output {
         let context = try context
-        guard let state = try await SMSVerificationRecord.json(input.path.id, client: dependencies.database, logger: context.logger) else {
+        guard let state = try await SMSVerificationRecord.json(try context.parameters.require("id"), client: dependencies.database, logger: context.logger) else {
             throw APIFailure.notFound("SMS verification")
         }
         return .ok(.init(body: .json(try V1Time.decoder.decode(Components.Schemas.SMSVerificationRecord.self, from: state))))

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import OpenAPIHummingbird
 import OpenAPIRuntime
@@ -12,12 +13,19 @@ struct V1API: APIProtocol {
 
     /// Registers every generated route on its family's group (``V1Transport``).
     static func register(_ dependencies: APIDependencies, families: [String: RouterGroup<APIContext>]) throws {
-        try V1API(dependencies: dependencies).registerHandlers(on: V1Transport(families: families), configuration: .init(dateTranscoder: V1Time()))
+        // Answers as `/v1` always wrote them: keys sorted, compact, slashes as they are.
+        let configuration = Configuration(dateTranscoder: V1Time(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
+        try V1API(dependencies: dependencies).registerHandlers(on: V1Transport(families: families), configuration: configuration)
     }
 
     /// The request's context; every generated route runs inside ``V1Request/Scope``.
     var context: APIContext {
-        get throws { try V1Request.current() }
+        get throws { try V1Request.get().context }
+    }
+
+    /// The request's header fields as sent (``V1Request``).
+    var headers: HTTPFields {
+        get throws { try V1Request.get().headers }
     }
 }
 

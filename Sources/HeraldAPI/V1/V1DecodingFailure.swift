@@ -12,8 +12,8 @@ enum V1DecodingFailure {
             let field = name(context.codingPath + [key])
             return .invalid(field: field, reason: "missing required field '\(field ?? key.stringValue)'")
         case .valueNotFound(_, let context):
-            let field = name(context.codingPath)
-            return .invalid(field: field, reason: "missing required field '\(field ?? "-")'")
+            guard let field = name(context.codingPath) else { return .invalid(field: nil, reason: "the body must be a JSON object") }
+            return .invalid(field: field, reason: "missing required field '\(field)'")
         case .typeMismatch(let type, let context):
             guard let field = name(context.codingPath) else { return .invalid(field: nil, reason: "the body must be a JSON object") }
             return .invalid(field: field, reason: "\(field) must be \(kind(type))")

@@ -102,6 +102,12 @@ import Testing
             try await eventually("four messages queued") { try await harness.depth(harness.topology.workQueue(.sms)) == 4 }
             let bad = try await api.call(.POST, "/v1/sms/verifications", json: body, headers: [("Idempotency-Key", String(repeating: "k", count: 256))])
             #expect(bad.status == 400 && bad.error["field"] as? String == "Idempotency-Key", "\(bad)")
+            // The key as sent: `%41` is three characters of it, not an escape of `A` (an id derived
+            // from a decoded key would change under a retry that spans an upgrade).
+            let escaped = try await api.call(.POST, "/v1/sms/verifications", json: body, headers: [("Idempotency-Key", "order-%41")])
+            let plain = try await api.call(.POST, "/v1/sms/verifications", json: body, headers: [("Idempotency-Key", "order-A")])
+            #expect(escaped.status == 202 && plain.status == 202, "\(escaped) \(plain)")
+            #expect(escaped.json["verification_id"] as? String != plain.json["verification_id"] as? String, "\(escaped) \(plain)")
         }
     }
 
@@ -147,6 +153,13 @@ import Testing
             #expect(empty.status == 400 && empty.error["field"] as? String == "code", "\(empty)")
             let form = try await api.call(.POST, "/v1/sms/verifications/x/check", body: #"{"code": "123456"}"#, contentType: "application/x-www-form-urlencoded")
             #expect(form.status == 404, "\(form)")
+            // The answer is compact JSON whatever `Accept` asks for (Java's HttpURLConnection sends
+            // the second, which OpenAPIRuntime cannot parse).
+            for accept in ["text/html", "text/html, image/gif, image/jpeg, *; q=.2, */*; q=.2"] {
+                let answer = try await api.call(.POST, "/v1/sms/verifications/x/check", json: ["code": "123456"], headers: [("Accept", accept)])
+                #expect(answer.status == 404 && answer.json["result"] as? String == "not_found", "\(accept): \(answer)")
+                #expect(!answer.text.contains("\n"), "not compact: \(answer.text)")
+            }
             #expect(try await harness.depth(harness.topology.workQueue(.sms)) == 0)
         }
     }
