@@ -16,9 +16,10 @@ enum JSONValue: Decodable, Sendable {
     }
 }
 
-/// The fields of a `/v1` JSON body, read strictly: a field not in the route's list, a value of
-/// the wrong type or over its length is refused (400) naming the field, never echoing it. A
-/// field given as null is absent.
+/// The fields of a JSON body herald-api reads by hand (a webhook receipt's; `/v1`'s are read by
+/// the generated code), read strictly: a field not in the route's list, a value of the wrong
+/// type or over its length is refused (400) naming the field, never echoing it. A field given as
+/// null is absent.
 struct JSONFields: Sendable {
     private let values: [String: JSONValue]
     private let path: String
@@ -72,31 +73,8 @@ struct JSONFields: Sendable {
         return int
     }
 
-    func choice<T: RawRepresentable & CaseIterable>(_ key: String, _ type: T.Type) throws -> T? where T.RawValue == String {
-        try FieldRule.choice(string(key, maxLength: 64), name(key), type)
-    }
-
-    /// An array of choices, 1 to `maxCount` of them, each at most once.
-    func choices<T: RawRepresentable & CaseIterable>(_ key: String, _: T.Type, maxCount: Int) throws -> [T]? where T.RawValue == String {
-        guard let value = values[key] else { return nil }
-        let allowed = T.allCases.map(\.rawValue).joined(separator: ", ")
-        let refusal = APIFailure.invalid(field: name(key), reason: "\(name(key)) must be 1 to \(maxCount) distinct values of \(allowed)")
-        guard case .array(let items) = value, (1...maxCount).contains(items.count) else { throw refusal }
-        var chosen: [T] = []
-        for item in items {
-            guard case .string(let text) = item, let choice = T(rawValue: text), !chosen.contains(where: { $0.rawValue == text }) else { throw refusal }
-            chosen.append(choice)
-        }
-        return chosen
-    }
-
     func requiredChoice<T: RawRepresentable & CaseIterable>(_ key: String, _ type: T.Type) throws -> T where T.RawValue == String {
         try FieldRule.requiredChoice(string(key, maxLength: 64), name(key), type)
-    }
-
-    func requiredObject(_ key: String, allowed: Set<String>) throws -> JSONFields {
-        guard let value = try object(key, allowed: allowed) else { throw FieldRule.missing(name(key)) }
-        return value
     }
 
     func object(_ key: String, allowed: Set<String>) throws -> JSONFields? {

@@ -29,12 +29,11 @@ extension V1API {
                 linkDomain: try FieldRule.text(settings.linkDomain, "action_code_settings.link_domain")),
             client: .init(ip: ip?.description)))
         let answer = try await dependencies.starts.start(job, messageID: id, correlationID: try headers[.correlationID], logger: context.logger)
-        switch try V1StartAnswer.of(answer, id: id, key: .requestID) {
+        switch try V1StartAnswer<EmailSend.Output>.of(answer, id: id, key: .requestID) {
         case .going(let decision): return .ok(.init(body: .json(.init(requestId: id, status: .init(stringLiteral: decision.status.rawValue),
                                                                       channel: decision.channel.map { .init(stringLiteral: $0) }))))
         case .queued: return .accepted(.init(body: .json(.init(requestId: id, status: "queued"))))
-        case .limited(let refusal, let seconds): return .tooManyRequests(.init(headers: .init(retryAfter: seconds), body: .json(.init(value1: refusal))))
-        case .refusedByPolicy(let refusal): return .unprocessableContent(.init(body: .json(refusal)))
+        case .refused(let output): return output
         }
     }
 

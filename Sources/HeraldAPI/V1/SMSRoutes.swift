@@ -40,15 +40,14 @@ extension V1API {
         } else {
             answer = try await dependencies.starts.start(job, messageID: id, correlationID: try headers[.correlationID], logger: context.logger)
         }
-        switch try V1StartAnswer.of(answer, id: id, key: .verificationID) {
+        switch try V1StartAnswer<SMSStart.Output>.of(answer, id: id, key: .verificationID) {
         case .going(let decision):
             return .ok(.init(body: .json(.init(
                 verificationId: id, status: try Self.generated(decision.status.rawValue, as: Components.Schemas.SMSVerificationDecision.StatusPayload.self),
                 channel: try decision.channel.map { try Self.generated($0, as: Components.Schemas.SMSVerificationDecision.ChannelPayload.self) },
                 resendIntervalSeconds: decision.resendIntervalSeconds))))
         case .queued: return .accepted(.init(body: .json(.init(verificationId: id, status: "queued"))))
-        case .limited(let refusal, let seconds): return .tooManyRequests(.init(headers: .init(retryAfter: seconds), body: .json(.init(value1: refusal))))
-        case .refusedByPolicy(let refusal): return .unprocessableContent(.init(body: .json(refusal)))
+        case .refused(let output): return output
         }
     }
 

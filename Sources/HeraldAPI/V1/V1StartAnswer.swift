@@ -1,14 +1,24 @@
 import HeraldRuntime
 
+/// The outputs of the two `/v1` starts, which answer a refusal alike: their generated cases
+/// `tooManyRequests` and `unprocessableContent` are these.
+protocol V1StartOutput {
+    static func tooManyRequests(_ response: Components.Responses.V1StartRateLimited) -> Self
+    static func unprocessableContent(_ response: Components.Responses.V1Refused) -> Self
+}
+
+extension Operations.StartSMSVerification.Output: V1StartOutput {}
+extension Operations.SendEmailAction.Output: V1StartOutput {}
+
 /// A `/v1` start's answer (docs/api.md, "Starts answer with the decision"): the worker's decision
 /// to go ahead (200: `sending`, `reused`, `test`), `queued` when none came within
 /// `api.decision_wait_ms` (202), a refusal by a limit or a pause (429 with `Retry-After`) or by a
 /// policy (422 naming the field), and a job the worker can never handle as a 400 (thrown).
-enum V1StartAnswer {
+enum V1StartAnswer<Output: V1StartOutput> {
     case going(JobDecision)
     case queued
-    case limited(Components.Schemas.V1Refusal, retryAfterSeconds: Int)
-    case refusedByPolicy(Components.Schemas.V1Refusal)
+    /// The refusal, written as the route's output.
+    case refused(Output)
 
     /// Which id the start's answer carries.
     enum IDKey { case verificationID, requestID }
@@ -28,10 +38,12 @@ enum V1StartAnswer {
             }
             guard decision.refusal == .policy else {
                 let seconds = decision.retryAfterSeconds ?? 60
-                return .limited(refusal(.init(code: "refused", message: "refused by a limit or a pause (\(reason)): retry after \(seconds) s",
-                                              reason: reason, retryAfterSeconds: seconds)), retryAfterSeconds: seconds)
+                let error = refusal(.init(code: "refused", message: "refused by a limit or a pause (\(reason)): retry after \(seconds) s",
+                                          reason: reason, retryAfterSeconds: seconds))
+                return .refused(.tooManyRequests(.init(headers: .init(retryAfter: seconds), body: .json(.init(value1: error)))))
             }
-            return .refusedByPolicy(refusal(.init(code: "refused", message: "refused by policy (\(reason))", reason: reason, field: policyField(reason))))
+            let error = refusal(.init(code: "refused", message: "refused by policy (\(reason))", reason: reason, field: policyField(reason)))
+            return .refused(.unprocessableContent(.init(body: .json(error))))
         }
     }
 
