@@ -29,9 +29,11 @@ import Testing
                 let answer = try await api.call(.POST, "/v1/sms/verifications", json: ["verification_id": "\(harness.namespace)-u\(n)",
                                                                                       "phone_number": harness.phone(n), "client_ip": ip], auth: .basic(server))
                 answers[answer.status, default: 0] += 1
-                if answer.status != 200 { Issue.record("start \(n): \(answer)") ; break }
+                // 202: herald-sms had not decided within `api.decision_wait_ms` (a loaded machine);
+                // the start is still going, not refused. (The decision itself: the other tests here.)
+                if answer.status != 200 && answer.status != 202 { Issue.record("start \(n): \(answer)") ; break }
             }
-            #expect(answers == [200: 1000], "\(answers)")
+            #expect(answers[200, default: 0] + answers[202, default: 0] == 1000, "\(answers)")
 
             var statuses: [Int] = []
             for n in 0..<25 {
@@ -46,7 +48,7 @@ import Testing
                 }
             }
             #expect(statuses == Array(repeating: 200, count: 20) + Array(repeating: 429, count: 5), "\(statuses)")
-            try await eventually("the 1,020 SMS delivered") { sms.delivered().count >= 1020 }
+            try await eventually(timeout: .seconds(60), "the 1,020 SMS delivered") { sms.delivered().count >= 1020 }
             try await Task.sleep(for: .milliseconds(500))
             let limited = Set((20..<25).map { "\(harness.namespace)-one\($0)" })
             #expect(sms.delivered().count == 1020 && !sms.delivered().contains { limited.contains($0.verificationID) })
