@@ -197,7 +197,7 @@ import Testing
     /// commit) waits in the delay queues and is applied; a receipt for a message nobody sent is
     /// dropped after the job's last attempt.
     @Test func aReceiptBeforeTheSendIsHeldAndOneForNoMessageIsDropped() async throws {
-        try await withHarness(retryDelays: [200, 400, 800, 1_600], maxAttempts: 5) { harness in
+        try await withReceiptHarness { harness in
             let sms = try await SMSFixture(harness)
             let api = try await Self.api(harness)
             let early = EarlyReceipts(api: api)

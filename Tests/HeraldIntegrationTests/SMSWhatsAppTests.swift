@@ -28,16 +28,11 @@ import Testing
         configuration.sms.whatsapp.languages = ["default": "en_US", "de": "de", "pt-br": "pt_BR"]
     }
 
-    /// The stub posts its statuses 50 ms after it took the message, which may be before herald-sms
-    /// has committed the send: the receipt then waits in the delay queues. The harness's default
-    /// (three tries within 0.3 s) can run out on a loaded machine; these give it about 3 s.
-    static let receiptRetryDelays = [200, 400, 800, 1_600]
-
     /// The code goes out as the template (body and copy-code button), in the job's language; it
     /// verifies like an SMS code; WhatsApp's sent, delivered and read reach the attempt through
     /// herald-api; `sms.sent` and `sms.delivered` say the channel and provider.
     @Test func aCodeGoesOutAsAWhatsAppTemplateAndItsStatusesComeBack() async throws {
-        try await withHarness(retryDelays: Self.receiptRetryDelays, maxAttempts: 5) { harness in
+        try await withReceiptHarness { harness in
             let sms = try await SMSFixture(harness)
             let stub = try await WhatsAppStubServer()
             stub.script([.init("sent"), .init("delivered"), .init("read")])
@@ -66,7 +61,7 @@ import Testing
 
     /// WhatsApp's `failed` (131026, undeliverable) is the attempt's `undelivered`, with the code.
     @Test func aFailedStatusIsUndeliveredWithWhatsAppsCode() async throws {
-        try await withHarness(retryDelays: Self.receiptRetryDelays, maxAttempts: 5) { harness in
+        try await withReceiptHarness { harness in
             let sms = try await SMSFixture(harness)
             let stub = try await WhatsAppStubServer()
             stub.script([.init("failed", errorCode: 131026)])

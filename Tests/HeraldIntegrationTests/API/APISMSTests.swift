@@ -30,11 +30,12 @@ import Testing
             // The read: the record of show-sms, masked, never the code. herald-sms records the send
             // after the provider took it (the dev outbox is written first), so the record may still
             // say `sending` for a moment.
-            var shown = try await api.call(.GET, "/v1/sms/verifications/\(id)")
+            var read: APIProcess.Answer?
             try await eventually("the send recorded") {
-                shown = try await api.call(.GET, "/v1/sms/verifications/\(id)")
-                return shown.status == 200 && shown.json["state"] as? String == "sent"
+                read = try await api.call(.GET, "/v1/sms/verifications/\(id)")
+                return read?.status == 200 && read?.json["state"] as? String == "sent"
             }
+            let shown = try #require(read)
             #expect(!shown.text.contains(code) && !shown.text.contains(phone), "\(shown)")
             let right = try await api.call(.POST, "/v1/sms/verifications/\(id)/check", json: ["code": code], auth: .bearer(api.key))
             #expect(right.status == 200 && right.json["result"] as? String == "verified", "\(right)")

@@ -153,6 +153,14 @@ func withHarness<T>(retryDelays: [Int] = [100, 200, 400], maxAttempts: Int = 3, 
     }
 }
 
+/// ``withHarness(retryDelays:maxAttempts:_:)`` for a receipt that can come before herald-sms has
+/// committed its send (a stub posts it as soon as it took the message): the receipt job waits in
+/// the delay queues about 3 s before its last attempt, where the default's three tries span 0.3 s
+/// and can run out on a loaded machine.
+func withReceiptHarness<T>(_ body: (Harness) async throws -> T) async throws -> T {
+    try await withHarness(retryDelays: [200, 400, 800, 1_600], maxAttempts: 5, body)
+}
+
 /// An in-process worker; ``stop()`` triggers the graceful shutdown a SIGTERM would.
 struct RunningWorker: Sendable {
     let group: ServiceGroup
