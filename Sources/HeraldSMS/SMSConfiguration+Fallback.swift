@@ -14,6 +14,9 @@ extension SMSConfiguration {
         public var regions: [String: [Channel]] = [:]
         /// Channel → seconds without a `delivered` receipt before the next channel; 0: never by time.
         public var afterSeconds: [Channel: Int] = [.sms: 60, .whatsapp: 60, .voice: 0]
+        /// The sends of one code a provider may charge for (its first, its resends, each channel
+        /// of its fallback): a fallback past it ends, refused `paid_sends_exhausted`.
+        public var maxPaidSends = 2
 
         /// The list for a number of `region` (nil: a test number, no region).
         public func channels(region: String?) -> [Channel] {
@@ -37,6 +40,7 @@ extension SMSConfiguration {
                 }
                 f.regions[region] = try list(source, "sms.fallback.regions.\(region)", default: [])
             }
+            f.maxPaidSends = try source.int("sms.fallback.max_paid_sends", default: f.maxPaidSends, range: 1...10)
             for channel in Channel.allCases {
                 f.afterSeconds[channel] = try source.int("sms.fallback.after_seconds.\(channel.rawValue)", default: f.afterSeconds[channel] ?? 0,
                                                          range: 0...3600)
@@ -69,7 +73,8 @@ extension SMSConfiguration {
 
         public var effectiveValues: [String: Any] {
             var values: [String: Any] = ["sms.fallback.channels": channels.map(\.rawValue),
-                                         "sms.fallback.regions": regions.mapValues { $0.map(\.rawValue) }]
+                                         "sms.fallback.regions": regions.mapValues { $0.map(\.rawValue) },
+                                         "sms.fallback.max_paid_sends": maxPaidSends]
             for (channel, seconds) in afterSeconds { values["sms.fallback.after_seconds.\(channel.rawValue)"] = seconds }
             return values
         }

@@ -19,18 +19,22 @@ public struct SMSFallbackJob: HeraldJob, Equatable {
     public var reason: Reason
     /// The verification's number (E.164): the fallback's send is counted in its limits.
     public var phoneNumber: String
+    /// The IP of the end user whose request started the verification (its job's `client.ip`):
+    /// the fallback's send is counted in its per-IP limit too. Absent when the request had none.
+    public var clientIP: String?
 
-    public init(verificationID: String, step: Int, reason: Reason, phoneNumber: String) {
+    public init(verificationID: String, step: Int, reason: Reason, phoneNumber: String, clientIP: String? = nil) {
         self.version = Self.version
         self.verificationID = verificationID
         self.step = step
         self.reason = reason
         self.phoneNumber = phoneNumber
+        self.clientIP = clientIP
     }
 
     enum CodingKeys: String, CodingKey {
         case version, step, reason
-        case verificationID = "verification_id", phoneNumber = "phone_number"
+        case verificationID = "verification_id", phoneNumber = "phone_number", clientIP = "client_ip"
     }
 
     public func validate() throws(JobValidationError) {
@@ -41,5 +45,6 @@ public struct SMSFallbackJob: HeraldJob, Equatable {
         } catch {
             throw JobValidationError("phone_number \(error.reason)")
         }
+        if let clientIP { _ = try ClientIP(clientIP, field: "client_ip") }
     }
 }

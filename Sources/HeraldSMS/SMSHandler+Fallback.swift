@@ -50,22 +50,34 @@ extension SMSHandler {
     static func sealingContext(_ verificationID: String) -> String { "sms.fallback:\(verificationID)" }
 
     /// `sms.fallback`: the verification's next channel, if it is still wanted
-    /// (``SMSStore/takeFallback(_:messageID:ownerKey:limits:client:logger:)``), with the code its
+    /// (``SMSStore/takeFallback(_:messageID:ownerKey:limits:paused:maxPaidSends:client:logger:)``), with the code its
     /// first channel carried.
     func fallback(_ job: SMSFallbackJob, context: JobContext) async throws -> JobOutcome {
         var logger = context.logger
         logger[metadataKey: "verification_id"] = "\(job.verificationID)"
         logger[metadataKey: "step"] = "\(job.step)"
-        // The number's limits (not `resend`: the user asked for nothing; not the client's IP: the
-        // request's, counted when it came) see the fallback's send too.
+        // Judged as the first send was (issue 46): the number's limits, the per-IP limit of the
+        // request that started it (not `resend`: the user asked for nothing), the fraud guard's
+        // pauses, and the code's budget of paid sends.
         let number = try PhoneNumber(job.phoneNumber)
         let region = try? PhoneNumberClassifier.classify(number).regionCode
         var limits = SMSStore.Limits()
         limits.add("phone", key: number.e164, configuration.phoneLimit)
         limits.add("prefix", key: number.prefix(droppingLast: configuration.prefixDropDigits), configuration.prefixLimit)
+        if let ip = job.clientIP.flatMap({ try? ClientIP($0) }) {
+            limits.add("ip", key: ip.limitKey(ipv6PrefixLength: configuration.ipv6PrefixLength), configuration.ipLimit)
+        }
         limits.add("global", key: "", configuration.globalLimit)
         if let region { configuration.regionCaps.add(to: &limits, region: region) }
+        var pause: FraudGuard.Pause?
+        if let region {
+            pause = try await fraudGuard.check(verificationID: job.verificationID, phone: number.e164, region: region,
+                                               knownHashes: KnownNumbers.hashes(number.e164, hasher: hasher), again: true,
+                                               client: context.database, logger: logger)
+            if let pause, pause.new { noticePause(pause, logger: logger) }
+        }
         let stored = try await SMSStore.takeFallback(job, messageID: context.envelope.messageID, ownerKey: context.ownerKey, limits: limits,
+                                                     paused: pause?.reason, maxPaidSends: configuration.fallback.maxPaidSends,
                                                      client: context.database, logger: logger)
         metrics.fallbackDecision(stored.label)
         guard case .send(let fallback, let uncertain) = stored else {

@@ -141,6 +141,10 @@ struct ConfigCommand: AsyncParsableCommand {
             values.merge(s.numberPolicyValues) { current, _ in current }
             values.merge(s.guessingAndIPValues) { current, _ in current }
             values.merge(s.receipts.effectiveValues) { current, _ in current }
+            // The other channels and the fallback between them (docs/whatsapp.md, docs/voice.md, docs/fallback.md).
+            for channelValues in [s.whatsapp.effectiveValues, s.voice.effectiveValues, s.fallback.effectiveValues] {
+                values.merge(channelValues) { current, _ in current }
+            }
             for (name, limit) in [("phone", s.phoneLimit), ("prefix", s.prefixLimit), ("ip", s.ipLimit), ("global", s.globalLimit), ("resend", s.resendLimit)] {
                 values["sms.limits.\(name).max"] = limit.max
                 values["sms.limits.\(name).window_seconds"] = limit.windowSeconds

@@ -46,5 +46,10 @@ import Testing
         let changed = Set(plain.keys).union(dev.keys).filter { text(plain[$0]) != text(dev[$0]) }
         #expect(plain.count > 50 && changed.isEmpty, "HERALD_DEV_* changed the configuration: \(changed.sorted().map { "\($0): \(text(plain[$0])) → \(text(dev[$0]))" })")
         #expect(plain["outbox.directory"] as? String == "", "the dev spool stays off")
+        // Every channel's keys and the fallback's are printed (issue 46).
+        let channelKeys = ["sms.fallback.channels", "sms.fallback.max_paid_sends", "sms.fallback.after_seconds.sms", "sms.voice.ring_seconds",
+                           "sms.whatsapp.template", "sms.whatsapp.access_token"]
+        #expect(channelKeys.filter { plain[$0] == nil }.isEmpty, "missing: \(channelKeys.filter { plain[$0] == nil })")
+        #expect(plain["sms.fallback.max_paid_sends"] as? Int == 2)
     }
 }

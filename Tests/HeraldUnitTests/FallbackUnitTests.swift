@@ -57,6 +57,12 @@ import Testing
         #expect(throws: JobValidationError.self) { try SMSFallbackJob(verificationID: "v-1", step: 0, reason: .timeout, phoneNumber: "+4915112345678").validate() }
         #expect(throws: JobValidationError.self) { try SMSFallbackJob(verificationID: "v-1", step: 1, reason: .undelivered, phoneNumber: "0151").validate() }
         #expect(throws: JobValidationError.self) {
+            try SMSFallbackJob(verificationID: "v-1", step: 1, reason: .timeout, phoneNumber: "+4915112345678", clientIP: "203.0.113.7:80").validate()
+        }
+        #expect(throws: Never.self) {
+            try SMSFallbackJob(verificationID: "v-1", step: 1, reason: .timeout, phoneNumber: "+4915112345678", clientIP: "2001:db8::1").validate()
+        }
+        #expect(throws: JobValidationError.self) {
             try SMSVerificationJob(verificationID: "v-1", phoneNumber: "+4915112345678", channel: .sms, channels: [.sms, .voice]).validate()
         }
         #expect(throws: JobValidationError.self) { try SMSVerificationJob(verificationID: "v-1", phoneNumber: "+4915112345678", channels: [.sms, .sms]).validate() }

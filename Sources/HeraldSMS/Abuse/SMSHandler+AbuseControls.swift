@@ -22,15 +22,18 @@ extension SMSHandler {
         guard let pause = try await fraudGuard.check(verificationID: job.verificationID, phone: phone.e164, region: info.regionCode,
                                                     knownHashes: KnownNumbers.hashes(phone.e164, hasher: hasher),
                                                     client: context.database, logger: logger) else { return nil }
-        if pause.new {
-            metrics.fraudGuardPause(scope: pause.scope)
-            logger.warning("fraud guard paused a scope", metadata: [
-                "scope": "\(pause.scope)", "key": "\(pause.key)", "sent": "\(pause.sent)", "verified": "\(pause.verified)"])
-        }
+        if pause.new { noticePause(pause, logger: logger) }
         // A pause an operator lifts (no end) is answered with a retry an hour later.
         let retryAfter = pause.until.map { max(Int($0.timeIntervalSinceNow.rounded(.up)), 1) } ?? 3600
         return refused(job, phone: phone, info: info, reason: pause.reason, metricReason: "fraud_guard:\(pause.scope)", logger: logger,
                        write: SMSStore.refusedRow(job, phone: phone.e164, messageID: context.envelope.messageID, reason: pause.reason))
             .answering(.refused(pause.reason, retryAfterSeconds: retryAfter))
+    }
+
+    /// A pause this request tripped: counted and logged once.
+    func noticePause(_ pause: FraudGuard.Pause, logger: Logger) {
+        metrics.fraudGuardPause(scope: pause.scope)
+        logger.warning("fraud guard paused a scope", metadata: [
+            "scope": "\(pause.scope)", "key": "\(pause.key)", "sent": "\(pause.sent)", "verified": "\(pause.verified)"])
     }
 }

@@ -39,12 +39,14 @@ extension SMSStore {
         public var routingKey: String?
     }
 
-    /// Decides a `sms.fallback` job.
-    public static func takeFallback(_ job: SMSFallbackJob, messageID: String, ownerKey: Int64, limits: Limits,
+    /// Decides a `sms.fallback` job. `paused`: the fraud guard's refusal of its send, judged just
+    /// before (nil: none); `maxPaidSends`: `sms.fallback.max_paid_sends`.
+    public static func takeFallback(_ job: SMSFallbackJob, messageID: String, ownerKey: Int64, limits: Limits, paused: String?, maxPaidSends: Int,
                                     client: PostgresClient, logger: Logger) async throws -> FallbackDecision {
         try await Database.retryingConflicts {
             let rows = try await Prepared<FallbackTakeSQL>(
-                job.verificationID, job.step, job.reason.rawValue, messageID, ownerKey, limits.scopes, limits.keys, limits.windows, limits.maxes
+                job.verificationID, job.step, job.reason.rawValue, messageID, ownerKey, limits.scopes, limits.keys, limits.windows, limits.maxes,
+                paused ?? "", maxPaidSends
             ).rows(on: client, logger: logger)
             guard let row = rows.first else { throw StoreError("herald.sms_fallback_take gave no decision") }
             let (decision, reason, uncertain, channels, body, keyID, nonce, ciphertext, tag) = try row.decode(
@@ -74,7 +76,8 @@ extension SMSStore {
     enum FallbackTakeSQL: StatementText {
         static let sql = """
             SELECT o_decision, o_reason, o_uncertain, o_channels, o_job::text, o_key_id, o_nonce, o_ciphertext, o_tag
-              FROM herald.sms_fallback_take($1::text, $2::int, $3::text, $4::text, $5::bigint, $6::text[], $7::text[], $8::int[], $9::int[])
+              FROM herald.sms_fallback_take($1::text, $2::int, $3::text, $4::text, $5::bigint, $6::text[], $7::text[], $8::int[], $9::int[],
+                                            nullif($10::text, ''), $11::int)
             """
     }
 

@@ -17,10 +17,14 @@
 -- lifted one paused again, reads the row again and judges what it finds.
 -- A verification that already has a row was judged on its first delivery: go ahead.
 --
+-- p_again (issue 46): a later paid send of a verification judged before (a fallback's next
+-- channel) is judged by the same pauses and floors, and may trip a pause, but goes ahead without
+-- being counted again: its verification was marked, and let through in grace, once.
+--
 -- Issue 31: sequential scans off. Every table here is read by key. On a table analyzed while
 -- (nearly) empty, the generic plans a pooled connection keeps read the whole table per request:
 -- 0.4-0.7 ms per job instead of 0.035 over the first 10,000 jobs of a fresh deployment.
-CREATE OR REPLACE FUNCTION herald.fraud_guard_check(p_verification_id text, p_phone text, p_region text, p_prefix text, p_window_minutes integer, p_region_floor integer, p_prefix_floor integer, p_min_conversion double precision, p_pause_seconds integer, p_max_pause_seconds integer, p_grace_seconds integer, p_known_hashes text, p_max_undelivered double precision)
+CREATE OR REPLACE FUNCTION herald.fraud_guard_check(p_verification_id text, p_phone text, p_region text, p_prefix text, p_window_minutes integer, p_region_floor integer, p_prefix_floor integer, p_min_conversion double precision, p_pause_seconds integer, p_max_pause_seconds integer, p_grace_seconds integer, p_known_hashes text, p_max_undelivered double precision, p_again boolean)
  RETURNS TABLE(o_scope text, o_key text, o_new boolean, o_sent bigint, o_verified bigint, o_until timestamp with time zone, o_seconds integer, o_undelivered bigint)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
@@ -37,7 +41,7 @@ DECLARE
     is_new boolean;
     v_until timestamptz;
 BEGIN
-    IF EXISTS (SELECT 1 FROM herald.sms_verifications WHERE verification_id = p_verification_id) THEN
+    IF NOT p_again AND EXISTS (SELECT 1 FROM herald.sms_verifications WHERE verification_id = p_verification_id) THEN
         RETURN;
     END IF;
     IF p_known_hashes IS NULL OR p_known_hashes = ''
@@ -98,6 +102,9 @@ BEGIN
             END IF;
         END LOOP;
     END IF;
+    IF p_again THEN
+        RETURN;
+    END IF;
     -- It goes ahead (a known number too, whose code is counted verified as everyone's): one
     -- more let through in each of its scopes in grace.
     UPDATE herald.sms_fraud_pauses SET grace_sent = grace_sent + 1
@@ -108,6 +115,18 @@ BEGIN
     ON CONFLICT (verification_id) DO UPDATE SET region = EXCLUDED.region, prefix = EXCLUDED.prefix;
     -- Old buckets and marks are cleanup runs' to purge (cleanup.purge.sms_fraud_days), not the send path's.
 END;
+$function$;
+
+-- The signature before p_again (a first send's judgment), for a herald-sms of the previous
+-- version still running during a rolling upgrade. To be dropped by a later migration, once no such
+-- worker can be left.
+CREATE OR REPLACE FUNCTION herald.fraud_guard_check(p_verification_id text, p_phone text, p_region text, p_prefix text, p_window_minutes integer, p_region_floor integer, p_prefix_floor integer, p_min_conversion double precision, p_pause_seconds integer, p_max_pause_seconds integer, p_grace_seconds integer, p_known_hashes text, p_max_undelivered double precision)
+ RETURNS TABLE(o_scope text, o_key text, o_new boolean, o_sent bigint, o_verified bigint, o_until timestamp with time zone, o_seconds integer, o_undelivered bigint)
+ LANGUAGE sql
+AS $function$
+    SELECT * FROM herald.fraud_guard_check(p_verification_id, p_phone, p_region, p_prefix, p_window_minutes, p_region_floor, p_prefix_floor,
+                                           p_min_conversion, p_pause_seconds, p_max_pause_seconds, p_grace_seconds, p_known_hashes,
+                                           p_max_undelivered, false);
 $function$;
 
 -- The previous signature (no p_max_undelivered), for a herald-sms of the previous version still

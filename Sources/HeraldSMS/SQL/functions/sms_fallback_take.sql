@@ -12,12 +12,28 @@
 --   gone       the verification has no fallback left (its last channel was sent, or it ended)
 --   closed     the code was used, expired, superseded by another send, or its number is locked
 --              out for guessing (o_reason): the fallback ends (checked on a retry too)
---   delivered  the last send was delivered: no other channel is needed; the fallback ends
---   refused    a send limit (o_reason): the fallback ends, the earlier send stands
+--   delivered  a send of the verification was delivered: no other channel is needed; the fallback ends
+--   refused    a send limit (o_reason): the fallback ends, the earlier send stands; the verification
+--              keeps `fallback_refused:<o_reason>` (migration 17)
+--
+-- Migration 17 (issue 46): every paid send is judged as the first was.
+--   - p_paused: the fraud guard's refusal of this send (herald.fraud_guard_check with p_again),
+--     judged by the caller just before: a paused region or prefix pauses its fallbacks too
+--     (refused, o_reason the pause's `fraud_guard:<scope>:<key>`).
+--   - The send limits p_scopes… hold the per-IP limit of the request that started the
+--     verification (the job's client_ip), as its first send's did.
+--   - p_max_paid_sends (sms.fallback.max_paid_sends, NULL: no budget): the sends of the
+--     verification's code that reached a provider (accepted attempts of every verification that
+--     shares the code, resends included, and the uncertain ones, which may have) reach it:
+--     refused, `paid_sends_exhausted`.
+--   - delivered: any accepted send of the verification reported delivered ends the fallback,
+--     not only the newest (an SMS delivered after WhatsApp went out stops the call after it).
+-- The refusals are judged before the limits are taken: a refused send takes no quota.
 -- Locks: the verification, its fallback row, the rate counters (herald.sms_rate_take), then the
 -- code, as herald.sms_prepare_batch takes counters before codes.
 CREATE OR REPLACE FUNCTION herald.sms_fallback_take(p_verification_id text, p_step integer, p_reason text, p_message_id text, p_owner_key bigint,
-                                                    p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[])
+                                                    p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[],
+                                                    p_paused text DEFAULT NULL, p_max_paid_sends integer DEFAULT NULL)
  RETURNS TABLE (o_decision text, o_reason text, o_uncertain boolean, o_channels text[], o_job jsonb,
                 o_key_id text, o_nonce bytea, o_ciphertext bytea, o_tag bytea)
  LANGUAGE plpgsql
@@ -28,7 +44,6 @@ DECLARE
     f herald.sms_fallbacks%ROWTYPE;
     cur herald.sms_codes%ROWTYPE;
     own boolean;
-    v_status text;
     v_refused text;
     v_closed text;
 BEGIN
@@ -55,21 +70,26 @@ BEGIN
             RETURN QUERY SELECT 'early'::text, NULL::text, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
             RETURN;
         END IF;
-        -- The verification's newest accepted send (run-time partition pruning: the days since its fallback began).
-        SELECT a.delivery_status INTO v_status
-          FROM herald.sms_send_attempts a
-         WHERE a.verification_id = p_verification_id AND a.result = 'accepted' AND a.created_at >= f.created_at - interval '1 minute'
-         ORDER BY a.created_at DESC, a.id DESC
-         LIMIT 1;
-        IF v_status = 'delivered' THEN
+        -- Any accepted send of the verification delivered (run-time partition pruning: the days since its fallback began).
+        IF EXISTS (SELECT 1 FROM herald.sms_send_attempts a
+                    WHERE a.verification_id = p_verification_id AND a.result = 'accepted' AND a.delivery_status = 'delivered'
+                      AND a.created_at >= f.created_at - interval '1 minute') THEN
             DELETE FROM herald.sms_fallbacks WHERE verification_id = p_verification_id;
             RETURN QUERY SELECT 'delivered'::text, NULL::text, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
             RETURN;
         END IF;
-        v_refused := herald.sms_rate_take(p_scopes, p_keys, p_windows, p_maxes, now());
+        -- Judged as the first send was: the guard's pause, the budget, then the limits (which a
+        -- refused send does not take).
+        v_refused := CASE WHEN p_paused IS NOT NULL THEN p_paused
+                          WHEN p_max_paid_sends IS NOT NULL AND herald.sms_paid_sends(ver.code_id) >= p_max_paid_sends THEN 'paid_sends_exhausted' END;
+        IF v_refused IS NULL THEN
+            v_refused := 'rate_limited:' || herald.sms_rate_take(p_scopes, p_keys, p_windows, p_maxes, now());
+        END IF;
         IF v_refused IS NOT NULL THEN
             DELETE FROM herald.sms_fallbacks WHERE verification_id = p_verification_id;
-            RETURN QUERY SELECT 'refused'::text, 'rate_limited:' || v_refused, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
+            UPDATE herald.sms_verifications SET reason = 'fallback_refused:' || v_refused, updated_at = now()
+             WHERE verification_id = p_verification_id;
+            RETURN QUERY SELECT 'refused'::text, v_refused, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
             RETURN;
         END IF;
     END IF;

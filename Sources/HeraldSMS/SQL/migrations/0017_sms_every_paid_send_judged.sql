@@ -1,0 +1,12 @@
+-- Every paid send judged (issue 46): a fallback's next channel is judged by the fraud guard, the
+-- per-IP limit of the request that started it and a budget of paid sends per code
+-- (sms.fallback.max_paid_sends). herald.sms_fallback_take takes two more arguments for them, each
+-- with a default, so a previous version's call (two arguments fewer) still resolves to it: the old
+-- form is dropped here and the new one applied right after the migrations
+-- (functions/sms_fallback_take.sql). In between, a `sms.fallback` job finds no function and is retried.
+-- squawk-ignore-file ban-drop-function, require-lock-timeout, require-statement-timeout
+-- why: ban-drop-function: replaced, after the migrations, by its form with two more arguments with
+--   defaults, which a previous version's call resolves to.
+-- why: require-lock-timeout, require-statement-timeout: dropping a function is catalog only, and
+--   waits for no table lock.
+DROP FUNCTION IF EXISTS herald.sms_fallback_take(text, integer, text, text, bigint, text[], text[], integer[], integer[]);

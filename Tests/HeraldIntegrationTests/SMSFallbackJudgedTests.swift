@@ -1,0 +1,120 @@
+import Foundation
+import HeraldStubs
+import Testing
+@testable import HeraldRuntime
+@testable import HeraldSMS
+
+/// Every paid send judged (issue 46, docs/abuse.md "Fallbacks and the fraud guard"): a fallback's
+/// next channel meets the fraud guard, the per-IP limit of the request that started it and the
+/// code's budget of paid sends, and any delivered send ends it. herald-sms in-process with the
+/// Twilio and WhatsApp stand-ins, their receipts through the real herald-api.
+/// Serialized with the fraud guard's own tests: the guard's counts are per region and prefix.
+@Suite(.needsServers, .serialized) struct SMSFallbackJudgedTests {
+    /// herald-sms with every channel, the SMS's wait `wait` seconds; WhatsApp's statuses and
+    /// Twilio's callbacks reach herald-api.
+    static func start(_ harness: Harness, wait: Int, _ change: @escaping @Sendable (inout HeraldConfiguration) -> Void = { _ in })
+        async throws -> (SMSFixture, TwilioStubServer, WhatsAppStubServer) {
+        let (sms, twilio, whatsapp, api) = try await SMSFallbackTests.standIns(harness, calls: true)
+        whatsapp.webhook("http://127.0.0.1:\(api.port)/v1/receipts/whatsapp")
+        _ = try await sms.start {
+            SMSFallbackTests.channels(&$0, twilio, whatsapp, api)
+            $0.sms.fallback.afterSeconds[.sms] = wait
+            change(&$0)
+        }
+        return (sms, twilio, whatsapp)
+    }
+
+    /// The fallback's job has run to its end: its row is gone.
+    static func ended(_ harness: Harness, _ id: String) async throws {
+        try await eventually(timeout: .seconds(20), "the fallback of \(id) ended") { try await SMSFallbackTests.fallbackRows(harness, id) == 0 }
+    }
+
+    /// A prefix whose codes go unverified is paused by the fallback's own judgment: neither
+    /// verification's WhatsApp goes out, and the pause is the guard's (its event, once).
+    @Test func aPrefixPausedMeanwhilePausesItsFallbacks() async throws {
+        try await withHarness { harness in
+            let (sms, twilio, whatsapp) = try await Self.start(harness, wait: 2) {
+                $0.sms.fraudGuard.enabled = true
+                $0.sms.fraudGuard.prefixFloor = 2
+                $0.sms.fraudGuard.regionFloor = 1000
+                $0.sms.fraudGuard.prefixDigits = 8
+                $0.sms.fraudGuard.minConversion = 0.5
+            }
+            twilio.script([.init("sent")])
+            whatsapp.script([])
+            let range = FraudGuardTests.frenchRange()
+            let jobs = (1...2).map { SMSVerificationJob(verificationID: "\(harness.namespace)-gp\($0)", phoneNumber: range + String(format: "%03d", $0),
+                                                        channels: [.sms, .whatsapp]) }
+            for job in jobs { _ = try await harness.enqueue(job) }
+            // Both first sends go out (the floor is 2): the prefix has sent 2, verified none.
+            try await eventually("both SMS sent") { twilio.messages.count == 2 }
+            for job in jobs { try await Self.ended(harness, job.verificationID) }
+            #expect(whatsapp.messages.isEmpty, "a paused prefix pays for no fallback")
+            let events = try await sms.events.take(atLeast: 3)
+            let paused = events.filter { $0.0 == "sms.fraud_guard.paused" }
+            #expect(paused.count == 1 && paused.first?.1["reason"] as? String == "fraud_guard:prefix:\(range)", "\(events.map(\.0))")
+            for job in jobs {
+                let verification = try await sms.verification(job.verificationID)
+                #expect(verification?.state == "sent" && verification?.reason == "fallback_refused:fraud_guard:prefix:\(range)",
+                        "the first send stands; the fallback's refusal is recorded")
+            }
+        }
+    }
+
+    /// The request's IP had one send left: the fallback's would be its second, and is refused.
+    @Test func aFallbackTakesThePerIPLimitOfTheRequestThatStartedIt() async throws {
+        try await withHarness { harness in
+            let (sms, twilio, whatsapp) = try await Self.start(harness, wait: 1) { $0.sms.ipLimit = .init(max: 1, windowSeconds: 3600) }
+            twilio.script([.init("sent")])
+            whatsapp.script([])
+            let ip = "198.51.100.\(Int.random(in: 1...254))"
+            var job = SMSVerificationJob(verificationID: "\(harness.namespace)-ip", phoneNumber: harness.phone(1), channels: [.sms, .whatsapp])
+            job.client = .init(ip: ip)
+            try await harness.database.query("DELETE FROM herald.sms_rate_counters WHERE scope = 'ip' AND key = \(ip)", logger: harness.logger)
+            _ = try await harness.enqueue(job)
+            try await eventually("sent") { twilio.messages.count == 1 }
+            try await Self.ended(harness, job.verificationID)
+            #expect(whatsapp.messages.isEmpty)
+            #expect(try await sms.verification(job.verificationID)?.reason == "fallback_refused:rate_limited:ip")
+        }
+    }
+
+    /// Three channels and `max_paid_sends: 2`: the SMS and WhatsApp are sent, the call is not.
+    @Test func theBudgetOfPaidSendsStopsTheThirdChannel() async throws {
+        try await withHarness { harness in
+            let (sms, twilio, whatsapp) = try await Self.start(harness, wait: 1) {
+                $0.sms.fallback.afterSeconds[.whatsapp] = 1
+                $0.sms.fallback.maxPaidSends = 2
+            }
+            twilio.script([.init("sent")])
+            whatsapp.script([])
+            let job = SMSVerificationJob(verificationID: "\(harness.namespace)-bu", phoneNumber: harness.phone(2), channels: [.sms, .whatsapp, .voice])
+            _ = try await harness.enqueue(job)
+            try await eventually(timeout: .seconds(20), "sent over WhatsApp") { whatsapp.messages.count == 1 }
+            try await Self.ended(harness, job.verificationID)
+            #expect(twilio.calls.calls.isEmpty, "the third paid send is past the budget")
+            #expect(try await sms.attempts(job.verificationID).map(\.provider) == ["twilio", "whatsapp"])
+            #expect(try await sms.verification(job.verificationID)?.reason == "fallback_refused:paid_sends_exhausted")
+        }
+    }
+
+    /// The SMS is delivered after WhatsApp went out, then WhatsApp fails: the code arrived, so
+    /// no call follows (the newest send's failure is not the verification's).
+    @Test func anyDeliveredSendEndsTheFallback() async throws {
+        try await withHarness { harness in
+            let (sms, twilio, whatsapp) = try await Self.start(harness, wait: 1) { $0.sms.fallback.maxPaidSends = 3 }
+            twilio.script([.init("sent"), .init("delivered", after: .seconds(3))])
+            whatsapp.script([.init("failed", errorCode: 131026, after: .seconds(5))])
+            let job = SMSVerificationJob(verificationID: "\(harness.namespace)-ad", phoneNumber: harness.phone(3), channels: [.sms, .whatsapp, .voice])
+            _ = try await harness.enqueue(job)
+            try await eventually(timeout: .seconds(20), "sent over WhatsApp") { whatsapp.messages.count == 1 }
+            try await eventually(timeout: .seconds(20), "WhatsApp's failure recorded") {
+                try await sms.attempts(job.verificationID).last?.delivery?.status == .undelivered
+            }
+            #expect(try await sms.attempts(job.verificationID).first?.delivery?.status == .delivered)
+            try await Self.ended(harness, job.verificationID)
+            try await Task.sleep(for: .seconds(1))
+            #expect(twilio.calls.calls.isEmpty, "the SMS was delivered: no call")
+        }
+    }
+}
