@@ -22,7 +22,7 @@ extension SMSConfiguration {
         /// trying a message (its validity period) plus its report's delay.
         public var maxAgeHours = 96
         /// Where Kannel's reports may come from (addresses or CIDR blocks; the client address as
-        /// `api.trusted_proxies` resolves it); empty: anywhere the signature holds.
+        /// `api.trusted_proxies` resolves it); empty: this host only (127.0.0.0/8, ::1).
         public var kannelAllowedSources: [String] = []
 
         public var enabled: Bool { !baseURL.isEmpty }

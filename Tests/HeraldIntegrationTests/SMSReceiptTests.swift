@@ -289,6 +289,15 @@ import Testing
             let fenced = try await Self.api(harness, extra: ["HERALD_SMS_RECEIPTS_KANNEL_ALLOWED_SOURCES": "10.0.0.0/8"])
             let outside = try await fenced.call(.GET, dlr + "&type=1", auth: Auth.none)
             #expect(outside.status == 401, "\(outside)")
+            // None listed: this host only. Behind a trusted proxy, another host's rewritten type is
+            // refused (issue 46); the listed host's is taken.
+            let proxied = try await Self.api(harness, extra: ["HERALD_API_TRUSTED_PROXIES": "127.0.0.1"])
+            let rewritten = try await proxied.call(.GET, dlr + "&type=16", auth: Auth.none, headers: [("X-Forwarded-For", "203.0.113.9")])
+            #expect(rewritten.status == 401, "\(rewritten)")
+            let listed = try await Self.api(harness, extra: ["HERALD_API_TRUSTED_PROXIES": "127.0.0.1",
+                                                             "HERALD_SMS_RECEIPTS_KANNEL_ALLOWED_SOURCES": "203.0.113.0/24"])
+            let fromKannel = try await listed.call(.GET, dlr + "&type=16", auth: Auth.none, headers: [("X-Forwarded-For", "203.0.113.9")])
+            #expect(fromKannel.status == 204, "\(fromKannel)")
         }
     }
 }

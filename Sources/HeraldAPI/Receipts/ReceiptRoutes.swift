@@ -15,8 +15,9 @@ import Logging
 /// broker confirmed it; 503 otherwise. A status Herald does not keep is answered 204 and
 /// ignored. Rate-limited per source address (IPv6 per /64), after the signature: signed
 /// callbacks at `api.receipts.rate_per_second`, refused ones at a hundredth of it (a forger
-/// cannot spend a provider's budget). Kannel's reports only from `sms.receipts.kannel_allowed_sources`
-/// when set (its signature cannot cover the type Kannel fills in).
+/// cannot spend a provider's budget). Kannel's reports only from `sms.receipts.kannel_allowed_sources`,
+/// loopback when none is listed: its signature cannot cover the type Kannel fills in, so whoever
+/// holds one `dlr-url` could otherwise report it delivered or undelivered at will.
 struct ReceiptRoutes {
     let dependencies: APIDependencies
     let addresses: ClientAddress
@@ -32,7 +33,9 @@ struct ReceiptRoutes {
         let api = dependencies.api
         signed = KeyRateLimiter(perSecond: api.receiptRatePerSecond, burst: api.receiptRateBurst)
         refused = KeyRateLimiter(perSecond: max(1, api.receiptRatePerSecond / 100), burst: max(10, api.receiptRateBurst / 100))
-        kannelSources = dependencies.sms.receipts.kannelAllowedSources.compactMap { CIDRBlock($0) }
+        // Unlisted: this host only (Kannel beside herald-api, as `make run` runs it).
+        let listed = dependencies.sms.receipts.kannelAllowedSources.compactMap { CIDRBlock($0) }
+        kannelSources = listed.isEmpty ? CIDRBlock.loopback : listed
     }
 
     func add(to group: RouterGroup<APIContext>) {
@@ -68,7 +71,7 @@ struct ReceiptRoutes {
     func kannel(_ request: Request, context: APIContext) async throws -> Response {
         try await take("kannel", request, context) { source in
             guard receipts.enabled, !receipts.kannelSecret.isEmpty else { throw Unconfigured() }
-            guard kannelSources.isEmpty || source.map({ ip in kannelSources.contains { $0.contains(ip) } }) == true else {
+            guard source.map({ ip in kannelSources.contains { $0.contains(ip) } }) == true else {
                 throw APIFailure.forgedCallback
             }
             let fields = try FormFields.query(request, accepted: KannelDLR.accepted)

@@ -17,6 +17,9 @@ public struct CIDRBlock: Sendable, Hashable {
         prefixLength = length
     }
 
+    /// 127.0.0.0/8 and ::1: this host.
+    public static let loopback = [CIDRBlock("127.0.0.0/8"), CIDRBlock("::1")].compactMap { $0 }
+
     public func contains(_ ip: ClientIP) -> Bool {
         guard ip.family == network.family else { return false }
         var left = prefixLength
