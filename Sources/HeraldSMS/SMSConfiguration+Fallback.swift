@@ -15,7 +15,7 @@ extension SMSConfiguration {
         /// Channel → seconds without a `delivered` receipt before the next channel; 0: never by time.
         public var afterSeconds: [Channel: Int] = [.sms: 60, .whatsapp: 60, .voice: 0]
         /// The sends of one code a provider may charge for (its first, its resends, each channel
-        /// of its fallback): a fallback past it ends, refused `paid_sends_exhausted`.
+        /// of its fallback): a fallback past it ends, refused `rate_limited:paid_sends`.
         public var maxPaidSends = 2
 
         /// The list for a number of `region` (nil: a test number, no region).

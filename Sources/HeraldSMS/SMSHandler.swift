@@ -161,7 +161,8 @@ public struct SMSHandler: JobHandler {
             hash: hasher.hash(code, context: PhoneVerifier.hashContext(phone: phone.e164, purpose: job.purpose.rawValue, tenant: job.tenant ?? "")),
             ttlSeconds: job.codeTTLSeconds ?? configuration.codeTTLSeconds, maxAttempts: configuration.maxAttempts,
             resendIntervalSeconds: configuration.resendIntervalSeconds, limits: limits,
-            ownerKey: context.ownerKey, guessing: configuration.guessing, tenant: job.tenant ?? "")
+            ownerKey: context.ownerKey, guessing: configuration.guessing, tenant: job.tenant ?? "",
+            maxPaidSends: configuration.fallback.maxPaidSends)
 
         switch try await groups.prepare(request, client: context.database, logger: logger) {
         case .send(let uncertain):
@@ -182,8 +183,10 @@ public struct SMSHandler: JobHandler {
             logger.info("test number: fixed code stored, no SMS sent")
             return .completed().answering(JobDecision(status: .test))
         case .refused(let reason):
+            // A code past its budget of paid sends is sent again once it is used or expires: at most its TTL.
+            let retryAfter = reason == "rate_limited:paid_sends" ? request.ttlSeconds : limits.retryAfterSeconds(refusedBy: reason)
             return refused(job, phone: phone, reason: reason, logger: logger, write: nil)
-                .answering(.refused(reason, retryAfterSeconds: limits.retryAfterSeconds(refusedBy: reason)))
+                .answering(.refused(reason, retryAfterSeconds: retryAfter))
         case .done(let state):
             // Decided by an earlier delivery of this verification: nothing is sent again. Its
             // `sms.sent` may not have been committed yet (a crash after the send was recorded),

@@ -94,7 +94,7 @@ import Testing
             try await Self.ended(harness, job.verificationID)
             #expect(twilio.calls.calls.isEmpty, "the third paid send is past the budget")
             #expect(try await sms.attempts(job.verificationID).map(\.provider) == ["twilio", "whatsapp"])
-            #expect(try await sms.verification(job.verificationID)?.reason == "fallback_refused:paid_sends_exhausted")
+            #expect(try await sms.verification(job.verificationID)?.reason == "fallback_refused:rate_limited:paid_sends")
         }
     }
 

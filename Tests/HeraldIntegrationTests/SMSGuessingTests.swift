@@ -87,6 +87,8 @@ import Testing
             let sms = try await SMSFixture(harness)
             let worker = try await sms.start {
                 $0.sms.resendIntervalSeconds = 0
+                // One pending code sent again each round: the budget of paid sends out of the way.
+                $0.sms.fallback.maxPaidSends = 10
                 $0.sms.guessing.maxFailures = 2
                 $0.sms.guessing.lockoutSeconds = 100
                 $0.sms.guessing.maxLockoutSeconds = 300

@@ -135,7 +135,11 @@ import Testing
     @Test func forceResendSendsANewCodeWithinItsOwnLimit() async throws {
         try await withHarness() { harness in
             let sms = try await SMSFixture(harness)
-            let worker = try await sms.start { $0.sms.resendLimit = .init(max: 1, windowSeconds: 3600) }
+            // The resend limit's test: the code's budget of paid sends (2 by default) out of its way.
+            let worker = try await sms.start {
+                $0.sms.resendLimit = .init(max: 1, windowSeconds: 3600)
+                $0.sms.fallback.maxPaidSends = 10
+            }
             let phone = harness.phone(6)
             let first = SMSVerificationJob(verificationID: "\(harness.namespace)-f1", phoneNumber: phone)
             let a = try await harness.enqueue(first)
@@ -218,6 +222,8 @@ import Testing
             let sms = try await SMSFixture(harness)
             let worker = try await sms.start {
                 $0.sms.resendIntervalSeconds = 0
+                // Each limit's own test: the code's budget of paid sends out of its way.
+                $0.sms.fallback.maxPaidSends = 10
                 switch scope {
                 case "phone": $0.sms.phoneLimit = .init(max: 2, windowSeconds: 3600)
                 case "prefix": $0.sms.prefixLimit = .init(max: 2, windowSeconds: 3600)

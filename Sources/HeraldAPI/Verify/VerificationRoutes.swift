@@ -112,12 +112,12 @@ struct VerificationRoutes {
     }
 
     /// Twilio's error for a worker's refusal (nil for a decision to send): 60203 for the resend
-    /// limit, 20429 for another limit, 60410 for the fraud guard's pause, 60205 for a landline,
+    /// limit and the code's budget of paid sends, 20429 for another limit, 60410 for the fraud guard's pause, 60205 for a landline,
     /// 60200 for the rest (a region, an app not verified, a number the worker cannot read).
     static func refusal(_ decision: JobDecision) -> TwilioError? {
         let reason = decision.reason ?? decision.status.rawValue
         switch decision.refusal {
-        case .limit where reason == "rate_limited:resend":
+        case .limit where reason == "rate_limited:resend" || reason == "rate_limited:paid_sends":
             return .maxSendAttempts
         case .limit:
             return TwilioError(code: 20429, status: .tooManyRequests, message: "Too Many Requests (\(reason))", retryAfter: decision.retryAfterSeconds ?? 60)

@@ -61,6 +61,9 @@ public enum SMSStore {
         public var guessing = SMSConfiguration.Guessing()
         /// The job's `tenant` ('' for none): whose pending code this request may share.
         public var tenant = ""
+        /// `sms.fallback.max_paid_sends`: a pending code sent this many times is not sent again
+        /// (`rate_limited:paid_sends`); nil: no budget. The worker's, as the TTL is.
+        public var maxPaidSends: Int?
     }
 
     public static func prepare(_ request: Request, client: PostgresClient, logger: Logger) async throws -> Decision {
@@ -94,7 +97,7 @@ public enum SMSStore {
             requests.map(\.force), requests.map(\.test), requests.map(\.hash.keyID), requests.map { ByteBuffer(bytes: $0.hash.digest) },
             r.ttlSeconds, r.maxAttempts, r.resendIntervalSeconds, limitRequests, scopes, keys, windows, maxes,
             r.ownerKey, r.guessing.maxFailures, r.guessing.windowSeconds, r.guessing.lockoutSeconds, r.guessing.maxLockoutSeconds,
-            requests.map(\.tenant)
+            requests.map(\.tenant), r.maxPaidSends ?? 0
         ).rows(on: client, logger: logger)
         var decisions = [Decision?](repeating: nil, count: requests.count)
         for row in rows {
@@ -114,7 +117,7 @@ public enum SMSStore {
             SELECT o_i, o_decision, o_reason, o_uncertain FROM herald.sms_prepare_batch(
                 $1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::boolean[], $7::text[], $8::bytea[],
                 $9::int, $10::int, $11::int, $12::int[], $13::text[], $14::text[], $15::int[], $16::int[],
-                $17::bigint, $18::int, $19::int, $20::int, $21::int, $22::text[])
+                $17::bigint, $18::int, $19::int, $20::int, $21::int, $22::text[], nullif($23::int, 0))
             """
     }
 

@@ -78,6 +78,34 @@ import Testing
         }
     }
 
+    /// A code's budget of paid sends (`sms.fallback.max_paid_sends`, 2): its first send and one
+    /// forced resend go out; the third start for the pending code is refused at the door (429,
+    /// `rate_limited:paid_sends`, retry after the code's TTL) and sends nothing; the second code
+    /// still verifies.
+    @Test func aCodePastItsBudgetOfPaidSendsIsRefusedAtTheStart() async throws {
+        try await withHarness { harness in
+            let sms = try await SMSFixture(harness)
+            _ = try await sms.start { $0.sms.fallback.maxPaidSends = 2 }
+            let api = try await APIProcess(harness)
+            let phone = harness.phone(2)
+            var answers: [APIProcess.Answer] = []
+            for n in 1...3 {
+                answers.append(try await api.call(.POST, "/v1/sms/verifications",
+                                                  json: ["verification_id": "\(harness.namespace)-b\(n)", "phone_number": phone, "force_resend": true]))
+                if n < 3 { try await eventually("send \(n) recorded") { sms.delivered().filter { $0.to == phone }.count == n } }
+            }
+            #expect(answers.prefix(2).allSatisfy { $0.status == 200 && $0.json["status"] as? String == "sending" }, "\(answers)")
+            let refused = answers[2]
+            #expect(refused.status == 429 && refused.error["reason"] as? String == "rate_limited:paid_sends", "\(refused)")
+            let ttl = SMSConfiguration().codeTTLSeconds
+            #expect(refused.headers.first(name: "Retry-After") == "\(ttl)", "\(refused)")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(sms.delivered().filter { $0.to == phone }.count == 2)
+            let code = try #require(sms.code(to: phone))
+            #expect(try await sms.verify("\(harness.namespace)-b2", code) == .verified(phoneNumber: phone, purpose: .signIn))
+        }
+    }
+
     /// A region herald-sms does not send to is refused at the start (422 naming the rule and the
     /// field), and nothing is sent.
     @Test func aPolicysRefusalIsAnsweredAtTheStart() async throws {

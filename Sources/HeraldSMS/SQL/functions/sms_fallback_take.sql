@@ -25,7 +25,7 @@
 --   - p_max_paid_sends (sms.fallback.max_paid_sends, NULL: no budget): the sends of the
 --     verification's code that reached a provider (accepted attempts of every verification that
 --     shares the code, resends included, and the uncertain ones, which may have) reach it:
---     refused, `paid_sends_exhausted`.
+--     refused, `rate_limited:paid_sends`.
 --   - delivered: any accepted send of the verification reported delivered ends the fallback,
 --     not only the newest (an SMS delivered after WhatsApp went out stops the call after it).
 -- The refusals are judged before the limits are taken: a refused send takes no quota.
@@ -81,7 +81,7 @@ BEGIN
         -- Judged as the first send was: the guard's pause, the budget, then the limits (which a
         -- refused send does not take).
         v_refused := CASE WHEN p_paused IS NOT NULL THEN p_paused
-                          WHEN p_max_paid_sends IS NOT NULL AND herald.sms_paid_sends(ver.code_id) >= p_max_paid_sends THEN 'paid_sends_exhausted' END;
+                          WHEN p_max_paid_sends IS NOT NULL AND herald.sms_paid_sends(ver.code_id) >= p_max_paid_sends THEN 'rate_limited:paid_sends' END;
         IF v_refused IS NULL THEN
             v_refused := 'rate_limited:' || herald.sms_rate_take(p_scopes, p_keys, p_windows, p_maxes, now());
         END IF;

@@ -25,7 +25,12 @@
 -- `tenant`, '' without one): a code is shared, reused and checked only within its tenant (a Twilio
 -- Verify service); the limits, the guessing lock and the fraud guard still count per number.
 --   invalid  also: the verification id is another tenant's
-CREATE OR REPLACE FUNCTION herald.sms_prepare(p_verification_id text, p_message_id text, p_phone text, p_purpose text, p_force boolean, p_test boolean, p_key_id text, p_code_hash bytea, p_ttl_seconds integer, p_max_attempts integer, p_resend_interval_seconds integer, p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[], p_owner_key bigint, p_guess_limit integer, p_guess_window_seconds integer, p_lockout_seconds integer, p_lockout_max_seconds integer, p_tenant text DEFAULT '')
+--
+-- Migration 17 (sms, issue 46): p_max_paid_sends (sms.fallback.max_paid_sends; NULL, a previous
+-- version's call: no budget). A pending code that a provider may have charged for that many
+-- times (herald.sms_paid_sends: its sends, resends and fallbacks) is not sent again by a new
+-- request, forced or not: refused, `rate_limited:paid_sends`, until it is used or expires.
+CREATE OR REPLACE FUNCTION herald.sms_prepare(p_verification_id text, p_message_id text, p_phone text, p_purpose text, p_force boolean, p_test boolean, p_key_id text, p_code_hash bytea, p_ttl_seconds integer, p_max_attempts integer, p_resend_interval_seconds integer, p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[], p_owner_key bigint, p_guess_limit integer, p_guess_window_seconds integer, p_lockout_seconds integer, p_lockout_max_seconds integer, p_tenant text DEFAULT '', p_max_paid_sends integer DEFAULT NULL)
  RETURNS TABLE(o_decision text, o_reason text, o_uncertain boolean)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
@@ -126,6 +131,14 @@ BEGIN
             RETURN QUERY SELECT 'busy'::text, NULL::text, false;
             RETURN;
         END IF;
+    END IF;
+
+    IF NOT p_test AND have_code AND NOT cur.test_number AND p_max_paid_sends IS NOT NULL
+       AND herald.sms_paid_sends(cur.id) >= p_max_paid_sends THEN
+        INSERT INTO herald.sms_verifications (verification_id, code_id, phone_number, purpose, message_id, state, reason)
+        VALUES (p_verification_id, NULL, p_phone, p_purpose, p_message_id, 'refused', 'rate_limited:paid_sends');
+        RETURN QUERY SELECT 'refused'::text, 'rate_limited:paid_sends'::text, false;
+        RETURN;
     END IF;
 
     IF NOT p_test THEN

@@ -60,7 +60,10 @@
 -- call) goes with its code. The fast path still wants no pending code of the number and purpose
 -- in any tenant and each number and purpose once in the group (only the first send of a number
 -- goes fast); any other request is decided by herald.sms_prepare with its tenant.
-CREATE OR REPLACE FUNCTION herald.sms_prepare_batch(p_ids text[], p_message_ids text[], p_phones text[], p_purposes text[], p_forces boolean[], p_tests boolean[], p_key_ids text[], p_hashes bytea[], p_ttl_seconds integer, p_max_attempts integer, p_resend_interval_seconds integer, p_limit_requests integer[], p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[], p_owner_key bigint, p_guess_limit integer, p_guess_window_seconds integer, p_lockout_seconds integer, p_lockout_max_seconds integer, p_tenants text[] DEFAULT NULL)
+--
+-- Migration 17 (sms, issue 46): p_max_paid_sends, the budget of a code's paid sends, goes to
+-- herald.sms_prepare (a request with a pending code is never on the fast path).
+CREATE OR REPLACE FUNCTION herald.sms_prepare_batch(p_ids text[], p_message_ids text[], p_phones text[], p_purposes text[], p_forces boolean[], p_tests boolean[], p_key_ids text[], p_hashes bytea[], p_ttl_seconds integer, p_max_attempts integer, p_resend_interval_seconds integer, p_limit_requests integer[], p_scopes text[], p_keys text[], p_windows integer[], p_maxes integer[], p_owner_key bigint, p_guess_limit integer, p_guess_window_seconds integer, p_lockout_seconds integer, p_lockout_max_seconds integer, p_tenants text[] DEFAULT NULL, p_max_paid_sends integer DEFAULT NULL)
  RETURNS TABLE(o_i integer, o_decision text, o_reason text, o_uncertain boolean)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
@@ -202,7 +205,8 @@ BEGIN
             ARRAY(SELECT u.k FROM unnest(p_limit_requests, p_keys) WITH ORDINALITY AS u(r, k, o) WHERE u.r = i ORDER BY u.o),
             ARRAY(SELECT u.w FROM unnest(p_limit_requests, p_windows) WITH ORDINALITY AS u(r, w, o) WHERE u.r = i ORDER BY u.o),
             ARRAY(SELECT u.m FROM unnest(p_limit_requests, p_maxes) WITH ORDINALITY AS u(r, m, o) WHERE u.r = i ORDER BY u.o),
-            p_owner_key, p_guess_limit, p_guess_window_seconds, p_lockout_seconds, p_lockout_max_seconds, coalesce(p_tenants[i], ''));
+            p_owner_key, p_guess_limit, p_guess_window_seconds, p_lockout_seconds, p_lockout_max_seconds, coalesce(p_tenants[i], ''),
+            p_max_paid_sends);
         o_i := i;
         o_decision := d.o_decision;
         o_reason := d.o_reason;
