@@ -71,8 +71,10 @@ extension SMSHandler {
         if let region { configuration.regionCaps.add(to: &limits, region: region) }
         var pause: FraudGuard.Pause?
         if let region {
+            // Its request's app verification, accepted on its first send, passes a pause here too.
+            let proven = try await appVerifier.accepted(job.verificationID, phone: number.e164, client: context.database, logger: logger)
             pause = try await fraudGuard.check(verificationID: job.verificationID, phone: number.e164, region: region,
-                                               knownHashes: KnownNumbers.hashes(number.e164, hasher: hasher), again: true,
+                                               knownHashes: KnownNumbers.hashes(number.e164, hasher: hasher), again: true, proven: proven,
                                                client: context.database, logger: logger)
             if let pause, pause.new { noticePause(pause, logger: logger) }
         }

@@ -29,6 +29,8 @@ import Testing
     static func clear(region: String, _ harness: Harness) async throws {
         try await harness.database.query("DELETE FROM herald.sms_fraud_counts WHERE scope = 'region' AND key = \(region)", logger: harness.logger)
         try await harness.database.query("DELETE FROM herald.sms_fraud_pauses WHERE scope = 'region' AND key = \(region)", logger: harness.logger)
+        // What the guard let through counts below a floor too (a burst is judged inside itself).
+        try await harness.database.query("DELETE FROM herald.sms_fraud_marks WHERE region = \(region)", logger: harness.logger)
     }
 
     static func json(_ arguments: [String], _ harness: Harness) async throws -> [String: Any] {
@@ -184,7 +186,7 @@ import Testing
             var pauses: [FraudGuard.Pause] = []
             for n in 0..<2 {
                 if let pause = try await guardian.check(verificationID: "\(harness.namespace)-x\(n)", phone: range + String(format: "%03d", n),
-                                                        region: "FR", knownHashes: "", client: harness.database, logger: harness.logger) {
+                                                        region: "FR", knownHashes: "", proven: false, client: harness.database, logger: harness.logger) {
                     pauses.append(pause)
                 }
             }

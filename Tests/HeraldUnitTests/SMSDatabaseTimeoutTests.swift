@@ -77,7 +77,7 @@ import Glibc
         let handler = try Self.handler(operationTimeoutSeconds: 1)
         let started = ContinuousClock.now
         let error = try await Self.timed { client, logger in
-            _ = try await handler.fraudGuard.check(verificationID: "v-timeout", phone: "+33612345678", region: "FR", knownHashes: "", client: client, logger: logger)
+            _ = try await handler.fraudGuard.check(verificationID: "v-timeout", phone: "+33612345678", region: "FR", knownHashes: "", proven: false, client: client, logger: logger)
         }
         let waited = ContinuousClock.now - started
         #expect(error is DeadlineExceeded, "\(String(describing: error))")

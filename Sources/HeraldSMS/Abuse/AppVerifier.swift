@@ -10,7 +10,10 @@ import PostgresNIO
 /// of herald-cleanup purge old records (`cleanup.purge.sms_app_verifications_days`).
 struct AppVerifier: Sendable {
     enum Verdict: Sendable, Equatable {
+        /// No evidence needed (`off`, or `optional` without any).
         case passed
+        /// Evidence accepted: the request proved more than a number (it passes a fraud-guard pause).
+        case proven
         /// `app_not_verified` or `app_not_verified:<why>`.
         case refused(String)
         /// The captcha provider did not answer: retry the job.
@@ -30,7 +33,7 @@ struct AppVerifier: Sendable {
         guard let evidence = job.appVerification else {
             return configuration.mode == .required ? .refused("app_not_verified") : .passed
         }
-        if try await alreadyAccepted(job.verificationID, phone: phone, client: client, logger: logger) { return .passed }
+        if try await accepted(job.verificationID, phone: phone, client: client, logger: logger) { return .proven }
         if let receipt = evidence.receipt, let appID = evidence.appID {
             let rows = try await client.query("""
                 SELECT herald.push_receipt_consume(\(receipt), \(appID), \(configuration.receiptMaxAgeSeconds)::int, \(job.verificationID))
@@ -39,20 +42,21 @@ struct AppVerifier: Sendable {
             for try await answer in rows.decode(String.self) { outcome = answer }
             guard outcome == "ok" else { return .refused("app_not_verified:receipt_\(outcome)") }
             try await record(job.verificationID, phone: phone, method: "receipt", detail: appID, score: nil, hostname: nil, client: client, logger: logger)
-            return .passed
+            return .proven
         }
         guard let token = evidence.captcha else { return .refused("app_not_verified") }
         switch await captcha.verify(token, remoteIP: job.client?.ip, logger: logger) {
         case .passed(let score, let hostname):
             try await record(job.verificationID, phone: phone, method: "captcha", detail: token.provider.rawValue, score: score, hostname: hostname,
                              client: client, logger: logger)
-            return .passed
+            return .proven
         case .refused(let why): return .refused("app_not_verified:\(why)")
         case .unavailable(let why): return .unavailable(why)
         }
     }
 
-    private func alreadyAccepted(_ verificationID: String, phone: String, client: PostgresClient, logger: Logger) async throws -> Bool {
+    /// Evidence was accepted for this verification (its first job's, for a later send of it).
+    func accepted(_ verificationID: String, phone: String, client: PostgresClient, logger: Logger) async throws -> Bool {
         let rows = try await client.query("""
             SELECT 1 FROM herald.sms_app_verifications WHERE verification_id = \(verificationID) AND phone_number = \(phone)
             """, logger: logger)

@@ -53,6 +53,8 @@ struct FraudGuard: Sendable {
         /// A later paid send of a verification judged before (a fallback's next channel): judged,
         /// not counted again.
         var again: Bool
+        /// Its app verification was accepted: it goes ahead through a pause, as a known number does.
+        var proven: Bool
         var exchange: String
         var client: PostgresClient
         var logger: Logger
@@ -66,11 +68,12 @@ struct FraudGuard: Sendable {
     /// nil: go ahead (and the send and verification of this request are counted, unless `again`:
     /// a later paid send of a verification judged before, by the same pauses and floors).
     /// `knownHashes`: made only when the guard is on (``KnownNumbers/hashes(_:hasher:)``).
+    /// `proven`: the request's app verification was accepted (it goes ahead through a pause).
     func check(verificationID: String, phone: String, region: String, knownHashes: @autoclosure () -> String, again: Bool = false,
-               client: PostgresClient, logger: Logger) async throws -> Pause? {
+               proven: Bool, client: PostgresClient, logger: Logger) async throws -> Pause? {
         guard configuration.enabled else { return nil }
         return try await batcher.submit(Request(verificationID: verificationID, phone: phone, region: region, prefix: prefix(of: phone),
-                                                knownHashes: knownHashes(), again: again, exchange: eventsExchange, client: client, logger: logger))
+                                                knownHashes: knownHashes(), again: again, proven: proven, exchange: eventsExchange, client: client, logger: logger))
     }
 
     /// `herald.fraud_guard_check` for each request, in order, in one transaction with the events
@@ -82,7 +85,7 @@ struct FraudGuard: Sendable {
                 let rows = try await Prepared<CheckSQL>(
                     requests.map(\.verificationID), requests.map(\.phone), requests.map(\.region), requests.map(\.prefix),
                     c.windowMinutes, c.regionFloor, c.prefixFloor, c.minConversion, c.pauseSeconds, c.maxPauseSeconds, c.liftGraceSeconds,
-                    requests.map(\.knownHashes), c.maxUndelivered, requests.map(\.again)).rows(on: connection, logger: logger)
+                    requests.map(\.knownHashes), c.maxUndelivered, requests.map(\.again), requests.map(\.proven)).rows(on: connection, logger: logger)
                 var pauses = [Pause?](repeating: nil, count: requests.count)
                 for row in rows {
                     let (index, scope, key, new, sent, verified, until, seconds, undelivered) =
@@ -100,15 +103,15 @@ struct FraudGuard: Sendable {
         }
     }
 
-    /// ``judge(_:configuration:)``: $1…$4, $12 and $14 the requests, $5…$11 and $13 the configuration.
+    /// ``judge(_:configuration:)``: $1…$4, $12, $14 and $15 the requests, $5…$11 and $13 the configuration.
     enum CheckSQL: StatementText {
         static let sql = """
             SELECT u.i, f.o_scope, f.o_key, f.o_new, f.o_sent, f.o_verified, f.o_until, f.o_seconds, f.o_undelivered
-              FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $12::text[], $14::boolean[])
-                   WITH ORDINALITY AS u(id, phone, region, prefix, known, again, i)
+              FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $12::text[], $14::boolean[], $15::boolean[])
+                   WITH ORDINALITY AS u(id, phone, region, prefix, known, again, proven, i)
               LEFT JOIN LATERAL herald.fraud_guard_check(
                    u.id, u.phone, u.region, u.prefix, $5::int, $6::int, $7::int, $8::float8, $9::int, $10::int, $11::int, u.known, $13::float8,
-                   u.again) f ON true
+                   u.again, u.proven) f ON true
              ORDER BY u.i
             """
     }

@@ -5,12 +5,14 @@ import PostgresNIO
 
 extension SMSHandler {
     /// App verification, then the fraud guard (docs/abuse.md): the refusal of a request that
-    /// fails either, nil to go on. Never asked for a test number; the region the fraud guard
+    /// fails either, nil to go on. A request whose evidence was accepted passes a pause. Never asked for a test number; the region the fraud guard
     /// counts in is libphonenumber's (`info.regionCode`).
     func abuseRefusal(_ job: SMSVerificationJob, info: PhoneNumberInfo, context: JobContext, logger: Logger) async throws -> JobOutcome? {
         let phone = info.number
+        var proven = false
         switch try await appVerifier.judge(job, phone: phone.e164, client: context.database, logger: logger) {
         case .passed: break
+        case .proven: proven = true
         case .refused(let reason):
             return refused(job, phone: phone, info: info, reason: reason, logger: logger, write: SMSStore.refusedRow(job, phone: phone.e164, messageID: context.envelope.messageID, reason: reason))
         case .unavailable(let why):
@@ -20,7 +22,7 @@ extension SMSHandler {
             throw JobFailure.transient(why)
         }
         guard let pause = try await fraudGuard.check(verificationID: job.verificationID, phone: phone.e164, region: info.regionCode,
-                                                    knownHashes: KnownNumbers.hashes(phone.e164, hasher: hasher),
+                                                    knownHashes: KnownNumbers.hashes(phone.e164, hasher: hasher), proven: proven,
                                                     client: context.database, logger: logger) else { return nil }
         if pause.new { noticePause(pause, logger: logger) }
         // A pause an operator lifts (no end) is answered with a retry an hour later.

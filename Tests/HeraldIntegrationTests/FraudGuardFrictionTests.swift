@@ -1,0 +1,74 @@
+import Foundation
+import HeraldStubs
+import Testing
+@testable import HeraldRuntime
+@testable import HeraldSMS
+
+/// The fraud guard as friction, not a wall (issue 46, docs/abuse.md): a burst is judged inside
+/// itself, and during a pause a request that proves more (its app verification accepted) gets its
+/// code. Each test in a French prefix of its own, the region's floor out of reach.
+@Suite(.needsServers, .serialized) struct FraudGuardFrictionTests {
+    /// The guard of these tests: a prefix (8 digits after `+`) pauses at `floor` sends with less
+    /// than half verified.
+    static func guarded(_ configuration: inout HeraldConfiguration, floor: Int) {
+        configuration.sms.fraudGuard.enabled = true
+        configuration.sms.fraudGuard.prefixFloor = floor
+        configuration.sms.fraudGuard.regionFloor = 1000
+        configuration.sms.fraudGuard.prefixDigits = 8
+        configuration.sms.fraudGuard.minConversion = 0.5
+    }
+
+    /// Twelve requests enqueued at once, none waiting for another: the floor's worth is sent,
+    /// the rest refused by the pause their own burst made (before, each group went out in full:
+    /// its sends are counted only once recorded).
+    @Test func aBurstIsJudgedInsideItself() async throws {
+        try await withHarness { harness in
+            let sms = try await SMSFixture(harness)
+            let worker = try await sms.start { Self.guarded(&$0, floor: 5) }
+            let range = FraudGuardTests.frenchRange()
+            let jobs = (0..<12).map { SMSVerificationJob(verificationID: "\(harness.namespace)-bu\($0)", phoneNumber: range + String(format: "%03d", $0),
+                                                         locale: "en") }
+            var ids: [String] = []
+            for job in jobs { ids.append(try await harness.enqueue(job)) }
+            try await eventually(timeout: .seconds(30), "all decided") {
+                let statuses = try await harness.statuses(ids)
+                return ids.allSatisfy { ["completed", "rejected"].contains(statuses[$0] ?? "") }
+            }
+            var states: [String: Int] = [:]
+            for job in jobs {
+                let verification = try #require(try await sms.verification(job.verificationID))
+                states[verification.state, default: 0] += 1
+                if verification.state == "refused" { #expect(verification.reason == "fraud_guard:prefix:\(range)") }
+            }
+            #expect(states == ["sent": 5, "refused": 7], "\(states)")
+            #expect(sms.delivered().filter { $0.to.hasPrefix(range) }.count == 5)
+            try await worker.stop()
+        }
+    }
+
+    /// A paused prefix: a new number is refused, and the same request with an accepted push
+    /// receipt (app verification, `optional`) gets its code; the pause stays.
+    @Test func aRequestThatProvesMorePassesAPause() async throws {
+        try await withHarness { harness in
+            let sms = try await SMSFixture(harness)
+            let worker = try await sms.start {
+                Self.guarded(&$0, floor: 2)
+                $0.sms.appVerification.mode = .optional
+            }
+            let range = FraudGuardTests.frenchRange()
+            func job(_ n: Int, _ evidence: SMSVerificationJob.AppVerification? = nil) -> SMSVerificationJob {
+                SMSVerificationJob(verificationID: "\(harness.namespace)-pv\(n)", phoneNumber: range + String(format: "%03d", n), locale: "en",
+                                   appVerification: evidence)
+            }
+            for n in 0..<2 { #expect(try await FraudGuardTests.run(job(n), harness, sms).0 == "sent") }
+            #expect(try await FraudGuardTests.run(job(2), harness, sms) == ("refused", "fraud_guard:prefix:\(range)"))
+            let receipt = "\(harness.namespace)-receipt"
+            let appID = "com.example.\(harness.namespace)"
+            try await SMSAppVerificationTests.confirmedReceipt(receipt, appID: appID, harness: harness)
+            #expect(try await FraudGuardTests.run(job(3, .init(receipt: receipt, appID: appID)), harness, sms).0 == "sent",
+                    "an app that proved itself gets its code during the pause")
+            #expect(try await FraudGuardTests.run(job(4), harness, sms) == ("refused", "fraud_guard:prefix:\(range)"), "the pause stays")
+            try await worker.stop()
+        }
+    }
+}
