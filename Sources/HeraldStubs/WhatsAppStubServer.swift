@@ -11,7 +11,9 @@ import NIOCore
 /// Graph error 190) and a JSON body: `messaging_product` `whatsapp`, `to` of 7 to 15 digits,
 /// `type` `template`, the template's name (else 404-like Graph error 132001), a language code,
 /// and exactly two components, `body` with one text parameter and `button` (`sub_type` `url`,
-/// `index` `"0"`) with one text parameter, the same code (else 400, 132000). 200 with
+/// `index` `"0"`) with one text parameter, the same code (else 400, 132000); an optional
+/// `biz_opaque_callback_data` string of at most 512 characters (else 400, 100), echoed in each of
+/// the message's statuses as Meta does. 200 with
 /// `messages[0].id` a `wamid.…`. Then each step of ``script`` is posted to the app's callback URL
 /// (`webhookURL`) as Meta does: `{"object":"whatsapp_business_account","entry":[{"changes":[{"field":
 /// "messages","value":{"statuses":[…]}}]}]}`, signed `X-Hub-Signature-256: sha256=<hex HMAC-SHA256>`
@@ -69,6 +71,13 @@ public final class WhatsAppStubServer: Sendable {
     /// The app's callback URL (herald-api's `/v1/receipts/whatsapp`); nil: no webhooks.
     public func webhook(_ url: String?) { state.withLockedValue { $0.webhookURL = url } }
     public func script(_ steps: [Step]) { state.withLockedValue { $0.script = steps } }
+    /// Posts one status of message `id` to the callback URL, signed, as Meta posts a status of a
+    /// message someone else sent on the same business number (`callbackData`: that send's
+    /// `biz_opaque_callback_data`, nil for none). herald-api's answer (0: none).
+    public func postStatus(_ step: Step, id: String, to: String, callbackData: String?) async -> Int {
+        guard let url = state.withLockedValue({ $0.webhookURL }) else { return 0 }
+        return await Self.post(step, id: id, to: to, callbackData: callbackData, phoneNumberID: phoneNumberID, url: url, appSecret: appSecret)
+    }
     /// Answers 503 (Graph error 131000) while down.
     public func down(_ down: Bool) { state.withLockedValue { $0.down = down } }
     /// The next `count` sends are answered as Meta throttles: 400 with Graph error 130429.
@@ -94,6 +103,10 @@ public final class WhatsAppStubServer: Sendable {
               let tmpl = body["template"] as? [String: Any], let language = (tmpl["language"] as? [String: Any])?["code"] as? String,
               let components = tmpl["components"] as? [[String: Any]]
         else { return error(400, 131008, "Required parameter is missing") }
+        let callbackData = body["biz_opaque_callback_data"]
+        guard callbackData == nil || (callbackData as? String).map({ $0.count <= 512 }) == true else {
+            return error(400, 100, "Invalid parameter")
+        }
         guard tmpl["name"] as? String == template else { return error(404, 132001, "Template name does not exist in the translation") }
         func parameter(_ component: [String: Any]) -> String? {
             guard let parameters = component["parameters"] as? [[String: Any]], parameters.count == 1,
@@ -113,7 +126,8 @@ public final class WhatsAppStubServer: Sendable {
             Task {
                 for step in script {
                     try? await Task.sleep(for: step.after)
-                    let answer = await post(step, id: id, to: to, phoneNumberID: phoneNumberID, url: url, appSecret: appSecret)
+                    let answer = await post(step, id: id, to: to, callbackData: callbackData as? String, phoneNumberID: phoneNumberID, url: url,
+                                            appSecret: appSecret)
                     state.withLockedValue { $0.posted.append((step.status, answer)) }
                 }
             }
@@ -126,8 +140,9 @@ public final class WhatsAppStubServer: Sendable {
     }
 
     /// One status as Meta posts it, signed.
-    static func post(_ step: Step, id: String, to: String, phoneNumberID: String, url: String, appSecret: String) async -> Int {
+    static func post(_ step: Step, id: String, to: String, callbackData: String?, phoneNumberID: String, url: String, appSecret: String) async -> Int {
         var status: [String: Any] = ["id": id, "status": step.status, "timestamp": String(Int(Date().timeIntervalSince1970)), "recipient_id": to]
+        if let callbackData { status["biz_opaque_callback_data"] = callbackData }
         if let code = step.errorCode { status["errors"] = [["code": code, "title": "Message undeliverable"]] }
         let notification: [String: Any] = ["object": "whatsapp_business_account", "entry": [[
             "id": "102290129340398", "changes": [["field": "messages", "value": [

@@ -98,7 +98,8 @@ import Testing
     }
 
     /// Meta's handshake is answered with its challenge for our verify token only; a webhook whose
-    /// signature does not hold is 401; a job for WhatsApp where it is not configured is refused.
+    /// signature does not hold is 401; a status of a message Herald did not send is dropped; a job
+    /// for WhatsApp where it is not configured is refused.
     @Test func theHandshakeAndForgedWebhooksAndAnUnconfiguredChannel() async throws {
         try await withHarness { harness in
             let sms = try await SMSFixture(harness)
@@ -113,6 +114,12 @@ import Testing
             let forged = try await api.call(.POST, "/v1/receipts/whatsapp", body: body, auth: APIProcess.Auth.none,
                                             headers: [("X-Hub-Signature-256", "sha256=" + String(repeating: "0", count: 64))])
             #expect(forged.status == 401 && forged.error["code"] as? String == "bad_signature", "\(forged)")
+            #expect(try await harness.depth(harness.topology.workQueue(.sms)) == 0)
+            // Meta's signed statuses of messages Herald did not send (another sender on the same
+            // number: no mark, or its own): taken (200) and dropped at once, no job to retry.
+            stub.webhook("http://127.0.0.1:\(api.port)/v1/receipts/whatsapp")
+            #expect(await stub.postStatus(.init("failed", errorCode: 131026), id: "wamid.other", to: "4915112345678", callbackData: nil) == 200)
+            #expect(await stub.postStatus(.init("delivered"), id: "wamid.campaign", to: "4915112345678", callbackData: "campaign-7") == 200)
             #expect(try await harness.depth(harness.topology.workQueue(.sms)) == 0)
 
             _ = try await sms.start()

@@ -227,15 +227,18 @@ import Testing
         let body = Array(#"""
             {"object":"whatsapp_business_account","entry":[{"id":"1","changes":[{"field":"messages","value":{
              "messaging_product":"whatsapp","metadata":{"phone_number_id":"1098"},"statuses":[
-              {"id":"wamid.A","status":"sent","timestamp":"1795806119","recipient_id":"4915112345678"},
-              {"id":"wamid.A","status":"read","timestamp":"1795806125"},
-              {"status":"delivered"},
-              {"id":"wamid.B","status":"failed","timestamp":"1795806130","errors":[{"code":131026,"title":"Message undeliverable"}]},
-              {"id":"wamid.C","status":"deleted"}],
+              {"id":"wamid.A","status":"sent","timestamp":"1795806119","recipient_id":"4915112345678","biz_opaque_callback_data":"herald:m-1"},
+              {"id":"wamid.A","status":"read","timestamp":"1795806125","biz_opaque_callback_data":"herald:m-1"},
+              {"status":"delivered","biz_opaque_callback_data":"herald:m-2"},
+              {"id":"wamid.B","status":"failed","timestamp":"1795806130","errors":[{"code":131026,"title":"Message undeliverable"}],"biz_opaque_callback_data":"herald:m-3"},
+              {"id":"wamid.C","status":"deleted","biz_opaque_callback_data":"herald:m-4"},
+              {"id":"wamid.D","status":"delivered","timestamp":"1795806131"},
+              {"id":"wamid.E","status":"failed","timestamp":"1795806132","biz_opaque_callback_data":"campaign-7"}],
              "messages":[{"from":"4915112345678","id":"wamid.in","type":"text"}]}},
              {"field":"messages","value":{"metadata":{"phone_number_id":"other"},"statuses":[{"id":"wamid.X","status":"delivered"}]}}]}]}
             """#.utf8)
-        // Another business number's statuses and a status without an id are skipped, not the batch.
+        // Another business number's statuses, a status without an id and the statuses of messages
+        // Herald did not send (no mark, another sender's) are skipped, not the batch.
         let jobs = try WhatsAppWebhook.receipts(body, phoneNumberID: "1098")
         #expect(jobs.map(\.providerMessageID) == ["wamid.A", "wamid.A", "wamid.B"])
         #expect(jobs.map(\.status) == [.sent, .delivered, .undelivered])
@@ -248,8 +251,9 @@ import Testing
     }
 
     @Test func theTemplateCarriesTheCodeInItsBodyAndButton() throws {
-        let payload = WhatsAppProvider.payload(to: "+4915112345678", code: "123456", template: "herald_code", language: "de")
+        let payload = WhatsAppProvider.payload(to: "+4915112345678", code: "123456", template: "herald_code", language: "de", messageID: "m-9")
         let json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(payload)) as? [String: Any])
+        #expect(json["biz_opaque_callback_data"] as? String == "herald:m-9" && WhatsAppProvider.sentByHerald("herald:m-9"))
         #expect(json["to"] as? String == "4915112345678" && json["messaging_product"] as? String == "whatsapp" && json["type"] as? String == "template")
         let template = try #require(json["template"] as? [String: Any])
         #expect(template["name"] as? String == "herald_code" && (template["language"] as? [String: Any])?["code"] as? String == "de")

@@ -48,8 +48,11 @@ enum WhatsAppWebhook {
 
     /// The receipts of one signed notification: one per status Herald keeps of the business
     /// number `phoneNumberID` (the app's webhook carries every number's, and incoming messages:
-    /// skipped), a status without an id skipped too (the others of the batch still count). A
-    /// body that is not Meta's shape is refused naming what.
+    /// skipped), a status without an id skipped too (the others of the batch still count), and
+    /// a status of a message Herald did not send (its `biz_opaque_callback_data` is not Herald's:
+    /// another sender on the same number, or a send of a Herald before issue 46) dropped here,
+    /// never retried as a receipt whose send is not recorded yet. A body that is not Meta's shape
+    /// is refused naming what.
     static func receipts(_ body: [UInt8], phoneNumberID: String, receivedAt: Date = Date()) throws -> [SMSReceiptJob] {
         guard let root = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
             throw APIFailure.invalid(field: nil, reason: "the body is not a JSON object")
@@ -64,7 +67,7 @@ enum WhatsAppWebhook {
                 guard (value["metadata"] as? [String: Any])?["phone_number_id"] as? String == phoneNumberID else { continue }
                 for item in value["statuses"] as? [[String: Any]] ?? [] {
                     guard let id = item["id"] as? String, (1...128).contains(id.utf8.count), let word = item["status"] as? String,
-                          let status = status(word) else { continue }
+                          let status = status(word), WhatsAppProvider.sentByHerald(item["biz_opaque_callback_data"] as? String) else { continue }
                     let code = ((item["errors"] as? [[String: Any]])?.first?["code"] as? Int).map { "whatsapp-\($0)" }
                     let occurred = (item["timestamp"] as? String).flatMap(Int.init).map { Date(timeIntervalSince1970: TimeInterval($0)) }
                     guard let job = try? JSONFields.validated(SMSReceiptJob(

@@ -13,10 +13,13 @@ import NIOCore
 /// limits, 1, 2, 131000, 131016 temporary), so those go to the next provider or the retry; any
 /// other 4xx (131026 undeliverable, 132000/132001 the template, 100 a bad parameter) is final;
 /// 401 (190, the token) and 5xx are transient.
-struct WhatsAppProvider: DeliveryProvider {
+/// Each send carries `biz_opaque_callback_data` `herald:<message id>`, which Meta echoes in the
+/// message's status webhooks: herald-api keeps only statuses of messages Herald sent
+/// (``sentByHerald(_:)``); another sender's on the same business number are dropped at once.
+public struct WhatsAppProvider: DeliveryProvider {
     let configuration: SMSConfiguration.WhatsApp
     let http: ProviderHTTP
-    var name: String { "whatsapp" }
+    public var name: String { "whatsapp" }
 
     /// Graph error codes that say "not now" whatever the HTTP status (Meta's error reference).
     static let transientCodes: Set<Int> = [1, 2, 4, 80007, 130429, 131000, 131016, 131056]
@@ -41,20 +44,31 @@ struct WhatsAppProvider: DeliveryProvider {
         var to: String
         var type = "template"
         var template: Template
-        enum CodingKeys: String, CodingKey { case to, type, template, messagingProduct = "messaging_product", recipientType = "recipient_type" }
+        var callbackData: String
+        enum CodingKeys: String, CodingKey {
+            case to, type, template
+            case messagingProduct = "messaging_product", recipientType = "recipient_type", callbackData = "biz_opaque_callback_data"
+        }
     }
 
-    /// The body of one send: the number without its `+`, the code in the body and the button.
-    static func payload(to: String, code: String, template: String, language: String) -> Payload {
+    /// What a send's `biz_opaque_callback_data` starts with.
+    static let callbackPrefix = "herald:"
+
+    /// A status whose `biz_opaque_callback_data` is this is of a message Herald sent.
+    public static func sentByHerald(_ callbackData: String?) -> Bool { callbackData?.hasPrefix(callbackPrefix) == true }
+
+    /// The body of one send: the number without its `+`, the code in the body and the button, and
+    /// Herald's mark with the job's message id (not a secret; Meta's limit is 512 characters).
+    static func payload(to: String, code: String, template: String, language: String, messageID: String) -> Payload {
         Payload(to: String(to.drop { $0 == "+" }), template: .init(name: template, language: .init(code: language), components: [
             .init(type: "body", parameters: [.init(text: code)]),
             .init(type: "button", subType: "url", index: "0", parameters: [.init(text: code)]),
-        ]))
+        ]), callbackData: callbackPrefix + messageID)
     }
 
-    func send(_ message: SMSMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
+    public func send(_ message: SMSMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
         let payload = Self.payload(to: message.to, code: message.code.revealed, template: configuration.template,
-                                   language: configuration.language(for: message.locale))
+                                   language: configuration.language(for: message.locale), messageID: message.messageID)
         guard let body = try? JSONEncoder().encode(payload) else { return .refused("encoding") }
         var request = HTTPClientRequest(url: "\(configuration.baseURL)/\(PercentEncoding.form.encode(configuration.phoneNumberID))/messages")
         request.method = .POST
