@@ -242,6 +242,13 @@ public struct SMSHandler: JobHandler {
             if index == channels.count - 1, case .refused(let refusal) = delivery.outcome, let skippedDown {
                 delivery.outcome = .failed(reason: "\(skippedDown); \(channel.rawValue) refused (\(refusal))")
             }
+            // A channel whose provider may have taken the code (a call that timed out after it was
+            // written) is not down: its message may still arrive. With a wait, the next channel
+            // waits for it as after an acceptance (the send recorded, its attempt `timeout`).
+            if index < channels.count - 1, case .failed = delivery.outcome, delivery.uncertain, configuration.fallback.wait(channel) != nil {
+                logger.notice("the channel's provider may have taken the code: the next channel waits", metadata: ["channel": "\(channel.rawValue)"])
+                delivery.outcome = .accepted
+            }
             if index < channels.count - 1, delivery.outcome != .accepted {
                 var reason = "failed"
                 if case .refused = delivery.outcome { reason = "refused" }

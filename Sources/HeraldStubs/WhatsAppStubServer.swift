@@ -52,6 +52,7 @@ public final class WhatsAppStubServer: Sendable {
         var posted: [(String, Int)] = []
         var down = false
         var throttled = 0
+        var hanging = 0
     }
 
     public init(accessToken: String = "wa-stub-token", phoneNumberID: String = "109876543210", template: String = "herald_code",
@@ -80,6 +81,9 @@ public final class WhatsAppStubServer: Sendable {
     }
     /// Answers 503 (Graph error 131000) while down.
     public func down(_ down: Bool) { state.withLockedValue { $0.down = down } }
+    /// The next `count` sends are taken (the message recorded: Meta may have sent it) and never
+    /// answered, as when a connection drops after the request was written.
+    public func hang(_ count: Int) { state.withLockedValue { $0.hanging = count } }
     /// The next `count` sends are answered as Meta throttles: 400 with Graph error 130429.
     public func throttle(_ count: Int) { state.withLockedValue { $0.throttled = count } }
     public func close() async { await server.close() }
@@ -118,10 +122,13 @@ public final class WhatsAppStubServer: Sendable {
               let code = parameter(components[0]), parameter(components[1]) == code, code.range(of: #"^[0-9]{4,15}$"#, options: .regularExpression) != nil
         else { return error(400, 132000, "Number of parameters does not match the expected number of params") }
         let id = "wamid." + Data((0..<24).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-        let (script, url) = state.withLockedValue { state in
+        let (script, url, hangs) = state.withLockedValue { state in
             state.messages.append(Message(id: id, to: to, language: language, code: code))
-            return (state.script, state.webhookURL)
+            let hangs = state.hanging > 0
+            if hangs { state.hanging -= 1 }
+            return (state.script, state.webhookURL, hangs)
         }
+        if hangs { return .init(status: 200, hang: true) }
         if let url, !script.isEmpty {
             Task {
                 for step in script {

@@ -98,6 +98,31 @@ import Testing
         }
     }
 
+    /// WhatsApp takes the message and never answers (a timeout after the request was written:
+    /// it may arrive). The SMS waits for WhatsApp's wait, not going out the moment the call timed
+    /// out, and then goes with reason timeout.
+    @Test func anUncertainSendIsWaitedForNotTakenForDown() async throws {
+        try await withHarness { harness in
+            let (sms, twilio, whatsapp) = try await Self.start(harness, wait: 60) {
+                $0.sms.fallback.afterSeconds[.whatsapp] = 4
+                $0.sms.providerTimeoutMilliseconds = 500
+            }
+            twilio.script([.init("sent")])
+            whatsapp.hang(1)
+            let job = SMSVerificationJob(verificationID: "\(harness.namespace)-un", phoneNumber: harness.phone(4), channels: [.whatsapp, .sms])
+            let started = Date()
+            _ = try await harness.enqueue(job)
+            try await eventually("WhatsApp took it") { whatsapp.messages.count == 1 }
+            try await eventually("the uncertain send recorded") { try await sms.verification(job.verificationID)?.state == "sent" }
+            #expect(twilio.messages.isEmpty, "not the next channel at once")
+            #expect(try await sms.attempts(job.verificationID).map(\.result) == [.timeout])
+            try await eventually(timeout: .seconds(20), "the SMS after WhatsApp's wait") { twilio.messages.count == 1 }
+            #expect(Date().timeIntervalSince(started) >= 4, "not before the wait")
+            #expect(try await SMSFallbackTests.event(sms, "sms.fallback")["reason"] as? String == "timeout")
+            #expect(SMSFixture.code(in: try #require(twilio.messages.first).body, length: 6) == whatsapp.messages[0].code, "one code")
+        }
+    }
+
     /// The SMS is delivered after WhatsApp went out, then WhatsApp fails: the code arrived, so
     /// no call follows (the newest send's failure is not the verification's).
     @Test func anyDeliveredSendEndsTheFallback() async throws {
