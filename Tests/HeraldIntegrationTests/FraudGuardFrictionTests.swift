@@ -46,6 +46,35 @@ import Testing
         }
     }
 
+    /// A prefix whose users verified 120 codes in the day before the window (5 in a usual hour):
+    /// with a configured floor of 4 and `usual_multiple` 3, it is paused at 15 unverified sends,
+    /// not 4; the pause records them.
+    @Test func aScopeWithUsersOfItsOwnIsPausedAtAMultipleOfTheirTraffic() async throws {
+        try await withHarness { harness in
+            let sms = try await SMSFixture(harness)
+            let worker = try await sms.start {
+                Self.guarded(&$0, floor: 4)
+                $0.sms.fraudGuard.usualMultiple = 3
+                $0.sms.resendIntervalSeconds = 0
+            }
+            let range = FraudGuardTests.frenchRange()
+            // 24 hours of 5 verified codes each, all before the window.
+            try await harness.database.query("""
+                INSERT INTO herald.sms_fraud_counts (scope, key, minute, sent, verified)
+                SELECT 'prefix', \(range), date_trunc('minute', now()) - make_interval(hours => h + 2), 6, 5 FROM generate_series(0, 23) AS h
+                """, logger: harness.logger)
+            var states: [String] = []
+            for n in 0..<17 {
+                let job = SMSVerificationJob(verificationID: "\(harness.namespace)-us\(n)", phoneNumber: range + String(format: "%03d", n), locale: "en")
+                states.append(try await FraudGuardTests.run(job, harness, sms).0)
+            }
+            #expect(states.prefix(15).allSatisfy { $0 == "sent" } && states.dropFirst(15).allSatisfy { $0 == "refused" }, "\(states)")
+            let row = try #require(try await FraudGuardTests.pauseRow(range, harness))
+            #expect(row.state == "paused", "\(row)")
+            try await worker.stop()
+        }
+    }
+
     /// A paused prefix: a new number is refused, and the same request with an accepted push
     /// receipt (app verification, `optional`) gets its code; the pause stays.
     @Test func aRequestThatProvesMorePassesAPause() async throws {

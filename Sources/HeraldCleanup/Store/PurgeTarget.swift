@@ -82,6 +82,9 @@ public struct PurgeTarget: Sendable, Equatable {
                         retentionDays: configuration.purge.smsFraudDays),
             PurgeTarget("sms_fraud_marks", table: "herald.sms_fraud_marks", timeColumn: "created_at",
                         retentionDays: configuration.purge.smsFraudDays),
+            // A scope's usual traffic, as its floor last read it (recomputed hourly while in use).
+            PurgeTarget("sms_fraud_baselines", table: "herald.sms_fraud_baselines", timeColumn: "computed_at",
+                        retentionDays: configuration.purge.smsFraudDays),
             // Wrong-code counts per number (issue 16): past expires_at they no longer count.
             PurgeTarget("sms_guess_failures", table: "herald.sms_guess_failures", timeColumn: "expires_at",
                         retentionDays: configuration.purge.smsRateCountersDays),

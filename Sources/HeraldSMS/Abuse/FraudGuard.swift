@@ -85,7 +85,8 @@ struct FraudGuard: Sendable {
                 let rows = try await Prepared<CheckSQL>(
                     requests.map(\.verificationID), requests.map(\.phone), requests.map(\.region), requests.map(\.prefix),
                     c.windowMinutes, c.regionFloor, c.prefixFloor, c.minConversion, c.pauseSeconds, c.maxPauseSeconds, c.liftGraceSeconds,
-                    requests.map(\.knownHashes), c.maxUndelivered, requests.map(\.again), requests.map(\.proven)).rows(on: connection, logger: logger)
+                    requests.map(\.knownHashes), c.maxUndelivered, requests.map(\.again), requests.map(\.proven),
+                    c.usualMultiple).rows(on: connection, logger: logger)
                 var pauses = [Pause?](repeating: nil, count: requests.count)
                 for row in rows {
                     let (index, scope, key, new, sent, verified, until, seconds, undelivered) =
@@ -103,7 +104,7 @@ struct FraudGuard: Sendable {
         }
     }
 
-    /// ``judge(_:configuration:)``: $1…$4, $12, $14 and $15 the requests, $5…$11 and $13 the configuration.
+    /// ``judge(_:configuration:)``: $1…$4, $12, $14 and $15 the requests, $5…$11, $13 and $16 the configuration.
     enum CheckSQL: StatementText {
         static let sql = """
             SELECT u.i, f.o_scope, f.o_key, f.o_new, f.o_sent, f.o_verified, f.o_until, f.o_seconds, f.o_undelivered
@@ -111,7 +112,7 @@ struct FraudGuard: Sendable {
                    WITH ORDINALITY AS u(id, phone, region, prefix, known, again, proven, i)
               LEFT JOIN LATERAL herald.fraud_guard_check(
                    u.id, u.phone, u.region, u.prefix, $5::int, $6::int, $7::int, $8::float8, $9::int, $10::int, $11::int, u.known, $13::float8,
-                   u.again, u.proven) f ON true
+                   u.again, u.proven, $16::float8) f ON true
              ORDER BY u.i
             """
     }

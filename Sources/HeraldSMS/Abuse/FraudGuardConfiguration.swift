@@ -18,6 +18,10 @@ public struct FraudGuardConfiguration: Sendable, Equatable {
     public var prefixDigits = 7
     /// Paused when verified / sent falls under this.
     public var minConversion = 0.1
+    /// A scope's floor is at least this many times the codes it verifies in a usual window (the
+    /// day before the window), so pausing a scope with users of its own costs an attacker a
+    /// multiple of their traffic; 0: the configured floors alone.
+    public var usualMultiple = 3.0
     /// Paused when more than this share of the window's sends were reported undelivered by their
     /// providers' receipts (docs/sms.md, "Delivery receipts"); 1: never for that.
     public var maxUndelivered = 0.5
@@ -45,6 +49,11 @@ public struct FraudGuardConfiguration: Sendable, Equatable {
             throw ConfigError(key: "sms.fraud_guard.min_conversion", reason: "must be a number from 0 to 1, got '\(conversion)'")
         }
         minConversion = value
+        let multiple = try source.string("sms.fraud_guard.usual_multiple", default: "\(usualMultiple)")
+        guard let times = Double(multiple.trimmingCharacters(in: .whitespaces)), (0...1000).contains(times) else {
+            throw ConfigError(key: "sms.fraud_guard.usual_multiple", reason: "must be a number from 0 to 1000, got '\(multiple)'")
+        }
+        usualMultiple = times
         let undelivered = try source.string("sms.fraud_guard.max_undelivered", default: "\(maxUndelivered)")
         guard let share = Double(undelivered.trimmingCharacters(in: .whitespaces)), (0...1).contains(share) else {
             throw ConfigError(key: "sms.fraud_guard.max_undelivered", reason: "must be a number from 0 to 1, got '\(undelivered)'")
@@ -63,6 +72,7 @@ public struct FraudGuardConfiguration: Sendable, Equatable {
         ["sms.fraud_guard.enabled": enabled, "sms.fraud_guard.window_minutes": windowMinutes,
          "sms.fraud_guard.region_floor": regionFloor, "sms.fraud_guard.prefix_floor": prefixFloor,
          "sms.fraud_guard.prefix_digits": prefixDigits, "sms.fraud_guard.min_conversion": minConversion,
+         "sms.fraud_guard.usual_multiple": usualMultiple,
          "sms.fraud_guard.max_undelivered": maxUndelivered,
          "sms.fraud_guard.pause_seconds": pauseSeconds == 0 ? "0 (until heraldctl fraud lift)" : "\(pauseSeconds)",
          "sms.fraud_guard.max_pause_seconds": maxPauseSeconds,

@@ -28,11 +28,15 @@
 --   once it is recorded) counts what the guard let through in the window too (its marks, read by
 --   scope and time up to the floor: those of earlier requests of this transaction's group and
 --   of groups committed before, sent or not yet).
+-- - p_usual_multiple: a scope's floor scales with its usual traffic (herald.fraud_guard_floor:
+--   that many times the codes it verifies in a usual window, when more than its configured
+--   floor), read only when the configured floor would pause it; 0: the configured floor alone.
 --
 -- Issue 31: sequential scans off. Every table here is read by key. On a table analyzed while
 -- (nearly) empty, the generic plans a pooled connection keeps read the whole table per request:
 -- 0.4-0.7 ms per job instead of 0.035 over the first 10,000 jobs of a fresh deployment.
-CREATE OR REPLACE FUNCTION herald.fraud_guard_check(p_verification_id text, p_phone text, p_region text, p_prefix text, p_window_minutes integer, p_region_floor integer, p_prefix_floor integer, p_min_conversion double precision, p_pause_seconds integer, p_max_pause_seconds integer, p_grace_seconds integer, p_known_hashes text, p_max_undelivered double precision, p_again boolean, p_proven boolean)
+CREATE OR REPLACE FUNCTION herald.fraud_guard_check(p_verification_id text, p_phone text, p_region text, p_prefix text, p_window_minutes integer, p_region_floor integer, p_prefix_floor integer, p_min_conversion double precision, p_pause_seconds integer, p_max_pause_seconds integer, p_grace_seconds integer, p_known_hashes text, p_max_undelivered double precision, p_again boolean, p_proven boolean,
+                                                  p_usual_multiple double precision)
  RETURNS TABLE(o_scope text, o_key text, o_new boolean, o_sent bigint, o_verified bigint, o_until timestamp with time zone, o_seconds integer, o_undelivered bigint)
  LANGUAGE plpgsql
  SET plan_cache_mode TO 'force_generic_plan'
@@ -46,6 +50,7 @@ DECLARE
     n_sent bigint;
     n_verified bigint;
     n_undelivered bigint;
+    v_floor bigint;
     is_new boolean;
     v_until timestamptz;
 BEGIN
@@ -85,20 +90,17 @@ BEGIN
                  WHERE scope = scopes[i] AND key = keys[i]
                    AND minute > date_trunc('minute', now()) - make_interval(mins => p_window_minutes);
                 IF n_sent < floors[i] THEN
-                    IF scopes[i] = 'region' THEN
-                        SELECT greatest(n_sent, count(*)) INTO n_sent
-                          FROM (SELECT 1 FROM herald.sms_fraud_marks m
-                                 WHERE m.region = keys[i] AND m.created_at > now() - make_interval(mins => p_window_minutes)
-                                 LIMIT floors[i]) let_through;
-                    ELSE
-                        SELECT greatest(n_sent, count(*)) INTO n_sent
-                          FROM (SELECT 1 FROM herald.sms_fraud_marks m
-                                 WHERE m.prefix = keys[i] AND m.created_at > now() - make_interval(mins => p_window_minutes)
-                                 LIMIT floors[i]) let_through;
-                    END IF;
+                    n_sent := greatest(n_sent, herald.fraud_guard_let_through(scopes[i], keys[i], p_window_minutes, floors[i]));
                 END IF;
             END IF;
-            IF n_sent >= floors[i] AND (n_verified < p_min_conversion * n_sent
+            v_floor := floors[i]::bigint;
+            IF n_sent >= v_floor AND p_usual_multiple > 0 AND (n_verified < p_min_conversion * n_sent
+                                                              OR (p_max_undelivered < 1 AND n_undelivered > p_max_undelivered * n_sent)) THEN
+                -- It would pause at the configured floor: the floor its usual traffic sets may be
+                -- higher (judged on the sends counted: the let-through count stops at the configured floor).
+                v_floor := herald.fraud_guard_floor(scopes[i], keys[i], floors[i], p_window_minutes, p_usual_multiple);
+            END IF;
+            IF n_sent >= v_floor AND (n_verified < p_min_conversion * n_sent
                                         OR (p_max_undelivered < 1 AND n_undelivered > p_max_undelivered * n_sent)) THEN
                 is_new := NULL;
                 v_until := NULL;
@@ -138,7 +140,8 @@ BEGIN
 END;
 $function$;
 
--- The signature before p_again and p_proven (a first send's judgment, no evidence), for a herald-sms of the previous
+-- The signature before p_again, p_proven and p_usual_multiple (a first send's judgment, no
+-- evidence, the configured floors), for a herald-sms of the previous
 -- version still running during a rolling upgrade. To be dropped by a later migration, once no such
 -- worker can be left.
 CREATE OR REPLACE FUNCTION herald.fraud_guard_check(p_verification_id text, p_phone text, p_region text, p_prefix text, p_window_minutes integer, p_region_floor integer, p_prefix_floor integer, p_min_conversion double precision, p_pause_seconds integer, p_max_pause_seconds integer, p_grace_seconds integer, p_known_hashes text, p_max_undelivered double precision)
@@ -147,7 +150,7 @@ CREATE OR REPLACE FUNCTION herald.fraud_guard_check(p_verification_id text, p_ph
 AS $function$
     SELECT * FROM herald.fraud_guard_check(p_verification_id, p_phone, p_region, p_prefix, p_window_minutes, p_region_floor, p_prefix_floor,
                                            p_min_conversion, p_pause_seconds, p_max_pause_seconds, p_grace_seconds, p_known_hashes,
-                                           p_max_undelivered, false, false);
+                                           p_max_undelivered, false, false, 0::double precision);
 $function$;
 
 -- The previous signature (no p_max_undelivered), for a herald-sms of the previous version still
