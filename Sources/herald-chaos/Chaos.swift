@@ -59,7 +59,7 @@ struct ChaosOptions: Sendable {
 }
 
 enum Scenario: String, CaseIterable, Sendable {
-    case kill, broker, database, provider, poison, slow, rollout, security, api
+    case kill, broker, database, provider, poison, slow, rollout, security, api, pumping
     case clusterKill = "cluster-kill", clusterPartition = "cluster-partition", clusterRolling = "cluster-rolling"
     case clusterFailover = "cluster-failover"
 

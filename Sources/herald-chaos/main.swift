@@ -116,6 +116,7 @@ do {
             case .rollout: result = try await chaos.rolloutScenario()
             case .security: result = try await chaos.securityScenario()
             case .api: result = try await chaos.apiScenario()
+            case .pumping: result = try await chaos.pumpingScenario()
             // Bounded: a fleet (or a harness) cut off from the broker or the database for good would wait for ever.
             case .clusterKill: result = try await withDeadline(options.clusterTimeout) { try await chaos.clusterKillScenario() }
             case .clusterPartition: result = try await withDeadline(options.clusterTimeout) { try await chaos.clusterPartitionScenario() }
