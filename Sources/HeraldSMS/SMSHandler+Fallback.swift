@@ -61,13 +61,7 @@ extension SMSHandler {
         // pauses, and the code's budget of paid sends.
         let number = try PhoneNumber(job.phoneNumber)
         let region = try? PhoneNumberClassifier.classify(number).regionCode
-        var limits = SMSStore.Limits()
-        limits.add("phone", key: number.e164, configuration.phoneLimit)
-        limits.add("prefix", key: number.prefix(droppingLast: configuration.prefixDropDigits), configuration.prefixLimit)
-        if let ip = job.clientIP.flatMap({ try? ClientIP($0) }) {
-            limits.add("ip", key: ip.limitKey(ipv6PrefixLength: configuration.ipv6PrefixLength), configuration.ipLimit)
-        }
-        limits.add("global", key: "", configuration.globalLimit)
+        var limits = limits(phone: number, clientIP: job.clientIP, resend: false)
         if let region { configuration.regionCaps.add(to: &limits, region: region) }
         var pause: FraudGuard.Pause?
         if let region {

@@ -152,7 +152,7 @@ public struct SMSHandler: JobHandler {
                            write: SMSStore.refusedRow(job, phone: phone.e164, messageID: context.envelope.messageID, reason: reason))
         }
         if let info, let refusal = try await abuseRefusal(job, info: info, context: context, logger: logger) { return refusal }
-        var limits = limits(for: job, phone: phone)
+        var limits = limits(phone: phone, clientIP: job.client?.ip, resend: true)
         if let info { configuration.regionCaps.add(to: &limits, region: info.regionCode) }
         let code = testCode.map(Secret.init) ?? SecretGenerator.numericCode(length: job.codeLength ?? configuration.codeLength)
         let request = SMSStore.Request(
@@ -243,9 +243,10 @@ public struct SMSHandler: JobHandler {
                 delivery.outcome = .failed(reason: "\(skippedDown); \(channel.rawValue) refused (\(refusal))")
             }
             // A channel whose provider may have taken the code (a call that timed out after it was
-            // written) is not down: its message may still arrive. With a wait, the next channel
-            // waits for it as after an acceptance (the send recorded, its attempt `timeout`).
-            if index < channels.count - 1, case .failed = delivery.outcome, delivery.uncertain, configuration.fallback.wait(channel) != nil {
+            // written) is not down: its message may still arrive, and may be charged. The next
+            // channel waits for it as after an acceptance (the send recorded, its attempt `timeout`,
+            // one uncertain send): for the channel's wait, judged then as any fallback step.
+            if index < channels.count - 1, case .failed = delivery.outcome, delivery.uncertain {
                 logger.notice("the channel's provider may have taken the code: the next channel waits", metadata: ["channel": "\(channel.rawValue)"])
                 delivery.outcome = .accepted
             }
@@ -371,14 +372,15 @@ public struct SMSHandler: JobHandler {
         return .rejected(reason, events: [event], write: write)
     }
 
-    /// The rate limits of a request; a client IP or app id the job lacks has no limit of its own.
-    func limits(for job: SMSVerificationJob, phone: PhoneNumber) -> SMSStore.Limits {
+    /// The rate limits of a send to `phone` for the request from `clientIP` (none without one):
+    /// `resend` on a request of the user's own, not on a fallback's step (the user asked for nothing).
+    func limits(phone: PhoneNumber, clientIP: String?, resend: Bool) -> SMSStore.Limits {
         var limits = SMSStore.Limits()
         limits.add("phone", key: phone.e164, configuration.phoneLimit)
-        limits.add("resend", key: phone.e164, configuration.resendLimit)
+        if resend { limits.add("resend", key: phone.e164, configuration.resendLimit) }
         limits.add("prefix", key: phone.prefix(droppingLast: configuration.prefixDropDigits), configuration.prefixLimit)
-        // Validated by the job (a job with a malformed client.ip is dead-lettered as invalid).
-        if let ip = job.client?.ip.flatMap({ try? ClientIP($0) }) {
+        // Validated by the job (a job with a malformed client.ip or client_ip is dead-lettered as invalid).
+        if let ip = clientIP.flatMap({ try? ClientIP($0) }) {
             limits.add("ip", key: ip.limitKey(ipv6PrefixLength: configuration.ipv6PrefixLength), configuration.ipLimit)
         }
         limits.add("global", key: "", configuration.globalLimit)

@@ -62,6 +62,11 @@ public enum APIApp {
             apple: HeraldAppleSignIn(configuration: configuration.apple, logger: logger),
             keys: keys, verify: VerifyStore(client: database), metrics: metrics)
         let api = configuration.api
+        let receipts = configuration.sms.receipts
+        if receipts.enabled, !receipts.kannelSecret.isEmpty, receipts.kannelAllowedSources.isEmpty {
+            // Kannel fills in a report's type outside its signature: unlisted, only this host may report (issue 46).
+            logger.notice("Kannel's delivery reports are taken from this host only: list Kannel's addresses in sms.receipts.kannel_allowed_sources when it runs elsewhere")
+        }
         let server: HTTPServerBuilder
         // Stopped in reverse: the server first, then the replies and the relay (its last batch), the broker, the database.
         var services: [any Service] = [database, DatabaseProbe(client: database, health: health, logger: logger), AMQPConnectionService(connection),

@@ -28,7 +28,8 @@
 --     refused, `rate_limited:paid_sends`.
 --   - delivered: any accepted send of the verification reported delivered ends the fallback,
 --     not only the newest (an SMS delivered after WhatsApp went out stops the call after it).
--- The refusals are judged before the limits are taken: a refused send takes no quota.
+-- The refusals are judged before the limits are taken, and a closed code before them: a refused
+-- or closed step takes no quota (herald.sms_code_closed says why a code is closed).
 -- Locks: the verification, its fallback row, the rate counters (herald.sms_rate_take), then the
 -- code, as herald.sms_prepare_batch takes counters before codes.
 CREATE OR REPLACE FUNCTION herald.sms_fallback_take(p_verification_id text, p_step integer, p_reason text, p_message_id text, p_owner_key bigint,
@@ -78,29 +79,33 @@ BEGIN
             RETURN QUERY SELECT 'delivered'::text, NULL::text, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
             RETURN;
         END IF;
-        -- Judged as the first send was: the guard's pause, the budget, then the limits (which a
-        -- refused send does not take).
-        v_refused := CASE WHEN p_paused IS NOT NULL THEN p_paused
-                          WHEN p_max_paid_sends IS NOT NULL AND herald.sms_paid_sends(ver.code_id) >= p_max_paid_sends THEN 'rate_limited:paid_sends' END;
-        IF v_refused IS NULL THEN
-            v_refused := 'rate_limited:' || herald.sms_rate_take(p_scopes, p_keys, p_windows, p_maxes, now());
-        END IF;
-        IF v_refused IS NOT NULL THEN
-            DELETE FROM herald.sms_fallbacks WHERE verification_id = p_verification_id;
-            UPDATE herald.sms_verifications SET reason = 'fallback_refused:' || v_refused, updated_at = now()
-             WHERE verification_id = p_verification_id;
-            RETURN QUERY SELECT 'refused'::text, v_refused, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
-            RETURN;
+        -- The code before the judgments (read without its lock: counters are locked before codes),
+        -- so a step whose code is closed is judged by nothing and takes no quota.
+        SELECT * INTO cur FROM herald.sms_codes WHERE id = ver.code_id;
+        v_closed := herald.sms_code_closed(cur, ver.code_sends, ver.phone_number);
+        IF v_closed IS NULL THEN
+            -- Judged as the first send was: the guard's pause, the budget, then the limits (which a
+            -- refused send does not take).
+            v_refused := CASE WHEN p_paused IS NOT NULL THEN p_paused
+                              WHEN p_max_paid_sends IS NOT NULL AND herald.sms_paid_sends(ver.code_id) >= p_max_paid_sends THEN 'rate_limited:paid_sends' END;
+            IF v_refused IS NULL THEN
+                v_refused := 'rate_limited:' || herald.sms_rate_take(p_scopes, p_keys, p_windows, p_maxes, now());
+            END IF;
+            IF v_refused IS NOT NULL THEN
+                DELETE FROM herald.sms_fallbacks WHERE verification_id = p_verification_id;
+                UPDATE herald.sms_verifications SET reason = 'fallback_refused:' || v_refused, updated_at = now()
+                 WHERE verification_id = p_verification_id;
+                RETURN QUERY SELECT 'refused'::text, v_refused, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
+                RETURN;
+            END IF;
         END IF;
     END IF;
-    -- The code, first try or retry: still the one this verification's sends carry, pending, in time,
-    -- its number not locked out.
-    SELECT * INTO cur FROM herald.sms_codes WHERE id = ver.code_id FOR UPDATE;
-    v_closed := CASE WHEN cur.id IS NULL OR cur.status <> 'pending' THEN 'code_' || coalesce(cur.status, 'gone')
-                     WHEN cur.expires_at <= now() THEN 'code_expired'
-                     WHEN cur.sends IS DISTINCT FROM ver.code_sends THEN 'code_sent_again'
-                     WHEN EXISTS (SELECT 1 FROM herald.sms_guess_failures g
-                                   WHERE g.phone_number = ver.phone_number AND g.locked_until > now()) THEN 'locked_out' END;
+    -- The code, first try or retry, now locked: still the one this verification's sends carry,
+    -- pending, in time, its number not locked out.
+    IF v_closed IS NULL THEN
+        SELECT * INTO cur FROM herald.sms_codes WHERE id = ver.code_id FOR UPDATE;
+        v_closed := herald.sms_code_closed(cur, ver.code_sends, ver.phone_number);
+    END IF;
     IF v_closed IS NOT NULL THEN
         DELETE FROM herald.sms_fallbacks WHERE verification_id = p_verification_id;
         RETURN QUERY SELECT 'closed'::text, v_closed, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
