@@ -15,6 +15,7 @@ public final class FreezingProxy: Sendable {
     private let frozenGeneration = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
     private let paused = Atomic<Bool>(false)
+    private let acceptedCount = Atomic<Int>(0)
 
     public init(targetPort: Int) throws {
         self.targetPort = targetPort
@@ -35,6 +36,9 @@ public final class FreezingProxy: Sendable {
         let thread = Thread { [self] in acceptLoop() }
         thread.start()
     }
+
+    /// Connections taken so far (a client that came through this proxy).
+    public var accepted: Int { acceptedCount.load(ordering: .sequentiallyConsistent) }
 
     /// Freezes every connection accepted so far.
     public func freezeExistingConnections() {
@@ -66,6 +70,7 @@ public final class FreezingProxy: Sendable {
         while !stopped.load(ordering: .sequentiallyConsistent) {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
+            acceptedCount.add(1, ordering: .sequentiallyConsistent)
             let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             var address = Self.loopback(port: UInt16(targetPort))
             let connected = withUnsafePointer(to: &address) {

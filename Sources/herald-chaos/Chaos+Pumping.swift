@@ -161,5 +161,7 @@ extension Chaos {
         try await tally.database.query("DELETE FROM herald.sms_fraud_counts WHERE (scope = 'region' AND key = 'LV') OR (scope = 'prefix' AND key LIKE '+3712%')", logger: logger)
         try await tally.database.query("DELETE FROM herald.sms_fraud_pauses WHERE (scope = 'region' AND key = 'LV') OR (scope = 'prefix' AND key LIKE '+3712%')", logger: logger)
         try await tally.database.query("DELETE FROM herald.sms_fraud_marks WHERE region = 'LV'", logger: logger)
+        try await tally.database.query("DELETE FROM herald.sms_fraud_baselines WHERE (scope = 'region' AND key = 'LV') OR (scope = 'prefix' AND key LIKE '+3712%')",
+                                       logger: logger)
     }
 }

@@ -144,8 +144,12 @@ extension BrokerTests {
                     try await connection.publish(body: "after".bytes, exchange: "", routingKey: queue,
                                                  properties: AMQPProperties(messageID: "failover-1"))
                     #expect(connection.isConnected)
-                    // Heartbeats of 1 s would notice a frozen link after about 2 s; the stopped proxy closes it at once.
-                    #expect(ContinuousClock.now - lost < .seconds(2), "moved to the next node at once")
+                    // The connection moved on to the next node listed (without the rotation it would
+                    // try the dead first node for ever). The stopped proxy closes its link at once, so
+                    // this takes well under one reconnect round on a quiet machine (about 0.2 s); the
+                    // bound is the harness's, not a speed claim (speed is measured in make bench).
+                    #expect(second.accepted >= 1, "the next node took the connection")
+                    #expect(ContinuousClock.now - lost < .seconds(10), "moved to the next node")
                     #expect(try await connection.queueState(queue)?.messageCount == 1)
                 }
             }

@@ -6,8 +6,13 @@ import Testing
 
 /// The fraud guard as friction, not a wall (issue 46, docs/abuse.md): a burst is judged inside
 /// itself, and during a pause a request that proves more (its app verification accepted) gets its
-/// code. Each test in a French prefix of its own, the region's floor out of reach.
+/// code. Each test in a Dutch prefix of its own, the region's floor out of reach (France, Jamaica
+/// and Britain are FraudGuardTests', which pause and clear whole regions).
 @Suite(.needsServers, .serialized) struct FraudGuardFrictionTests {
+    /// A Dutch mobile range of eight digits after `+` (a prefix of `prefix_digits` 8): `+3161`
+    /// and four random digits, then three digits per number.
+    static func dutchRange() -> String { "+3161" + String(format: "%04d", Int.random(in: 0..<10_000)) }
+
     /// The guard of these tests: a prefix (8 digits after `+`) pauses at `floor` sends with less
     /// than half verified.
     static func guarded(_ configuration: inout HeraldConfiguration, floor: Int) {
@@ -25,7 +30,7 @@ import Testing
         try await withHarness { harness in
             let sms = try await SMSFixture(harness)
             let worker = try await sms.start { Self.guarded(&$0, floor: 5) }
-            let range = FraudGuardTests.frenchRange()
+            let range = Self.dutchRange()
             let jobs = (0..<12).map { SMSVerificationJob(verificationID: "\(harness.namespace)-bu\($0)", phoneNumber: range + String(format: "%03d", $0),
                                                          locale: "en") }
             var ids: [String] = []
@@ -57,11 +62,12 @@ import Testing
                 $0.sms.fraudGuard.usualMultiple = 3
                 $0.sms.resendIntervalSeconds = 0
             }
-            let range = FraudGuardTests.frenchRange()
-            // 24 hours of 5 verified codes each, all before the window.
+            let range = Self.dutchRange()
+            // 24 hours of 5 verified codes each, all in the day before the window (90 minutes to
+            // 24.5 hours ago): 120, 5 in a usual hour.
             try await harness.database.query("""
                 INSERT INTO herald.sms_fraud_counts (scope, key, minute, sent, verified)
-                SELECT 'prefix', \(range), date_trunc('minute', now()) - make_interval(hours => h + 2), 6, 5 FROM generate_series(0, 23) AS h
+                SELECT 'prefix', \(range), date_trunc('minute', now()) - make_interval(mins => 60 * h + 90), 6, 5 FROM generate_series(0, 23) AS h
                 """, logger: harness.logger)
             var states: [String] = []
             for n in 0..<17 {
@@ -84,7 +90,7 @@ import Testing
                 Self.guarded(&$0, floor: 2)
                 $0.sms.appVerification.mode = .optional
             }
-            let range = FraudGuardTests.frenchRange()
+            let range = Self.dutchRange()
             func job(_ n: Int, _ evidence: SMSVerificationJob.AppVerification? = nil) -> SMSVerificationJob {
                 SMSVerificationJob(verificationID: "\(harness.namespace)-pv\(n)", phoneNumber: range + String(format: "%03d", n), locale: "en",
                                    appVerification: evidence)

@@ -52,8 +52,9 @@ import Testing
                               forged: try await twilio(form, TwilioStubServer.signature(url: url, fields: fields, authToken: "a-guess"))), "twilio")
             #expect(try await harness.depth(queue) == 2)
 
-            // Kannel: sig over the id and exp; the type Kannel fills in is outside it, so only
-            // this host (no kannel_allowed_sources listed) may report.
+            // Kannel: sig over the id and exp; the type Kannel fills in is outside it, so a
+            // rewritten type is refused by its source: only this host (no kannel_allowed_sources
+            // listed) may report, and the rewrite comes from another (behind a trusted proxy).
             let exp = Int(Date().timeIntervalSince1970) + 3600
             let sig = SMSConfiguration.Receipts.kannelSignature(id: "hk-\(harness.namespace)", expires: exp, secret: SMSReceiptTests.kannelSecret)
             let dlr = "/v1/receipts/kannel?id=hk-\(harness.namespace)&exp=\(exp)&sig=\(sig)"
