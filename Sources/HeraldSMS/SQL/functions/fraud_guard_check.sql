@@ -24,10 +24,11 @@
 -- - p_proven: the request proved more than a number (its app verification, a push receipt or a
 --   captcha, was accepted): like a known number's, it goes ahead through a pause, so a pause is
 --   friction for new users, not a wall an attacker can put round a country.
--- - A burst is judged inside itself: a scope below its floor in sends counted (a send is counted
---   once it is recorded) counts what the guard let through in the window too (its marks, read by
---   scope and time up to the floor: those of earlier requests of this transaction's group and
---   of groups committed before, sent or not yet).
+-- - A burst is judged inside itself: a scope below the sends that would pause it (its floor, or
+--   verified / min_conversion once codes were verified, up to twice the floor) in sends counted (a
+--   send is counted once it is recorded) counts what the guard let through in the window too (its
+--   marks, read by scope and time up to that many: those of earlier requests of this
+--   transaction's group and of groups committed before, sent or not yet).
 -- - p_usual_multiple: a scope's floor scales with its usual traffic (herald.fraud_guard_floor:
 --   that many times the codes it verifies in a usual window, when more than its configured
 --   floor), read only when the configured floor would pause it; 0: the configured floor alone.
@@ -51,6 +52,7 @@ DECLARE
     n_verified bigint;
     n_undelivered bigint;
     v_floor bigint;
+    v_pausing bigint;
     is_new boolean;
     v_until timestamptz;
 BEGIN
@@ -89,15 +91,20 @@ BEGIN
                   FROM herald.sms_fraud_counts
                  WHERE scope = scopes[i] AND key = keys[i]
                    AND minute > date_trunc('minute', now()) - make_interval(mins => p_window_minutes);
-                IF n_sent < floors[i] THEN
-                    n_sent := greatest(n_sent, herald.fraud_guard_let_through(scopes[i], keys[i], p_window_minutes, floors[i]));
+                -- The sends that would pause it: its floor, or more once codes were verified
+                -- (verified < min_conversion x sent). Read only up to twice the floor: a scope whose
+                -- users verify more is judged on its recorded sends alone.
+                v_pausing := CASE WHEN p_min_conversion > 0 THEN greatest(floors[i]::bigint, floor(n_verified / p_min_conversion)::bigint + 1)
+                                  ELSE floors[i]::bigint END;
+                IF n_sent < v_pausing AND v_pausing <= 2 * floors[i] THEN
+                    n_sent := greatest(n_sent, herald.fraud_guard_let_through(scopes[i], keys[i], p_window_minutes, v_pausing));
                 END IF;
             END IF;
             v_floor := floors[i]::bigint;
             IF n_sent >= v_floor AND p_usual_multiple > 0 AND (n_verified < p_min_conversion * n_sent
                                                               OR (p_max_undelivered < 1 AND n_undelivered > p_max_undelivered * n_sent)) THEN
                 -- It would pause at the configured floor: the floor its usual traffic sets may be
-                -- higher (judged on the sends counted: the let-through count stops at the configured floor).
+                -- higher (judged on the sends counted: the let-through count stops below it).
                 v_floor := herald.fraud_guard_floor(scopes[i], keys[i], floors[i], p_window_minutes, p_usual_multiple);
             END IF;
             IF n_sent >= v_floor AND (n_verified < p_min_conversion * n_sent
