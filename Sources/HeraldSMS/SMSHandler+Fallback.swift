@@ -62,9 +62,9 @@ extension SMSHandler {
         let number = try PhoneNumber(job.phoneNumber)
         let region = try? PhoneNumberClassifier.classify(number).regionCode
         var limits = limits(phone: number, clientIP: job.clientIP, resend: false)
-        if let region { configuration.regionCaps.add(to: &limits, region: region) }
         var pause: FraudGuard.Pause?
-        if let region {
+        if let region { configuration.regionCaps.add(to: &limits, region: region) }
+        if let region, fraudGuard.configuration.enabled {
             // Its request's app verification, accepted on its first send, passes a pause here too.
             let proven = try await appVerifier.accepted(job.verificationID, phone: number.e164, client: context.database, logger: logger)
             pause = try await fraudGuard.check(verificationID: job.verificationID, phone: number.e164, region: region,

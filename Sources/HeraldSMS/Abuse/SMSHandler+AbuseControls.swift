@@ -5,8 +5,9 @@ import PostgresNIO
 
 extension SMSHandler {
     /// App verification, then the fraud guard (docs/abuse.md): the refusal of a request that
-    /// fails either, nil to go on. A request whose evidence was accepted passes a pause. Never asked for a test number; the region the fraud guard
-    /// counts in is libphonenumber's (`info.regionCode`).
+    /// fails either, nil to go on; a request whose evidence was accepted passes a pause. Never
+    /// asked for a test number; the region the fraud guard counts in is libphonenumber's
+    /// (`info.regionCode`).
     func abuseRefusal(_ job: SMSVerificationJob, info: PhoneNumberInfo, context: JobContext, logger: Logger) async throws -> JobOutcome? {
         let phone = info.number
         var proven = false
