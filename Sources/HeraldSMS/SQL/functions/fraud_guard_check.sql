@@ -53,6 +53,8 @@ DECLARE
     n_undelivered bigint;
     v_floor bigint;
     v_pausing bigint;
+    -- The window's conversion (or its undelivered share) would pause the scope at its floor.
+    v_low boolean;
     is_new boolean;
     v_until timestamptz;
 BEGIN
@@ -100,15 +102,14 @@ BEGIN
                     n_sent := greatest(n_sent, herald.fraud_guard_let_through(scopes[i], keys[i], p_window_minutes, v_pausing));
                 END IF;
             END IF;
+            v_low := n_verified < p_min_conversion * n_sent OR (p_max_undelivered < 1 AND n_undelivered > p_max_undelivered * n_sent);
             v_floor := floors[i]::bigint;
-            IF n_sent >= v_floor AND p_usual_multiple > 0 AND (n_verified < p_min_conversion * n_sent
-                                                              OR (p_max_undelivered < 1 AND n_undelivered > p_max_undelivered * n_sent)) THEN
+            IF v_low AND n_sent >= v_floor THEN
                 -- It would pause at the configured floor: the floor its usual traffic sets may be
                 -- higher (judged on the sends counted: the let-through count stops below it).
                 v_floor := herald.fraud_guard_floor(scopes[i], keys[i], floors[i], p_window_minutes, p_usual_multiple);
             END IF;
-            IF n_sent >= v_floor AND (n_verified < p_min_conversion * n_sent
-                                        OR (p_max_undelivered < 1 AND n_undelivered > p_max_undelivered * n_sent)) THEN
+            IF v_low AND n_sent >= v_floor THEN
                 is_new := NULL;
                 v_until := NULL;
                 INSERT INTO herald.sms_fraud_pauses AS f (scope, key, state, paused_at, expires_at, sent, verified, undelivered)
