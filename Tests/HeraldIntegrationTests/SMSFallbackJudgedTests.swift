@@ -25,9 +25,14 @@ import Testing
         return (sms, twilio, whatsapp)
     }
 
-    /// The fallback's job has run to its end: its row is gone.
-    static func ended(_ harness: Harness, _ id: String) async throws {
-        try await eventually(timeout: .seconds(20), "the fallback of \(id) ended") { try await SMSFallbackTests.fallbackRows(harness, id) == 0 }
+    /// The fallback's job has run to its end: the verification's send was recorded (a provider
+    /// that has the message does not mean its worker committed: until then there is no fallback
+    /// row to be gone), and its fallback row is gone.
+    static func ended(_ sms: SMSFixture, _ harness: Harness, _ id: String) async throws {
+        try await eventually(timeout: .seconds(20), "the fallback of \(id) ended") {
+            guard let verification = try await sms.verification(id), verification.state != "sending" else { return false }
+            return try await SMSFallbackTests.fallbackRows(harness, id) == 0
+        }
     }
 
     /// A prefix whose codes go unverified is paused by the fallback's own judgment: neither
@@ -50,7 +55,7 @@ import Testing
             for job in jobs { _ = try await harness.enqueue(job) }
             // Both first sends go out (the floor is 2): the prefix has sent 2, verified none.
             try await eventually("both SMS sent") { twilio.messages.count == 2 }
-            for job in jobs { try await Self.ended(harness, job.verificationID) }
+            for job in jobs { try await Self.ended(sms, harness, job.verificationID) }
             #expect(whatsapp.messages.isEmpty, "a paused prefix pays for no fallback")
             let events = try await sms.events.take(atLeast: 3)
             let paused = events.filter { $0.0 == "sms.fraud_guard.paused" }
@@ -75,9 +80,11 @@ import Testing
             try await harness.database.query("DELETE FROM herald.sms_rate_counters WHERE scope = 'ip' AND key = \(ip)", logger: harness.logger)
             _ = try await harness.enqueue(job)
             try await eventually("sent") { twilio.messages.count == 1 }
-            try await Self.ended(harness, job.verificationID)
+            try await Self.ended(sms, harness, job.verificationID)
             #expect(whatsapp.messages.isEmpty)
-            #expect(try await sms.verification(job.verificationID)?.reason == "fallback_refused:rate_limited:ip")
+            let verification = try await sms.verification(job.verificationID)
+            let events = try await sms.events.take(atLeast: 1).map(\.0)
+            #expect(verification?.reason == "fallback_refused:rate_limited:ip", "\(String(describing: verification)), \(events)")
         }
     }
 
@@ -93,7 +100,7 @@ import Testing
             let job = SMSVerificationJob(verificationID: "\(harness.namespace)-bu", phoneNumber: harness.phone(2), channels: [.sms, .whatsapp, .voice])
             _ = try await harness.enqueue(job)
             try await eventually(timeout: .seconds(20), "sent over WhatsApp") { whatsapp.messages.count == 1 }
-            try await Self.ended(harness, job.verificationID)
+            try await Self.ended(sms, harness, job.verificationID)
             #expect(twilio.calls.calls.isEmpty, "the third paid send is past the budget")
             #expect(try await sms.attempts(job.verificationID).map(\.provider) == ["twilio", "whatsapp"])
             #expect(try await sms.verification(job.verificationID)?.reason == "fallback_refused:rate_limited:paid_sends")
@@ -139,7 +146,7 @@ import Testing
                 try await sms.attempts(job.verificationID).last?.delivery?.status == .undelivered
             }
             #expect(try await sms.attempts(job.verificationID).first?.delivery?.status == .delivered)
-            try await Self.ended(harness, job.verificationID)
+            try await Self.ended(sms, harness, job.verificationID)
             try await Task.sleep(for: .seconds(1))
             #expect(twilio.calls.calls.isEmpty, "the SMS was delivered: no call")
         }

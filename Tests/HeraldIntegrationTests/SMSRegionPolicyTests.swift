@@ -27,7 +27,9 @@ import Testing
                 // What the policy decides on: the library's reading of the number.
                 let info = try PhoneNumberClassifier.classify(try PhoneNumber(entry.number))
                 #expect(info.regionCode == entry.region && info.type == entry.type, "\(entry.number): \(info.regionCode) \(info.type)")
-                let job = SMSVerificationJob(verificationID: "\(harness.namespace)-p\(n)", phoneNumber: entry.number)
+                // Fixed numbers: a tenant of this test's own, so its codes are not another run's
+                // (a pending code's sends count against sms.fallback.max_paid_sends).
+                let job = SMSVerificationJob(verificationID: "\(harness.namespace)-p\(n)", phoneNumber: entry.number, tenant: harness.namespace)
                 messages[job.verificationID] = try await harness.enqueue(job)
             }
             try await eventually("all decided") {
@@ -88,8 +90,8 @@ import Testing
         try await withHarness() { harness in
             let sms = try await SMSFixture(harness)
             let worker = try await sms.start(Self.generous { $0.sms.regions = .init(mode: .allow, regions: ["US"]) })
-            let us = SMSVerificationJob(verificationID: "\(harness.namespace)-us", phoneNumber: "+12015550123")
-            let dominican = SMSVerificationJob(verificationID: "\(harness.namespace)-do", phoneNumber: "+18092345678")
+            let us = SMSVerificationJob(verificationID: "\(harness.namespace)-us", phoneNumber: "+12015550123", tenant: harness.namespace)
+            let dominican = SMSVerificationJob(verificationID: "\(harness.namespace)-do", phoneNumber: "+18092345678", tenant: harness.namespace)
             let ids = [try await harness.enqueue(us), try await harness.enqueue(dominican)]
             try await eventually("decided") {
                 let statuses = try await harness.statuses(ids)
