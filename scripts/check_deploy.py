@@ -1,12 +1,14 @@
-"""Checks of deploy/ that scripts/check-deploy.sh runs (see deploy/README.md).
+"""Herald's own checks of deploy/, which scripts/check-deploy.sh runs after the real tools
+(`kubectl kustomize`, kubernetes-validate, systemd-analyze, promtool; see deploy/README.md).
 
-  check_deploy.py kubernetes RENDERED.yaml...   schema-validate rendered kustomizations, then Herald's own rules
+  check_deploy.py kubernetes RENDERED.yaml...   custom resources against deploy/schemas, then Herald's rules
   check_deploy.py rabbitmq EXPORT.json DECLARED_VHOST IMPORTED_VHOST [GENERATED.json]
                                                 compare deploy/rabbitmq/definitions.json with the broker
   check_deploy.py observability                 alert rules and dashboard name only documented metrics
-  check_deploy.py systemd                       Herald's rules for deploy/systemd (systemd-analyze does the rest)
+  check_deploy.py systemd                       Herald's rules for deploy/systemd
+  check_deploy.py cron                          Herald's rules for deploy/cron
 
-Runs with the venv check-deploy.sh makes (kubernetes-validate, jsonschema, PyYAML).
+Runs with the venv check-deploy.sh makes (PyYAML, jsonschema).
 """
 import copy
 import json
@@ -23,14 +25,7 @@ API = "herald-api"  # Sources/herald-api: HTTP, no queue; reads the key ring too
 API_OPS_PORT = 9106  # APIConfiguration.defaultOpsPort
 API_PORT = 8090  # APIConfiguration.port (api.port)
 LOOPBACK = ("127.", "::1", "localhost")  # ClearTextPolicy: clear text only there unless api.allow_insecure_transport
-KUBERNETES_VERSIONS = ["1.29.0", "1.37.0"]  # oldest and newest we claim to support
-CRD_SCHEMAS = {  # apiVersion/kind -> vendored subset of the CRD's openAPIV3Schema (deploy/schemas/README.md)
-    ("keda.sh/v1alpha1", "ScaledObject"): "keda.sh_v1alpha1_ScaledObject.json",
-    ("keda.sh/v1alpha1", "TriggerAuthentication"): "keda.sh_v1alpha1_TriggerAuthentication.json",
-    ("monitoring.coreos.com/v1", "ServiceMonitor"): "monitoring.coreos.com_v1_ServiceMonitor.json",
-    ("rabbitmq.com/v1beta1", "RabbitmqCluster"): "rabbitmq.com_v1beta1_RabbitmqCluster.json",
-    ("postgresql.cnpg.io/v1", "Cluster"): "postgresql.cnpg.io_v1_Cluster.json",
-}
+SCHEMAS = ROOT / "deploy/schemas"  # custom resources' schemas: <apiVersion with _>_<kind>.json (deploy/schemas/README.md)
 
 errors: list[str] = []
 
@@ -45,23 +40,14 @@ def herald_config() -> dict:
 
 # ---------------------------------------------------------------- kubernetes
 
-def validate_schema(where: str, obj: dict) -> None:
-    import jsonschema
-    import kubernetes_validate
-    key = (obj.get("apiVersion"), obj.get("kind"))
-    if key in CRD_SCHEMAS:
-        schema = json.loads((ROOT / "deploy/schemas" / CRD_SCHEMAS[key]).read_text())
-        for error in sorted(jsonschema.Draft7Validator(schema).iter_errors(obj), key=str):
+def validate_custom_resource(where: str, obj: dict) -> None:
+    """A custom resource against its schema in deploy/schemas. Kubernetes' own kinds are
+    kubernetes-validate's, which check-deploy.sh runs first and which fails a kind that has neither."""
+    path = SCHEMAS / f"{str(obj.get('apiVersion')).replace('/', '_')}_{obj.get('kind')}.json"
+    if path.exists():
+        import jsonschema
+        for error in sorted(jsonschema.Draft7Validator(json.loads(path.read_text())).iter_errors(obj), key=str):
             fail(where, f"{'.'.join(map(str, error.absolute_path)) or '(root)'}: {error.message}")
-        return
-    for version in KUBERNETES_VERSIONS:
-        try:
-            kubernetes_validate.validate(obj, version, strict=True)
-        except kubernetes_validate.SchemaNotFoundError:
-            fail(where, f"no schema for {key[0]} {key[1]} (Kubernetes {version}), and no CRD schema in deploy/schemas")
-            return
-        except kubernetes_validate.ValidationError as error:
-            fail(where, f"Kubernetes {version}: {'.'.join(map(str, error.path)) or '(root)'}: {error.message}")
 
 
 def pod_spec(obj: dict) -> dict | None:
@@ -793,7 +779,7 @@ def kubernetes(paths: list[str]) -> None:
             continue
         for obj in objects:
             name = f"{where}: {obj.get('kind')} {obj.get('metadata', {}).get('name')}"
-            validate_schema(name, obj)
+            validate_custom_resource(name, obj)
         try:
             before_rules = len(errors)
             check_rules(where, objects)
@@ -829,15 +815,16 @@ def systemd() -> None:
     directory = ROOT / "deploy/systemd"
     hardening = {"DynamicUser": "yes", "ProtectSystem": "strict", "ProtectHome": "yes", "NoNewPrivileges": "yes",
                  "PrivateTmp": "yes", "CapabilityBoundingSet": ""}
-    for kind in KINDS:
-        path = directory / f"herald-{kind}@.service"
+    # Each long-running process is a template (instance = ops port) with the credentials it uses:
+    # the URLs, and the HMAC key ring for the hashing workers and herald-api only.
+    for name in [f"herald-{kind}" for kind in KINDS] + [API]:
+        path = directory / f"{name}@.service"
         if not path.exists():
-            fail("deploy/systemd", f"no herald-{kind}@.service")
+            fail("deploy/systemd", f"no {name}@.service")
             continue
-        unit = unit_settings(path)
-        where = path.name
-        if not unit.get("ExecStart", [""])[0].split()[0].endswith(f"/herald-{kind}"):
-            fail(where, f"ExecStart must run herald-{kind}")
+        unit, where = unit_settings(path), path.name
+        if not unit.get("ExecStart", [""])[0].split()[0].endswith(f"/{name}"):
+            fail(where, f"ExecStart must run {name}")
         if "HERALD_HTTP_PORT=%i" not in unit.get("Environment", []):
             fail(where, "Environment=HERALD_HTTP_PORT=%i (the instance name is the ops port)")
         stop = unit.get("TimeoutStopSec", ["90"])[-1]
@@ -846,29 +833,17 @@ def systemd() -> None:
         if unit.get("Restart") != ["on-failure"]:
             fail(where, "Restart=on-failure")
         credentials = {c.split(":")[0] for c in unit.get("LoadCredential", [])}
-        wanted = {"amqp-url", "database-url"} | ({"hmac-keys"} if kind in HASHING_KINDS else set())
-        if not wanted <= credentials:
-            fail(where, f"LoadCredential= must provide {sorted(wanted)}")
-    # herald-api: a template like the workers', with the key ring, and SIGHUP on reload (TLS files read again).
-    path = directory / f"{API}@.service"
-    if not path.exists():
-        fail("deploy/systemd", f"no {API}@.service")
-    else:
-        unit = unit_settings(path)
-        if not unit.get("ExecStart", [""])[0].split()[0].endswith(f"/{API}"):
-            fail(path.name, f"ExecStart must run {API}")
-        if "HERALD_HTTP_PORT=%i" not in unit.get("Environment", []):
-            fail(path.name, "Environment=HERALD_HTTP_PORT=%i (the instance name is the ops port)")
-        stop = unit.get("TimeoutStopSec", ["90"])[-1]
-        if not stop.isdigit() or int(stop) <= drain + 15:
-            fail(path.name, f"TimeoutStopSec={stop} must be whole seconds above runner.drain_timeout_seconds ({drain}) + 15")
-        if unit.get("Restart") != ["on-failure"]:
-            fail(path.name, "Restart=on-failure")
-        if not {"amqp-url", "database-url", "hmac-keys"} <= {c.split(":")[0] for c in unit.get("LoadCredential", [])} \
-                or "HERALD_SECRETS_HMAC_KEYS_FILE=%d/hmac-keys" not in unit.get("Environment", []):
-            fail(path.name, "LoadCredential= must provide amqp-url, database-url and hmac-keys, and HERALD_SECRETS_HMAC_KEYS_FILE=%d/hmac-keys")
-        if not any(re.fullmatch(r"\S*kill -(HUP|SIGHUP|s HUP) \$MAINPID", c) for c in unit.get("ExecReload", [])):
-            fail(path.name, "ExecReload=/bin/kill -HUP $MAINPID (herald-api reads its TLS files again on SIGHUP)")
+        hashing = name == API or name.removeprefix("herald-") in HASHING_KINDS
+        if not {"amqp-url", "database-url"} <= credentials:
+            fail(where, "LoadCredential= must provide amqp-url and database-url")
+        if hashing and ("hmac-keys" not in credentials or "HERALD_SECRETS_HMAC_KEYS_FILE=%d/hmac-keys" not in unit.get("Environment", [])):
+            fail(where, "LoadCredential=hmac-keys:… and Environment=HERALD_SECRETS_HMAC_KEYS_FILE=%d/hmac-keys")
+        if not hashing and "hmac-keys" in credentials:
+            fail(where, f"{name} loads the HMAC key ring; only the sms, email, push and apple workers and herald-api may")
+    # herald-api reads its TLS files again on SIGHUP.
+    api_unit = directory / f"{API}@.service"
+    if api_unit.exists() and not any(re.fullmatch(r"\S*kill -(HUP|SIGHUP|s HUP) \$MAINPID", c) for c in unit_settings(api_unit).get("ExecReload", [])):
+        fail(f"{API}@.service", "ExecReload=/bin/kill -HUP $MAINPID (herald-api reads its TLS files again on SIGHUP)")
     for unit_path in sorted(directory.glob("*.service")):
         if unit_path.name.startswith("herald-") and "@" not in unit_path.name and unit_path.stem.removeprefix("herald-") in set(KINDS) | {"api"}:
             fail(unit_path.name, "a long-running service is a template (instance = ops port)")
