@@ -58,7 +58,7 @@ struct CheckSeed {
     /// `herald.sms_guess_failures` (the bench database's, or a fresh deployment's) each pooled
     /// connection plans `herald.sms_guess_failed`'s lookups as sequential scans (generic plans) and
     /// keeps them while the table grows: the check runs would measure that start, not the service
-    /// (docs/benchmarks.md, "herald-api (issue 32)").
+    /// (docs/benchmarks-journal.md, "What the figures mean").
     static func writeOtherFailures(count: Int, client: PostgresClient, logger: Logger) async throws {
         try await client.query("""
             INSERT INTO herald.sms_guess_failures (phone_number, failures, last_failure_at, expires_at)

@@ -8,7 +8,7 @@ extension CleanupBenchmark {
     /// configuration changes it) and pacing off, each on a fresh population with its own
     /// sign-in baseline; then, with `BENCH_CLEANUP_SWEEP=1`, every batch size × workers ×
     /// busy share of the sweep (`BENCH_CLEANUP_SWEEP_ACCOUNTS` accounts each, default
-    /// `accounts`), as the markdown table of docs/benchmarks.md.
+    /// `accounts`), as the markdown table of docs/benchmarks-journal.md.
     static func report(accounts: Int, workers: Int, environment: [String: String], configuration: HeraldConfiguration, logger: Logger) async throws {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let configured = configuration.cleanup.pace

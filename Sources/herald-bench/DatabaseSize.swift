@@ -6,7 +6,7 @@ import PostgresNIO
 /// How many rows the bench database's SMS tables hold: PostgreSQL's CPU per job grows with them
 /// (bigger indexes, autovacuum, pages that no longer fit in shared_buffers), and the bench
 /// database keeps every earlier invocation's jobs. Printed above the runs so that figures are
-/// compared at similar sizes (docs/benchmarks.md, "The bench database's size").
+/// compared at similar sizes (docs/benchmarks-journal.md, "The bench database's size").
 struct DatabaseSize: Sendable {
     static let tables = ["job_runs", "sms_verifications", "sms_codes", "sms_rate_counters"]
     var rows: [String: Int64]

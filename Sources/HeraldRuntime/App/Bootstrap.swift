@@ -10,7 +10,7 @@ public enum Bootstrap {
     /// Runs Swift concurrency's tasks on NIO's event loops, the threads PostgreSQL's, the
     /// providers' and SMTP's answers arrive on, instead of the concurrency runtime's own pool:
     /// a job no longer hops between the two for every query and request. herald-sms: about
-    /// 10 % less worker CPU per job (docs/benchmarks.md). The price: a handler must never
+    /// 10 % less worker CPU per job (docs/benchmarks-journal.md). The price: a handler must never
     /// block its thread (no blocking I/O, sleeps or waits outside `await`), since that thread
     /// also carries I/O. Each worker executable calls it first, in `main`, before any task;
     /// in-process workers (tests, herald-bench) keep the default pool.

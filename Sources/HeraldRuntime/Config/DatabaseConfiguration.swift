@@ -10,7 +10,7 @@ public struct DatabaseConfiguration: Sendable {
     /// pool, and a timer the next lease cancels keeps its memory until it would have fired: a
     /// worker holds one per release for this long. With postgres-nio's 60 s, a herald-sms
     /// process grew to 145 MB in a minute at 1,050 SMS jobs/s; with 10 s it stays at 72 MB
-    /// (docs/benchmarks.md).
+    /// (docs/benchmarks-journal.md).
     public var idleTimeoutSeconds: Int = 10
     /// An idle connection sends `SELECT 1` after this long; 0: never. It must be below
     /// ``idleTimeoutSeconds`` to ever run, and its timer lingers as the idle one does, so it is

@@ -10,7 +10,7 @@ import Glibc
 /// the operation answered) a lock and a table removal. Each one was a `Task.sleep` before,
 /// and a cancelled sleep kept its task and its dispatch timer until the sleep's end: with
 /// four to six deadlines of 15 s per SMS job, about 35 MB and a tenth of the worker's
-/// CPU under load (docs/benchmarks.md). A cancelled entry leaves 16 bytes in the heap until
+/// CPU under load (docs/benchmarks-journal.md). A cancelled entry leaves 16 bytes in the heap until
 /// the heap is rebuilt from the live ones, which happens once it holds twice as many.
 public final class DeadlineClock: @unchecked Sendable {
     public static let shared = DeadlineClock()

@@ -6,7 +6,7 @@ import Tracing
 
 /// Tracing in a Herald executable: off unless `tracing.enabled`, and then free — ``tracer``
 /// is nil and no span is made (a span through swift-distributed-tracing's no-op tracer
-/// still costs a lock, a cast and a task-local push each: docs/benchmarks.md, "Tracing").
+/// still costs a lock, a cast and a task-local push each: docs/benchmarks-journal.md, "Tracing").
 public enum HeraldTracing {
     private static let on = Atomic<Bool>(false)
 

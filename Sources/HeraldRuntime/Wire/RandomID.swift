@@ -9,7 +9,7 @@ import Darwin
 ///
 /// Foundation's `UUID()` asks the kernel for each one (glibc's `arc4random_buf`, one
 /// `getrandom` call). An SMS job made three: its claim token, its event's id and the webhook's
-/// message id, about 4 % of the worker's CPU (docs/benchmarks.md). These identify; they guard
+/// message id, about 4 % of the worker's CPU (docs/benchmarks-journal.md). These identify; they guard
 /// nothing. Codes, link codes and other secrets come from ``SecretGenerator``.
 public enum RandomID {
     /// `8-4-4-4-12` lower-case hex digits, as `UUID().uuidString.lowercased()` writes them.
