@@ -12,6 +12,9 @@
 #      once) over every Sources/*/SQL/migrations/*.sql, configured by .squawk.toml (PostgreSQL 15,
 #      each file in a transaction of its own as the migrator runs it); a finding fails unless a
 #      squawk-ignore comment in the file names its rule, beside a `-- why: <rule>: <reason>` line.
+#   3. statements: every Sources/*/SQL/queries/*.sql prepared on herald_lint, its parameter and
+#      column types as its header declares them (scripts/check-statements.py): the header is what
+#      the EmbedFiles plugin generates the statement's Swift type from.
 # Ends with one summary line; exits 1 naming each problem (file:line where there is one).
 #
 #   scripts/lint-sql.sh            (servers up: make services; heraldctl built)
@@ -106,6 +109,9 @@ if ! "$VENV/bin/squawk" --version 2>/dev/null | grep -qx "squawk $SQUAWK_VERSION
 fi
 python3 scripts/lint_sql.py squawk "$VENV/bin/squawk" .squawk.toml >"$TMP/squawk.out" || status=1
 
+# ---------- 3. statements ----------
+python3 scripts/check-statements.py "$HERALD_DATABASE_URL" >"$TMP/statements.out" || status=1
+
 # ---------- summary ----------
 value() { sed -n "s/^RESULT .*\b$2=\([^ ]*\).*/\1/p" "$TMP/$1.out"; }
 seconds=$(awk -v ns=$(( $(date +%s%N) - started )) 'BEGIN { printf "%.1f", ns / 1e9 }')
@@ -113,5 +119,6 @@ seconds=$(awk -v ns=$(( $(date +%s%N) - started )) 'BEGIN { printf "%.1f", ns / 
 say "$verdict in ${seconds}s: plpgsql_check $plpgsql_check_version: $(value plpgsql plpgsql) PL/pgSQL functions checked," \
   "$(value plpgsql sql) LANGUAGE sql validated by PostgreSQL only, $(value plpgsql errors) errors," \
   "$(value plpgsql unaccepted) warnings open, $(value plpgsql accepted) accepted;" \
-  "squawk $(value squawk version): $(value squawk files) migrations, $(value squawk hidden) findings hidden by $(value squawk ignores) rule ignores with a why"
+  "squawk $(value squawk version): $(value squawk files) migrations, $(value squawk hidden) findings hidden by $(value squawk ignores) rule ignores with a why;" \
+  "$(cat "$TMP/statements.out")"
 exit "$status"

@@ -1,7 +1,8 @@
 import Foundation
 
 // embed-files ENUM ROOT OUTPUT FILE...: writes OUTPUT, a Swift file with `ENUM.files`, the text
-// of each FILE by its path below ROOT. Run by the EmbedFiles build plugin; never by hand.
+// of each FILE by its path below ROOT, and for each statement file (`queries/NAME.sql`) its typed
+// statement (Statement.swift). Run by the EmbedFiles build plugin; never by hand.
 let arguments = CommandLine.arguments
 guard arguments.count >= 4 else {
     FileHandle.standardError.write(Data("usage: embed-files ENUM ROOT OUTPUT FILE...\n".utf8))
@@ -19,6 +20,7 @@ var swift = """
 
     """
 var count = 0
+var statements: [Statement] = []
 for path in arguments.dropFirst(4).sorted() {
     guard path.hasPrefix(root) else { continue }
     let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -28,14 +30,25 @@ for path in arguments.dropFirst(4).sorted() {
         exit(65)
     }
     let name = String(path.dropFirst(root.count))
-    // A raw string whose delimiter is longer than any run of # in the text: nothing is escaped.
-    var longest = 0, run = 0
-    for character in text {
-        if character == "#" { run += 1; longest = max(longest, run) } else { run = 0 }
-    }
-    let hashes = String(repeating: "#", count: longest + 1)
-    swift += "        \"\(name)\": \(hashes)\"\"\"\n\(text)\n\"\"\"\(hashes),\n"
+    swift += "        \"\(name)\": \(Statement.literal(text)),\n"
     count += 1
+    if name.hasPrefix("queries/"), name.hasSuffix(".sql") {
+        do {
+            statements.append(try Statement(path: name, text: text))
+        } catch {
+            FileHandle.standardError.write(Data("embed-files: \(path): \(error)\n".utf8))
+            exit(65)
+        }
+    }
 }
 swift += count == 0 ? "        :]\n}\n" : "    ]\n}\n"
+if !statements.isEmpty {
+    // The module: the folder above ROOT (Sources/HeraldSMS/SQL/ → HeraldSMS).
+    let module = URL(fileURLWithPath: root).deletingLastPathComponent().lastPathComponent
+    let imports = ["Foundation", "NIOCore", "PostgresNIO"] + (module == "HeraldRuntime" ? [] : ["HeraldRuntime"])
+    swift = imports.map { "import \($0)\n" }.joined() + "\n" + swift
+    for statement in statements {
+        swift += "\n" + statement.swift(module: module, access: "")
+    }
+}
 try swift.write(toFile: arguments[3], atomically: true, encoding: .utf8)

@@ -74,7 +74,7 @@ import Testing
             for case let path as String in walker where path.hasSuffix(".sql") {
                 onDisk[path] = try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
             }
-            var embedded = Dictionary(uniqueKeysWithValues: (group.migrations.map(\.file) + group.definitions).map { ($0.path, $0.text) })
+            var embedded = Dictionary(uniqueKeysWithValues: (group.migrations.map(\.file) + group.definitions + group.statements).map { ($0.path, $0.text) })
             if group.name == "runtime" {
                 for path in ["ledger.sql", "retire-legacy-ledger.sql", "ownership.sql", "partition-upkeep.sql"] { embedded[path] = onDisk[path] }
                 #expect(RuntimeSchema.ownership.text == onDisk["ownership.sql"])

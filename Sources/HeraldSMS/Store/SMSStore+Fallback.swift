@@ -44,41 +44,31 @@ extension SMSStore {
     public static func takeFallback(_ job: SMSFallbackJob, messageID: String, ownerKey: Int64, limits: Limits, paused: String?, maxPaidSends: Int,
                                     client: PostgresClient, logger: Logger) async throws -> FallbackDecision {
         try await Database.retryingConflicts {
-            let rows = try await Prepared<FallbackTakeSQL>(
-                job.verificationID, job.step, job.reason.rawValue, messageID, ownerKey, limits.scopes, limits.keys, limits.windows, limits.maxes,
-                paused ?? "", maxPaidSends
-            ).rows(on: client, logger: logger)
-            guard let row = rows.first else { throw StoreError("herald.sms_fallback_take gave no decision") }
-            let (decision, reason, uncertain, channels, body, keyID, nonce, ciphertext, tag) = try row.decode(
-                (String, String?, Bool, [String]?, String?, String?, ByteBuffer?, ByteBuffer?, ByteBuffer?).self)
-            switch decision {
+            let take = FallbackTake(verificationID: job.verificationID, step: job.step, reason: job.reason.rawValue, messageID: messageID,
+                                    ownerKey: Int(ownerKey), scopes: limits.scopes, keys: limits.keys, windows: limits.windows, maxes: limits.maxes,
+                                    paused: paused, maxPaidSends: maxPaidSends)
+            guard let row = try await take.first(on: client, logger: logger) else { throw StoreError("herald.sms_fallback_take gave no decision") }
+            switch row.decision {
             case "send":
-                guard let channels, let body, let keyID, let nonce, let ciphertext, let tag else { throw StoreError("a fallback row without its code") }
+                guard let channels = row.channels, let body = row.job, let keyID = row.keyID, let nonce = row.nonce, let ciphertext = row.ciphertext,
+                      let tag = row.tag else { throw StoreError("a fallback row without its code") }
                 let list = try channels.map { name in
                     guard let channel = SMSVerificationJob.Channel(rawValue: name) else { throw StoreError("unknown channel in a fallback row") }
                     return channel
                 }
                 let verification = try JSONDecoder().decode(SMSVerificationJob.self, from: Data(body.utf8))
                 return .send(Fallback(channels: list, job: verification, code: SealedSecret(
-                    keyID: keyID, nonce: Array(buffer: nonce), ciphertext: Array(buffer: ciphertext), tag: Array(buffer: tag))), uncertain: uncertain)
+                    keyID: keyID, nonce: nonce, ciphertext: ciphertext, tag: tag)), uncertain: row.uncertain)
             case "busy": return .busy
             case "early": return .early
-            case "done": return .done(state: reason)
+            case "done": return .done(state: row.reason)
             case "gone": return .gone
-            case "closed": return .closed(reason: reason ?? "closed")
+            case "closed": return .closed(reason: row.reason ?? "closed")
             case "delivered": return .delivered
-            case "refused": return .refused(reason: reason ?? "refused")
-            default: throw StoreError("herald.sms_fallback_take gave '\(decision)'")
+            case "refused": return .refused(reason: row.reason ?? "refused")
+            default: throw StoreError("herald.sms_fallback_take gave '\(row.decision)'")
             }
         }
-    }
-
-    enum FallbackTakeSQL: StatementText {
-        static let sql = """
-            SELECT o_decision, o_reason, o_uncertain, o_channels, o_job::text, o_key_id, o_nonce, o_ciphertext, o_tag
-              FROM herald.sms_fallback_take($1::text, $2::int, $3::text, $4::text, $5::bigint, $6::text[], $7::text[], $8::int[], $9::int[],
-                                            nullif($10::text, ''), $11::int)
-            """
     }
 
     /// A send that has a fallback: `sent` and the fallback's next step, in one transaction (a

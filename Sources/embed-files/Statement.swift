@@ -1,0 +1,217 @@
+import Foundation
+
+/// One statement file, `SQL/queries/NAME.sql`, read from its header (sqlc's `-- name:` is the
+/// model): the comment lines before the statement, of which
+///
+///     -- name: FallbackTake
+///     -- param verificationID: text
+///     -- param paused: text?
+///     -- column decision: text
+///     -- column reason: text?
+///
+/// name the Swift type, its parameters (`$1`, `$2`, … in order) and its row's columns (in the
+/// select list's order); `?` allows NULL. The other comment lines are the type's documentation.
+/// `scripts/check-statements.py` prepares every file on a migrated database and fails when the
+/// types PostgreSQL infers are not these.
+struct Statement {
+    struct Field {
+        var name: String
+        var type: PostgresType
+        var optional: Bool
+    }
+
+    var path: String
+    var name: String
+    var documentation: [String]
+    var parameters: [Field] = []
+    var columns: [Field] = []
+    var text: String
+
+    struct Problem: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    init(path: String, text: String) throws(Problem) {
+        self.path = path
+        self.text = text
+        var name: String?
+        var documentation: [String] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            guard line.hasPrefix("--") else { break }
+            let body = line.dropFirst(2).trimmingCharacters(in: .whitespaces)
+            if body.hasPrefix("name:") {
+                name = body.dropFirst(5).trimmingCharacters(in: .whitespaces)
+            } else if body.hasPrefix("param ") {
+                parameters.append(try Self.field(body.dropFirst(6), path))
+            } else if body.hasPrefix("column ") {
+                columns.append(try Self.field(body.dropFirst(7), path))
+            } else {
+                documentation.append(String(line.dropFirst(2).drop { $0 == " " }))
+            }
+        }
+        guard let name, name.first?.isUppercase == true, name.allSatisfy({ $0.isLetter || $0.isNumber }) else {
+            throw Problem(description: "\(path): no `-- name: TypeName` line (an UpperCamelCase Swift name) in its header")
+        }
+        self.name = name
+        self.documentation = documentation
+        for (kind, fields) in [("parameter", parameters), ("column", columns)] where Set(fields.map(\.name)).count < fields.count {
+            throw Problem(description: "\(path): a \(kind) name is declared twice")
+        }
+    }
+
+    /// `name: type` or `name: type?`.
+    static func field(_ body: Substring, _ path: String) throws(Problem) -> Field {
+        let parts = body.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard parts.count == 2, let first = parts[0].first, first.isLowercase, parts[0].allSatisfy({ $0.isLetter || $0.isNumber }) else {
+            throw Problem(description: "\(path): `\(body)` is not `name: type` (a lowerCamelCase Swift name)")
+        }
+        let optional = parts[1].hasSuffix("?")
+        let typeName = optional ? String(parts[1].dropLast()) : parts[1]
+        guard let type = PostgresType(rawValue: typeName) else {
+            throw Problem(description: "\(path): `\(typeName)` is not one of \(PostgresType.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return Field(name: parts[0], type: type, optional: optional)
+    }
+
+    /// The Swift source of the statement's type: a `HeraldStatement` with its parameters as
+    /// properties and its `Row`.
+    func swift(module: String, access: String) -> String {
+        var out = documentation.drop { $0.isEmpty }.map { "/// \($0)".trimmingCharacters(in: .whitespaces) + "\n" }.joined()
+        out += "/// The statement in `Sources/\(module)/SQL/\(path)`.\n"
+        out += "\(access)struct \(name): HeraldStatement {\n"
+        out += "    \(access)static let name = \"\(module).\(name)\"\n"
+        out += "    \(access)static let sql = \(Self.literal(text))\n"
+        out += "    \(access)static let bindingDataTypes: [PostgresDataType] = [\(parameters.map { ".\($0.type.dataType)" }.joined(separator: ", "))]\n"
+        for parameter in parameters {
+            out += "    \(access)var \(parameter.name): \(parameter.type.swift)\(parameter.optional ? "?" : "")\n"
+        }
+        let arguments = parameters.map { "\($0.name): \($0.type.swift)\($0.optional ? "?" : "")" }.joined(separator: ", ")
+        out += "\n    \(access)init(\(arguments)) {\n"
+        for parameter in parameters { out += "        self.\(parameter.name) = \(parameter.name)\n" }
+        out += "    }\n\n"
+        out += "    \(access)func makeBindings() throws -> PostgresBindings {\n"
+        out += "        var bindings = PostgresBindings(capacity: \(parameters.count))\n"
+        for parameter in parameters {
+            let value = parameter.type.encoded(parameter.name, optional: parameter.optional)
+            out += "        \(value.hasPrefix("try ") ? "try " : "")bindings.append(\(value.hasPrefix("try ") ? String(value.dropFirst(4)) : value))\n"
+        }
+        out += "        return bindings\n    }\n"
+        if columns.isEmpty {
+            out += "\n    \(access)typealias Row = Void\n"
+            out += "    \(access)func decodeRow(_ row: PostgresRow) throws {}\n"
+        } else {
+            out += "\n    \(access)struct Row: Sendable {\n"
+            for column in columns { out += "        \(access)var \(column.name): \(column.type.swift)\(column.optional ? "?" : "")\n" }
+            out += "    }\n\n"
+            out += "    \(access)func decodeRow(_ row: PostgresRow) throws -> Row {\n"
+            let decoded = columns.map { "\($0.type.wire)\($0.optional ? "?" : "")" }
+            let names = columns.indices.map { "c\($0)" }
+            if columns.count == 1 {
+                out += "        let c0 = try row.decode(\(decoded[0]).self)\n"
+            } else {
+                out += "        let (\(names.joined(separator: ", "))) = try row.decode((\(decoded.joined(separator: ", "))).self)\n"
+            }
+            let fields = columns.enumerated().map { index, column in "\(column.name): \(column.type.decoded("c\(index)", optional: column.optional))" }
+            out += "        return Row(\(fields.joined(separator: ", ")))\n    }\n"
+        }
+        out += "}\n"
+        return out
+    }
+
+    /// A raw string literal of `text`, its delimiter longer than any run of # in it.
+    static func literal(_ text: String) -> String {
+        var longest = 0, run = 0
+        for character in text {
+            if character == "#" { run += 1; longest = max(longest, run) } else { run = 0 }
+        }
+        let hashes = String(repeating: "#", count: longest + 1)
+        return "\(hashes)\"\"\"\n\(text)\n\"\"\"\(hashes)"
+    }
+}
+
+/// The PostgreSQL types a statement's parameter or column may have, by the name
+/// `pg_prepared_statements` and psql's `\gdesc` give them, and the Swift type that carries each.
+/// jsonb is not one: bind text and cast (`$4::text::jsonb`), select `::text`.
+enum PostgresType: String, CaseIterable {
+    case text, boolean, integer, bigint, smallint, bytea, uuid
+    case doublePrecision = "double precision"
+    case timestamptz = "timestamp with time zone"
+    case textArray = "text[]", integerArray = "integer[]", bigintArray = "bigint[]", booleanArray = "boolean[]"
+    case timestamptzArray = "timestamp with time zone[]", uuidArray = "uuid[]"
+
+    /// postgres-nio's `PostgresDataType` member.
+    var dataType: String {
+        switch self {
+        case .text: "text"
+        case .boolean: "bool"
+        case .integer: "int4"
+        case .bigint: "int8"
+        case .smallint: "int2"
+        case .bytea: "bytea"
+        case .uuid: "uuid"
+        case .doublePrecision: "float8"
+        case .timestamptz: "timestamptz"
+        case .textArray: "textArray"
+        case .integerArray: "int4Array"
+        case .bigintArray: "int8Array"
+        case .booleanArray: "boolArray"
+        case .timestamptzArray: "timestamptzArray"
+        case .uuidArray: "uuidArray"
+        }
+    }
+
+    /// The type callers see.
+    var swift: String {
+        switch self {
+        case .text: "String"
+        case .boolean: "Bool"
+        case .integer, .bigint, .smallint: "Int"
+        case .bytea: "[UInt8]"
+        case .uuid: "UUID"
+        case .doublePrecision: "Double"
+        case .timestamptz: "Date"
+        case .textArray: "[String]"
+        case .integerArray, .bigintArray: "[Int]"
+        case .booleanArray: "[Bool]"
+        case .timestamptzArray: "[Date]"
+        case .uuidArray: "[UUID]"
+        }
+    }
+
+    /// The type postgres-nio encodes and decodes as exactly this PostgreSQL type.
+    var wire: String {
+        switch self {
+        case .integer: "Int32"
+        case .smallint: "Int16"
+        case .integerArray: "[Int32]"
+        case .bytea: "ByteBuffer"
+        default: swift
+        }
+    }
+
+    /// The expression that binds property `name`: an Int narrowed exactly (a value out of the
+    /// column's range throws, naming the parameter), bytes as a buffer.
+    func encoded(_ name: String, optional: Bool) -> String {
+        let template: String? = switch self {
+        case .integer: "try StatementValue.narrow(X, \"\(name)\", as: Int32.self)"
+        case .smallint: "try StatementValue.narrow(X, \"\(name)\", as: Int16.self)"
+        case .integerArray: "try X.map { try StatementValue.narrow($0, \"\(name)\", as: Int32.self) }"
+        case .bytea: "ByteBuffer(bytes: X)"
+        default: nil
+        }
+        guard let template else { return name }
+        return optional ? "try \(name).map { \(template.replacingOccurrences(of: "X", with: "$0")) }" : template.replacingOccurrences(of: "X", with: name)
+    }
+
+    /// The expression that gives a column's value from its decoded `name`.
+    func decoded(_ name: String, optional: Bool) -> String {
+        let conversion: String? = switch self {
+        case .integer, .smallint: "Int(X)"
+        case .integerArray: "X.map { Int($0) }"
+        case .bytea: "Array(buffer: X)"
+        default: nil
+        }
+        guard let conversion else { return name }
+        return optional ? "\(name).map { \(conversion.replacingOccurrences(of: "X", with: "$0")) }" : conversion.replacingOccurrences(of: "X", with: name)
+    }
+}
