@@ -2,7 +2,7 @@
 """Every statement file (Sources/*/SQL/queries/*.sql) read by PostgreSQL as its header declares it.
 
 The EmbedFiles plugin generates each file's Swift type from its header (`-- name:`, `-- param
-NAME: TYPE`, `-- column NAME: TYPE`; Sources/embed-files/Statement.swift). This check prepares
+NAME: TYPE`, `-- column NAME: TYPE`, each may end `?` or `as SwiftType`; Sources/embed-files/Statement.swift). This check prepares
 every file on a migrated database, without types, and fails naming the file when:
   - PostgreSQL cannot prepare it (a table, column or function that is not there, a parameter
     whose type it cannot infer: cast it, `$1::text`);
@@ -31,7 +31,7 @@ def header(path):
             name = body[5:].strip()
         for kind, into in (("param ", params), ("column ", columns)):
             if body.startswith(kind):
-                into.append(body[len(kind):].split(":", 1)[1].strip().rstrip("?"))
+                into.append(body[len(kind):].split(":", 1)[1].split(" as ")[0].strip().rstrip("?"))
     return name, params, columns
 
 

@@ -52,88 +52,55 @@ public struct PhoneVerifier: Sendable {
     private func check(verificationID: String, code: String, logger: Logger) async throws -> Result {
         let secret = Secret(code)
         return try await client.withTransaction(logger: logger) { connection in
-            let rows = try await connection.query("""
-                SELECT c.id, c.status, c.key_id, c.code_hash, c.attempts, c.max_attempts, c.expires_at <= now(), c.phone_number, c.purpose, c.tenant
-                  FROM herald.sms_verifications v JOIN herald.sms_codes c ON c.id = v.code_id
-                 WHERE v.verification_id = \(verificationID)
-                   FOR UPDATE OF c
-                """, logger: logger)
-            var found: (Int64, SMSCodeStatus, String, ByteBuffer, Int, Int, Bool, String, String, String)?
-            for try await row in rows.decode((Int64, SMSCodeStatus, String, ByteBuffer, Int, Int, Bool, String, String, String).self) { found = row }
-            guard let (id, status, keyID, digest, _, _, isExpired, phone, purposeText, tenant) = found else { return .notFound }
-            switch status {
+            guard let code = try await CodeCheckLock(verificationID: verificationID).first(on: connection, logger: logger) else { return .notFound }
+            switch code.status {
             case .verified: return .alreadyUsed
             case .dead: return .tooManyAttempts
             case .expired: return .expired
             case .pending: break
             case .failed: return .notFound
             }
-            if isExpired {
-                try await connection.query("UPDATE herald.sms_codes SET status = \(SMSCodeStatus.expired), finished_at = now() WHERE id = \(id)", logger: logger)
+            if code.expired {
+                try await CodeExpire(codeID: code.id).rows(on: connection, logger: logger)
                 return .expired
             }
             // Read after the code's lock is held: checks of one code run one after another.
-            let locks = try await connection.query("""
-                SELECT ceil(extract(epoch FROM locked_until - now()))::int FROM herald.sms_guess_failures
-                 WHERE phone_number = \(phone) AND locked_until > now()
-                """, logger: logger)
-            for try await seconds in locks.decode(Int.self) { return .lockedOut(retryAfterSeconds: max(1, seconds)) }
-            let stored = StoredSecretHash(keyID: keyID, digest: Array(buffer: digest))
-            if hasher.verify(secret, context: Self.hashContext(phone: phone, purpose: purposeText, tenant: tenant), against: stored) {
-                // A success forgets the number's wrong tries (of every purpose: they count together).
-                try await connection.query("""
-                    WITH used AS (
-                        UPDATE herald.sms_codes SET status = \(SMSCodeStatus.verified), finished_at = now() WHERE id = \(id)
-                        RETURNING phone_number, purpose)
-                    DELETE FROM herald.sms_guess_failures g USING used WHERE g.phone_number = used.phone_number
-                    """, logger: logger)
+            if let lock = try await GuessLockout(phoneNumber: code.phoneNumber).first(on: connection, logger: logger) {
+                return .lockedOut(retryAfterSeconds: max(1, lock.seconds))
+            }
+            let stored = StoredSecretHash(keyID: code.keyID, digest: code.digest)
+            if hasher.verify(secret, context: Self.hashContext(phone: code.phoneNumber, purpose: code.purpose, tenant: code.tenant), against: stored) {
+                try await CodeVerified(codeID: code.id).rows(on: connection, logger: logger)
                 // A number that verified is known: the fraud guard never refuses it (KnownNumbers).
-                try await KnownNumbers.verified(phone, hasher: hasher, on: connection, logger: logger)
-                return .verified(phoneNumber: phone, purpose: SMSVerificationJob.Purpose(rawValue: purposeText) ?? .signIn)
+                try await KnownNumbers.verified(code.phoneNumber, hasher: hasher, on: connection, logger: logger)
+                return .verified(phoneNumber: code.phoneNumber, purpose: SMSVerificationJob.Purpose(rawValue: code.purpose) ?? .signIn)
             }
-            let failed = try await connection.query("""
-                SELECT o_attempts_left, ceil(extract(epoch FROM o_locked_until - now()))::int FROM herald.sms_guess_failed(\(id))
-                """, logger: logger)
-            for try await (left, lockSeconds) in failed.decode((Int, Int?).self) {
-                if let lockSeconds {
-                    metrics.lockout()
-                    return .lockedOut(retryAfterSeconds: max(1, lockSeconds))
-                }
-                return .wrongCode(attemptsLeft: left)
+            guard let failed = try await GuessFailed(codeID: code.id).first(on: connection, logger: logger) else {
+                throw StoreError("herald.sms_guess_failed gave no answer")
             }
-            throw StoreError("herald.sms_guess_failed gave no answer")
+            if let lockSeconds = failed.lockSeconds {
+                metrics.lockout()
+                return .lockedOut(retryAfterSeconds: max(1, lockSeconds))
+            }
+            return .wrongCode(attemptsLeft: failed.attemptsLeft)
         }
     }
 
     /// Voids the code `verificationID` carried if it is still pending: its verification was
     /// canceled, or approved another way (Twilio Verify's update), so the code must not verify later.
     public func void(verificationID: String, logger: Logger) async throws {
-        try await client.query("""
-            UPDATE herald.sms_codes c SET status = \(SMSCodeStatus.expired), finished_at = now()
-              FROM herald.sms_verifications v
-             WHERE v.verification_id = \(verificationID) AND c.id = v.code_id AND c.status = \(SMSCodeStatus.pending)
-            """, logger: logger)
+        try await CodeVoid(verificationID: verificationID).rows(on: client, logger: logger)
     }
 
     /// Which of `verificationIDs` carry a code (their SMS was not refused): every send of one
     /// number and purpose shares its one pending code, so any of them judges it.
     public func codeCarriers(_ verificationIDs: [String], logger: Logger) async throws -> Set<String> {
-        let rows = try await client.query("""
-            SELECT verification_id FROM herald.sms_verifications WHERE verification_id = ANY(\(verificationIDs)) AND code_id IS NOT NULL
-            """, logger: logger)
-        var carriers = Set<String>()
-        for try await id in rows.decode(String.self) { carriers.insert(id) }
-        return carriers
+        Set(try await CodeCarriers(verificationIDs: verificationIDs).rows(on: client, logger: logger).map(\.verificationID))
     }
 
     /// Of `verificationIDs`, those herald-sms ended without sending: every provider failed, or
     /// it refused them (a limit, the number's policy, a pause). Not yet handled is not among them.
     public func undelivered(_ verificationIDs: [String], logger: Logger) async throws -> Set<String> {
-        let rows = try await client.query("""
-            SELECT verification_id FROM herald.sms_verifications WHERE verification_id = ANY(\(verificationIDs)) AND state IN ('failed', 'refused')
-            """, logger: logger)
-        var ended = Set<String>()
-        for try await id in rows.decode(String.self) { ended.insert(id) }
-        return ended
+        Set(try await VerificationsUndelivered(verificationIDs: verificationIDs).rows(on: client, logger: logger).map(\.verificationID))
     }
 }

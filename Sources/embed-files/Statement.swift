@@ -8,9 +8,10 @@ import Foundation
 ///     -- param paused: text?
 ///     -- column decision: text
 ///     -- column reason: text?
+///     -- column status: text as SMSCodeStatus
 ///
 /// name the Swift type, its parameters (`$1`, `$2`, … in order) and its row's columns (in the
-/// select list's order); `?` allows NULL. The other comment lines are the type's documentation.
+/// select list's order); `?` allows NULL; `as T` carries the value as the module's type T. The other comment lines are the type's documentation.
 /// `scripts/check-statements.py` prepares every file on a migrated database and fails when the
 /// types PostgreSQL infers are not these.
 struct Statement {
@@ -18,6 +19,14 @@ struct Statement {
         var name: String
         var type: PostgresType
         var optional: Bool
+        /// `text as SMSCodeStatus`: a Swift type of the module that postgres-nio encodes and
+        /// decodes as the column's type (a typed state), in place of the type's own.
+        var swiftType: String?
+
+        var swift: String { (swiftType ?? type.swift) + (optional ? "?" : "") }
+        var wire: String { (swiftType ?? type.wire) + (optional ? "?" : "") }
+        func encoded() -> String { swiftType == nil ? type.encoded(name, optional: optional) : name }
+        func decoded(_ value: String) -> String { swiftType == nil ? type.decoded(value, optional: optional) : value }
     }
 
     var path: String
@@ -59,18 +68,20 @@ struct Statement {
         }
     }
 
-    /// `name: type` or `name: type?`.
+    /// `name: type`, `name: type?`, `name: type as SwiftType`.
     static func field(_ body: Substring, _ path: String) throws(Problem) -> Field {
         let parts = body.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
         guard parts.count == 2, let first = parts[0].first, first.isLowercase, parts[0].allSatisfy({ $0.isLetter || $0.isNumber }) else {
             throw Problem(description: "\(path): `\(body)` is not `name: type` (a lowerCamelCase Swift name)")
         }
-        let optional = parts[1].hasSuffix("?")
-        let typeName = optional ? String(parts[1].dropLast()) : parts[1]
+        let typed = parts[1].components(separatedBy: " as ")
+        var typeName = typed[0].trimmingCharacters(in: .whitespaces)
+        let optional = typeName.hasSuffix("?")
+        if optional { typeName.removeLast() }
         guard let type = PostgresType(rawValue: typeName) else {
             throw Problem(description: "\(path): `\(typeName)` is not one of \(PostgresType.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        return Field(name: parts[0], type: type, optional: optional)
+        return Field(name: parts[0], type: type, optional: optional, swiftType: typed.count == 2 ? typed[1].trimmingCharacters(in: .whitespaces) : nil)
     }
 
     /// The Swift source of the statement's type: a `HeraldStatement` with its parameters as
@@ -83,16 +94,16 @@ struct Statement {
         out += "    \(access)static let sql = \(Self.literal(text))\n"
         out += "    \(access)static let bindingDataTypes: [PostgresDataType] = [\(parameters.map { ".\($0.type.dataType)" }.joined(separator: ", "))]\n"
         for parameter in parameters {
-            out += "    \(access)var \(parameter.name): \(parameter.type.swift)\(parameter.optional ? "?" : "")\n"
+            out += "    \(access)var \(parameter.name): \(parameter.swift)\n"
         }
-        let arguments = parameters.map { "\($0.name): \($0.type.swift)\($0.optional ? "?" : "")" }.joined(separator: ", ")
+        let arguments = parameters.map { "\($0.name): \($0.swift)" }.joined(separator: ", ")
         out += "\n    \(access)init(\(arguments)) {\n"
         for parameter in parameters { out += "        self.\(parameter.name) = \(parameter.name)\n" }
         out += "    }\n\n"
         out += "    \(access)func makeBindings() throws -> PostgresBindings {\n"
         out += "        var bindings = PostgresBindings(capacity: \(parameters.count))\n"
         for parameter in parameters {
-            let value = parameter.type.encoded(parameter.name, optional: parameter.optional)
+            let value = parameter.encoded()
             out += "        \(value.hasPrefix("try ") ? "try " : "")bindings.append(\(value.hasPrefix("try ") ? String(value.dropFirst(4)) : value))\n"
         }
         out += "        return bindings\n    }\n"
@@ -101,17 +112,17 @@ struct Statement {
             out += "    \(access)func decodeRow(_ row: PostgresRow) throws {}\n"
         } else {
             out += "\n    \(access)struct Row: Sendable {\n"
-            for column in columns { out += "        \(access)var \(column.name): \(column.type.swift)\(column.optional ? "?" : "")\n" }
+            for column in columns { out += "        \(access)var \(column.name): \(column.swift)\n" }
             out += "    }\n\n"
             out += "    \(access)func decodeRow(_ row: PostgresRow) throws -> Row {\n"
-            let decoded = columns.map { "\($0.type.wire)\($0.optional ? "?" : "")" }
+            let decoded = columns.map(\.wire)
             let names = columns.indices.map { "c\($0)" }
             if columns.count == 1 {
                 out += "        let c0 = try row.decode(\(decoded[0]).self)\n"
             } else {
                 out += "        let (\(names.joined(separator: ", "))) = try row.decode((\(decoded.joined(separator: ", "))).self)\n"
             }
-            let fields = columns.enumerated().map { index, column in "\(column.name): \(column.type.decoded("c\(index)", optional: column.optional))" }
+            let fields = columns.enumerated().map { index, column in "\(column.name): \(column.decoded("c\(index)"))" }
             out += "        return Row(\(fields.joined(separator: ", ")))\n    }\n"
         }
         out += "}\n"
@@ -137,7 +148,7 @@ enum PostgresType: String, CaseIterable {
     case doublePrecision = "double precision"
     case timestamptz = "timestamp with time zone"
     case textArray = "text[]", integerArray = "integer[]", bigintArray = "bigint[]", booleanArray = "boolean[]"
-    case timestamptzArray = "timestamp with time zone[]", uuidArray = "uuid[]"
+    case timestamptzArray = "timestamp with time zone[]", uuidArray = "uuid[]", byteaArray = "bytea[]"
 
     /// postgres-nio's `PostgresDataType` member.
     var dataType: String {
@@ -157,6 +168,7 @@ enum PostgresType: String, CaseIterable {
         case .booleanArray: "boolArray"
         case .timestamptzArray: "timestamptzArray"
         case .uuidArray: "uuidArray"
+        case .byteaArray: "byteaArray"
         }
     }
 
@@ -175,6 +187,7 @@ enum PostgresType: String, CaseIterable {
         case .booleanArray: "[Bool]"
         case .timestamptzArray: "[Date]"
         case .uuidArray: "[UUID]"
+        case .byteaArray: "[[UInt8]]"
         }
     }
 
@@ -185,6 +198,7 @@ enum PostgresType: String, CaseIterable {
         case .smallint: "Int16"
         case .integerArray: "[Int32]"
         case .bytea: "ByteBuffer"
+        case .byteaArray: "[ByteBuffer]"
         default: swift
         }
     }
@@ -197,10 +211,12 @@ enum PostgresType: String, CaseIterable {
         case .smallint: "try StatementValue.narrow(X, \"\(name)\", as: Int16.self)"
         case .integerArray: "try X.map { try StatementValue.narrow($0, \"\(name)\", as: Int32.self) }"
         case .bytea: "ByteBuffer(bytes: X)"
+        case .byteaArray: "X.map { ByteBuffer(bytes: $0) }"
         default: nil
         }
         guard let template else { return name }
-        return optional ? "try \(name).map { \(template.replacingOccurrences(of: "X", with: "$0")) }" : template.replacingOccurrences(of: "X", with: name)
+        guard optional else { return template.replacingOccurrences(of: "X", with: name) }
+        return "\(template.hasPrefix("try ") ? "try " : "")\(name).map { \(template.replacingOccurrences(of: "X", with: "$0")) }"
     }
 
     /// The expression that gives a column's value from its decoded `name`.
@@ -209,6 +225,7 @@ enum PostgresType: String, CaseIterable {
         case .integer, .smallint: "Int(X)"
         case .integerArray: "X.map { Int($0) }"
         case .bytea: "Array(buffer: X)"
+        case .byteaArray: "X.map { Array(buffer: $0) }"
         default: nil
         }
         guard let conversion else { return name }

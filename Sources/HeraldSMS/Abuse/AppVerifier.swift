@@ -35,11 +35,8 @@ struct AppVerifier: Sendable {
         }
         if try await accepted(job.verificationID, phone: phone, client: client, logger: logger) { return .proven }
         if let receipt = evidence.receipt, let appID = evidence.appID {
-            let rows = try await client.query("""
-                SELECT herald.push_receipt_consume(\(receipt), \(appID), \(configuration.receiptMaxAgeSeconds)::int, \(job.verificationID))
-                """, logger: logger)
-            var outcome = "unknown"
-            for try await answer in rows.decode(String.self) { outcome = answer }
+            let consume = AppReceiptConsume(receipt: receipt, appID: appID, maxAgeSeconds: configuration.receiptMaxAgeSeconds, verificationID: job.verificationID)
+            let outcome = try await consume.first(on: client, logger: logger)?.outcome ?? "unknown"
             guard outcome == "ok" else { return .refused("app_not_verified:receipt_\(outcome)") }
             try await record(job.verificationID, phone: phone, method: "receipt", detail: appID, score: nil, hostname: nil, client: client, logger: logger)
             return .proven
@@ -57,19 +54,12 @@ struct AppVerifier: Sendable {
 
     /// Evidence was accepted for this verification (its first job's, for a later send of it).
     func accepted(_ verificationID: String, phone: String, client: PostgresClient, logger: Logger) async throws -> Bool {
-        let rows = try await client.query("""
-            SELECT 1 FROM herald.sms_app_verifications WHERE verification_id = \(verificationID) AND phone_number = \(phone)
-            """, logger: logger)
-        for try await _ in rows.decode(Int.self) { return true }
-        return false
+        try await AppVerificationAccepted(verificationID: verificationID, phoneNumber: phone).first(on: client, logger: logger) != nil
     }
 
     private func record(_ verificationID: String, phone: String, method: String, detail: String, score: Double?, hostname: String?,
                         client: PostgresClient, logger: Logger) async throws {
-        try await client.query("""
-            INSERT INTO herald.sms_app_verifications (verification_id, phone_number, method, detail, score, hostname)
-            VALUES (\(verificationID), \(phone), \(method), \(detail), \(score), \(hostname))
-            ON CONFLICT (verification_id) DO NOTHING
-            """, logger: logger)
+        try await AppVerificationRecord(verificationID: verificationID, phoneNumber: phone, method: method, detail: detail, score: score,
+                                        hostname: hostname).rows(on: client, logger: logger)
     }
 }

@@ -82,18 +82,18 @@ struct FraudGuard: Sendable {
         let (client, logger) = (requests[0].client, requests[0].logger)
         return try await Database.retryingConflicts {
             try await client.withTransaction(logger: logger) { connection -> [Pause?] in
-                let rows = try await Prepared<CheckSQL>(
-                    requests.map(\.verificationID), requests.map(\.phone), requests.map(\.region), requests.map(\.prefix),
-                    c.windowMinutes, c.regionFloor, c.prefixFloor, c.minConversion, c.pauseSeconds, c.maxPauseSeconds, c.liftGraceSeconds,
-                    requests.map(\.knownHashes), c.maxUndelivered, requests.map(\.again), requests.map(\.proven),
-                    c.usualMultiple).rows(on: connection, logger: logger)
+                let judge = FraudGuardJudge(
+                    verificationIDs: requests.map(\.verificationID), phones: requests.map(\.phone), regions: requests.map(\.region),
+                    prefixes: requests.map(\.prefix), knownHashes: requests.map(\.knownHashes), again: requests.map(\.again),
+                    proven: requests.map(\.proven), windowMinutes: c.windowMinutes, regionFloor: c.regionFloor, prefixFloor: c.prefixFloor,
+                    minConversion: c.minConversion, pauseSeconds: c.pauseSeconds, maxPauseSeconds: c.maxPauseSeconds,
+                    graceSeconds: c.liftGraceSeconds, maxUndelivered: c.maxUndelivered, usualMultiple: c.usualMultiple)
                 var pauses = [Pause?](repeating: nil, count: requests.count)
-                for row in rows {
-                    let (index, scope, key, new, sent, verified, until, seconds, undelivered) =
-                        try row.decode((Int, String?, String?, Bool?, Int64?, Int64?, Date?, Int?, Int64?).self)
-                    guard let scope, let key, (1...requests.count).contains(index) else { continue }
-                    pauses[index - 1] = Pause(scope: scope, key: key, new: new ?? false, sent: sent ?? 0, verified: verified ?? 0, until: until,
-                                              seconds: seconds, undelivered: undelivered ?? 0)
+                for row in try await judge.rows(on: connection, logger: logger) {
+                    guard let scope = row.scope, let key = row.key, (1...requests.count).contains(row.index) else { continue }
+                    pauses[row.index - 1] = Pause(scope: scope, key: key, new: row.new ?? false, sent: Int64(row.sent ?? 0),
+                                                  verified: Int64(row.verified ?? 0), until: row.until, seconds: row.seconds,
+                                                  undelivered: Int64(row.undelivered ?? 0))
                 }
                 for (request, pause) in zip(requests, pauses) {
                     guard let pause, pause.new else { continue }
@@ -102,19 +102,6 @@ struct FraudGuard: Sendable {
                 return pauses
             }
         }
-    }
-
-    /// ``judge(_:configuration:)``: $1…$4, $12, $14 and $15 the requests, $5…$11, $13 and $16 the configuration.
-    enum CheckSQL: StatementText {
-        static let sql = """
-            SELECT u.i, f.o_scope, f.o_key, f.o_new, f.o_sent, f.o_verified, f.o_until, f.o_seconds, f.o_undelivered
-              FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $12::text[], $14::boolean[], $15::boolean[])
-                   WITH ORDINALITY AS u(id, phone, region, prefix, known, again, proven, i)
-              LEFT JOIN LATERAL herald.fraud_guard_check(
-                   u.id, u.phone, u.region, u.prefix, $5::int, $6::int, $7::int, $8::float8, $9::int, $10::int, $11::int, u.known, $13::float8,
-                   u.again, u.proven, $16::float8) f ON true
-             ORDER BY u.i
-            """
     }
 
     /// `sms.fraud_guard.paused`: a scope stopped receiving codes.

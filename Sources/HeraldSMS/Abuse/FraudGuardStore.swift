@@ -43,32 +43,16 @@ public enum FraudGuardStore {
 
     /// Paused scopes (with `all`, lifted and expired ones too), newest pause first.
     public static func status(all: Bool, windowMinutes: Int, client: PostgresClient, logger: Logger) async throws -> [Scope] {
-        let rows = try await client.query("""
-            SELECT p.scope, p.key,
-                   CASE WHEN p.state = 'paused' AND p.expires_at <= now() THEN 'expired' ELSE p.state END,
-                   p.paused_at, p.expires_at, p.sent, p.verified, p.pauses, p.lifted_at, p.lifted_by, p.grace_until,
-                   coalesce(sum(c.sent), 0)::bigint, coalesce(sum(c.verified), 0)::bigint, p.undelivered, coalesce(sum(c.undelivered), 0)::bigint
-              FROM herald.sms_fraud_pauses p
-              LEFT JOIN herald.sms_fraud_counts c
-                ON c.scope = p.scope AND c.key = p.key AND c.minute > date_trunc('minute', now()) - make_interval(mins => \(windowMinutes)::int)
-             WHERE \(all) OR (p.state = 'paused' AND (p.expires_at IS NULL OR p.expires_at > now()))
-             GROUP BY p.scope, p.key
-             ORDER BY p.paused_at DESC
-            """, logger: logger)
-        var out: [Scope] = []
-        for try await r in rows.decode((String, String, String, Date, Date?, Int, Int, Int, Date?, String?, Date?, Int64, Int64, Int, Int64).self) {
-            out.append(Scope(scope: r.0, key: r.1, state: r.2, pausedAt: r.3, expiresAt: r.4, sentAtPause: r.5, verifiedAtPause: r.6,
-                             pauses: r.7, liftedAt: r.8, liftedBy: r.9, graceUntil: r.10, sent: r.11, verified: r.12,
-                             undeliveredAtPause: r.13, undelivered: r.14))
+        try await FraudPauses(windowMinutes: windowMinutes, all: all).rows(on: client, logger: logger).map { r in
+            Scope(scope: r.scope, key: r.key, state: r.state, pausedAt: r.pausedAt, expiresAt: r.expiresAt, sentAtPause: r.sentAtPause,
+                  verifiedAtPause: r.verifiedAtPause, pauses: r.pauses, liftedAt: r.liftedAt, liftedBy: r.liftedBy, graceUntil: r.graceUntil,
+                  sent: Int64(r.sent), verified: Int64(r.verified), undeliveredAtPause: r.undeliveredAtPause, undelivered: Int64(r.undelivered))
         }
-        return out
     }
 
     /// Lifts a pause (recording who); the scope is not paused again for `graceSeconds`.
     /// False: it was not paused.
     public static func lift(scope: String, key: String, by: String, graceSeconds: Int, client: PostgresClient, logger: Logger) async throws -> Bool {
-        let rows = try await client.query("SELECT herald.fraud_guard_lift(\(scope), \(key), \(by), \(graceSeconds)::int)", logger: logger)
-        for try await lifted in rows.decode(Bool.self) { return lifted }
-        return false
+        try await FraudPauseLift(scope: scope, key: key, by: by, graceSeconds: graceSeconds).first(on: client, logger: logger)?.lifted ?? false
     }
 }

@@ -29,9 +29,6 @@ enum KnownNumbers {
     /// Records that `e164` verified a code (on the caller's connection, in its transaction).
     static func verified(_ e164: String, hasher: SecretHasher, on connection: PostgresConnection, logger: Logger) async throws {
         let hash = hasher.hash(Secret(e164), context: context)
-        try await connection.query("""
-            INSERT INTO herald.sms_known_numbers (number_hash, key_id, verified_at) VALUES (\(hex(hash.digest)), \(hash.keyID), now())
-            ON CONFLICT (number_hash) DO UPDATE SET key_id = EXCLUDED.key_id, verified_at = now()
-            """, logger: logger)
+        try await KnownNumberVerified(numberHash: hex(hash.digest), keyID: hash.keyID).rows(on: connection, logger: logger)
     }
 }

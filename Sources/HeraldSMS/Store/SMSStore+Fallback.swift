@@ -89,30 +89,10 @@ extension SMSStore {
                 recorded = try await Prepared<SentSQL>(bindings: try sentBindings([sent])).rows(on: connection, logger: logger)
             }
             guard try recorded.first?.decode(Int.self) ?? 0 > 0 else { return }
-            var binds = PostgresBindings()
-            binds.append(sent.verificationID)
-            binds.append(arm.channels.map(\.rawValue))
-            binds.append(arm.step)
-            if let job { binds.append(job) } else { binds.appendNull() }
-            if let code = arm.code {
-                binds.append(code.keyID)
-                for bytes in [code.nonce, code.ciphertext, code.tag] { binds.append(ByteBuffer(bytes: bytes)) }
-            } else {
-                for _ in 0..<4 { binds.appendNull() }
-            }
-            binds.append(arm.waitSeconds)
-            binds.append(arm.exchange)
-            if let key = arm.routingKey { binds.append(key) } else { binds.appendNull() }
-            try await Prepared<FallbackArmSQL>(bindings: binds).rows(on: connection, logger: logger)
+            try await FallbackArm(verificationID: sent.verificationID, channels: arm.channels.map(\.rawValue), step: arm.step, job: job,
+                                  keyID: arm.code?.keyID, nonce: arm.code?.nonce, ciphertext: arm.code?.ciphertext, tag: arm.code?.tag,
+                                  waitSeconds: arm.waitSeconds, exchange: arm.exchange, routingKey: arm.routingKey).rows(on: connection, logger: logger)
         }
-    }
-
-    /// `$4::text::jsonb`: the job is bound as text (a NULL first bind would otherwise prepare
-    /// `$4` as jsonb, whose binary form a text bind is not).
-    enum FallbackArmSQL: StatementText {
-        static let sql = """
-            SELECT herald.sms_fallback_arm($1::text, $2::text[], $3::int, $4::text::jsonb, $5::text, $6::bytea, $7::bytea, $8::bytea, $9::int, $10::text, $11::text)
-            """
     }
 
     /// A `sms.fallback` job whose channels' providers all failed for now: retried through the
@@ -137,13 +117,14 @@ extension SMSStore {
     /// calls to record, and not while a live worker sends it.
     public static func fallbackExhausted(_ verificationID: String, messageID: String, reason: String, checkOwner: Bool = true,
                                          on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("SELECT count(*) FROM herald.sms_fallback_end(\(verificationID), \(messageID), \(reason), \(checkOwner))", logger: logger)
+        try await FallbackEnd(verificationID: verificationID, messageID: messageID, reason: reason, checkOwner: checkOwner).rows(on: connection, logger: logger)
     }
 
     /// The `sms.fallback` job of an undelivered receipt (in the receipt job's transaction): the
     /// verification's next channel at once, if it has one and the receipt is its current send's.
     public static func fallbackOnUndelivered(_ verificationID: String, providerMessageID: String, exchange: String,
                                              on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("SELECT herald.sms_fallback_undelivered(\(verificationID), \(providerMessageID), \(exchange))", logger: logger)
+        try await FallbackUndelivered(verificationID: verificationID, providerMessageID: providerMessageID, exchange: exchange)
+            .rows(on: connection, logger: logger)
     }
 }

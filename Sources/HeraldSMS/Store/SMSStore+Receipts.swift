@@ -26,16 +26,11 @@ extension SMSStore {
                                     logger: Logger) async throws -> ReceiptResult {
         let received = receipt.receivedTime
         let (since, until) = (received.addingTimeInterval(-Double(maxAge.components.seconds)), received.addingTimeInterval(3600))
-        let rows = try await client.query("""
-            SELECT o_result, o_verification_id, o_phone, o_status, o_error_code, o_same_job FROM herald.sms_receipt_apply(
-                \(receipt.provider.rawValue), \(receipt.providerMessageID), \(receipt.status.rawValue), \(receipt.statusTime), \(receipt.errorCode),
-                \(jobID), \(since), \(until))
-            """, logger: logger)
-        for try await (kind, id, phone, status, code, same) in rows.decode((String, String?, String?, String?, String?, Bool).self) {
-            guard let kind = ReceiptResult.Kind(rawValue: kind) else { throw StoreError("herald.sms_receipt_apply answered \(kind)") }
-            return ReceiptResult(kind: kind, verificationID: id, phone: phone, status: status.flatMap(DeliveryStatus.init(rawValue:)),
-                                 errorCode: code, sameJob: same)
-        }
-        throw StoreError("herald.sms_receipt_apply gave no row")
+        let apply = ReceiptApply(provider: receipt.provider.rawValue, providerMessageID: receipt.providerMessageID, status: receipt.status.rawValue,
+                                 statusTime: receipt.statusTime, errorCode: receipt.errorCode, jobID: jobID, since: since, until: until)
+        guard let row = try await apply.first(on: client, logger: logger) else { throw StoreError("herald.sms_receipt_apply gave no row") }
+        guard let kind = ReceiptResult.Kind(rawValue: row.result) else { throw StoreError("herald.sms_receipt_apply answered \(row.result)") }
+        return ReceiptResult(kind: kind, verificationID: row.verificationID, phone: row.phone, status: row.status.flatMap(DeliveryStatus.init(rawValue:)),
+                             errorCode: row.errorCode, sameJob: row.sameJob)
     }
 }

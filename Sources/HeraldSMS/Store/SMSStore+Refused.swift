@@ -9,11 +9,8 @@ extension SMSStore {
         -> @Sendable (PostgresConnection, Logger) async throws -> Void {
         let (id, purpose) = (job.verificationID, job.purpose.rawValue)
         return { connection, logger in
-            try await connection.query("""
-                INSERT INTO herald.sms_verifications (verification_id, phone_number, purpose, message_id, state, reason)
-                VALUES (\(id), \(phone), \(purpose), \(messageID), 'refused', \(reason))
-                ON CONFLICT (verification_id) DO NOTHING
-                """, logger: logger)
+            try await VerificationRefused(verificationID: id, phoneNumber: phone, purpose: purpose, messageID: messageID, reason: reason)
+                .rows(on: connection, logger: logger)
         }
     }
 }

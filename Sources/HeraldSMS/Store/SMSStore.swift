@@ -92,33 +92,21 @@ public enum SMSStore {
             windows += request.limits.windows
             maxes += request.limits.maxes
         }
-        let rows = try await Prepared<PrepareBatchSQL>(
-            requests.map(\.verificationID), requests.map(\.messageID), requests.map(\.phone), requests.map(\.purpose),
-            requests.map(\.force), requests.map(\.test), requests.map(\.hash.keyID), requests.map { ByteBuffer(bytes: $0.hash.digest) },
-            r.ttlSeconds, r.maxAttempts, r.resendIntervalSeconds, limitRequests, scopes, keys, windows, maxes,
-            r.ownerKey, r.guessing.maxFailures, r.guessing.windowSeconds, r.guessing.lockoutSeconds, r.guessing.maxLockoutSeconds,
-            requests.map(\.tenant), r.maxPaidSends ?? 0
-        ).rows(on: client, logger: logger)
+        let batch = PrepareBatch(
+            verificationIDs: requests.map(\.verificationID), messageIDs: requests.map(\.messageID), phones: requests.map(\.phone),
+            purposes: requests.map(\.purpose), force: requests.map(\.force), test: requests.map(\.test), keyIDs: requests.map(\.hash.keyID),
+            digests: requests.map(\.hash.digest), ttlSeconds: r.ttlSeconds, maxAttempts: r.maxAttempts, resendIntervalSeconds: r.resendIntervalSeconds,
+            limitRequests: limitRequests, scopes: scopes, keys: keys, windows: windows, maxes: maxes, ownerKey: Int(r.ownerKey),
+            guessMaxFailures: r.guessing.maxFailures, guessWindowSeconds: r.guessing.windowSeconds, guessLockoutSeconds: r.guessing.lockoutSeconds,
+            guessMaxLockoutSeconds: r.guessing.maxLockoutSeconds, tenants: requests.map(\.tenant), maxPaidSends: r.maxPaidSends)
         var decisions = [Decision?](repeating: nil, count: requests.count)
-        for row in rows {
-            let (index, decision, reason, uncertain) = try row.decode((Int32, String, String?, Bool).self)
-            guard (1...requests.count).contains(Int(index)) else { continue }
-            decisions[Int(index) - 1] = Decision(decision, reason: reason, uncertain: uncertain)
+        for row in try await batch.rows(on: client, logger: logger) where (1...requests.count).contains(row.index) {
+            decisions[row.index - 1] = Decision(row.decision, reason: row.reason, uncertain: row.uncertain)
         }
         return try decisions.map { decision in
             guard let decision else { throw StoreError("herald.sms_prepare_batch gave no decision") }
             return decision
         }
-    }
-
-    /// ``prepare(_:client:logger:)``'s call of `herald.sms_prepare_batch`, its arguments in order.
-    enum PrepareBatchSQL: StatementText {
-        static let sql = """
-            SELECT o_i, o_decision, o_reason, o_uncertain FROM herald.sms_prepare_batch(
-                $1::text[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::boolean[], $7::text[], $8::bytea[],
-                $9::int, $10::int, $11::int, $12::int[], $13::text[], $14::text[], $15::int[], $16::int[],
-                $17::bigint, $18::int, $19::int, $20::int, $21::int, $22::text[], nullif($23::int, 0))
-            """
     }
 
     /// `herald.sms_send_attempts`: every provider call of a verification (`heraldctl verify show-*`
@@ -187,10 +175,8 @@ public enum SMSStore {
     /// throws when there is nothing of this job to end, so that no `sms.failed` is emitted.
     public static func exhausted(_ verificationID: String, messageID: String, phone: String, purpose: String, reason: String,
                           on connection: PostgresConnection, logger: Logger) async throws {
-        let rows = try await connection.query("""
-            SELECT herald.sms_exhausted(\(verificationID), \(messageID), \(phone), \(purpose), \(reason))
-            """, logger: logger)
-        for try await ended in rows.decode(Bool.self) where ended { return }
+        let exhausted = VerificationExhausted(verificationID: verificationID, messageID: messageID, phone: phone, purpose: purpose, reason: reason)
+        if try await exhausted.first(on: connection, logger: logger)?.ended == true { return }
         throw StoreError("verification \(verificationID) was decided meanwhile or is being sent: left as it is")
     }
 

@@ -1,0 +1,16 @@
+-- name: FallbackArm
+-- A verification's next channel after channel `step` was sent (functions/sms_fallback_arm.sql):
+-- on its first send, the job and the sealed code (the row is made then). The job is bound as
+-- text and cast.
+-- param verificationID: text
+-- param channels: text[]
+-- param step: integer
+-- param job: text?
+-- param keyID: text?
+-- param nonce: bytea?
+-- param ciphertext: bytea?
+-- param tag: bytea?
+-- param waitSeconds: integer
+-- param exchange: text
+-- param routingKey: text?
+SELECT FROM herald.sms_fallback_arm($1::text, $2::text[], $3::int, $4::text::jsonb, $5::text, $6::bytea, $7::bytea, $8::bytea, $9::int, $10::text, $11::text);
