@@ -1,7 +1,9 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 import PackageDescription
 
-let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+/// Herald's own targets: Swift 6, and a warning is an error (the project's sources build without
+/// one). SwiftPM ignores warning settings of a package built as another's dependency (SE-0480).
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6), .treatAllWarnings(as: .error)]
 
 /// What a channel may use besides HeraldRuntime: the libraries its providers and store speak.
 let channel: [Target.Dependency] = [
@@ -76,7 +78,7 @@ let package = Package(
         // Each module's SQL/ folder (migrations, functions) and Documents/ folder (herald-api's
         // OpenAPI document) embedded in it as text: the files stay files that psql, linters and
         // client generators read, and are in the binary that applies or serves them.
-        .executableTarget(name: "embed-files", path: "Sources/embed-files"),
+        .executableTarget(name: "embed-files", path: "Sources/embed-files", swiftSettings: strict),
         .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["embed-files"]),
         .systemLibrary(
             name: "CRabbitMQ",

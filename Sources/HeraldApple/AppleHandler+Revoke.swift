@@ -81,7 +81,10 @@ extension AppleHandler {
         let attempts = delivery.attempts
         let error = attempts.last?.errorCode ?? "refused"
         switch delivery.outcome {
-        case .accepted, .refused where error == "invalid_grant":
+        case .refused where error == "invalid_grant":
+            // Apple no longer knew the token: as good as revoked.
+            fallthrough
+        case .accepted:
             let note = delivery.outcome == .accepted ? nil : "apple:invalid_grant: Apple no longer knew the token (revoked or expired before)"
             try await record(context) {
                 try await AppleStore.revoked(messageID, accountID: job.accountID, clientID: job.clientID, nonce: nonce, reason: note,

@@ -48,7 +48,7 @@ public struct CleanupPolicyStore: Sendable {
         var cursor = Date.distantPast
         while true {
             var binds = PostgresBindings()
-            try binds.append(cursor)
+            binds.append(cursor)
             var written = 0
             for try await createdAt in try await client.query(
                 PostgresQuery(unsafeSQL: AccountDeletion.writeFrozenBatch(limit: batchSize), binds: binds), logger: logger).decode(Date.self) {
@@ -63,7 +63,7 @@ public struct CleanupPolicyStore: Sendable {
             // since the last batch is written here, with the switch.
             try await connection.query("SELECT 1 FROM herald.cleanup_policy FOR UPDATE", logger: logger)
             var binds = PostgresBindings()
-            try binds.append(cursor)
+            binds.append(cursor)
             try await connection.query(PostgresQuery(unsafeSQL: AccountDeletion.writeFrozenBatch(limit: Int(Int32.max)), binds: binds), logger: logger)
             try await connection.query("""
                 UPDATE herald.cleanup_policy

@@ -16,8 +16,8 @@ extension CleanupWorker {
                 // hash the whole table once the batch is large. The same statement writes one
                 // account.deleted per deleted row to the outbox (AccountDeletedSQL).
                 var binds = PostgresBindings()
-                try binds.append(exchange)
-                try binds.append(runID)
+                binds.append(exchange)
+                binds.append(runID)
                 var deleted = 0
                 for try await count in try await connection.query(PostgresQuery(unsafeSQL: Self.deleteStatement(limit: limit), binds: binds),
                                                                    logger: logger).decode(Int.self) {

@@ -11,7 +11,7 @@ import HeraldSMS
 /// a front API that migrates the schema, the tests and harnesses): their configuration
 /// sections, schema groups and job types.
 public enum HeraldChannels {
-    public static let all: [any HeraldChannel.Type] = [SMSChannel.self, EmailChannel.self, PushChannel.self, CleanupChannel.self, AppleChannel.self]
+    public static var all: [any HeraldChannel.Type] { [SMSChannel.self, EmailChannel.self, PushChannel.self, CleanupChannel.self, AppleChannel.self] }
 
     /// Every configuration section (the channels' and herald-api's): `config check` and tools read them all.
     public static var sections: [any ConfigurationSection.Type] { all.map { $0.section } + [APIConfiguration.self] }

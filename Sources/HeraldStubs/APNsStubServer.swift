@@ -90,7 +90,7 @@ public final class APNsStubServer: Sendable {
         var configuration = TLSConfiguration.makeServerConfiguration(
             // NIOSSL reads a key file by its extension (.key is DER): the key is server-key.pem.
             certificateChain: try NIOSSLCertificate.fromPEMFile(tls.certificateFile).map { .certificate($0) },
-            privateKey: .file(tls.keyFile))
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: tls.keyFile, format: .pem)))
         configuration.applicationProtocols = ["h2"]
         let context = try NIOSSLContext(configuration: configuration)
         let state = State(responder: responder, record: record, credentials: credentials)

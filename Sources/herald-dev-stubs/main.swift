@@ -22,7 +22,7 @@ func fail(_ message: String) -> Never {
 func serve(_ directory: String, url: String, env: [(String, String)], taken: @Sendable () -> [[String: Any]]) async throws -> Never {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let log = (directory as NSString).appendingPathComponent("messages.jsonl")
-    FileManager.default.createFile(atPath: log, contents: nil)
+    _ = FileManager.default.createFile(atPath: log, contents: nil)
     let lines = env.map { "export \($0.0)=\($0.1)" }.joined(separator: "\n") + "\n"
     try lines.write(toFile: (directory as NSString).appendingPathComponent("env"), atomically: true, encoding: .utf8)
     // Last: the URL says the stand-in is ready.

@@ -29,7 +29,7 @@ struct Enqueue: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.load(options)
-        guard let type = HeraldChannels.all.flatMap { $0.jobTypes }.first(where: { $0.name == job }) else {
+        guard let type = HeraldChannels.all.flatMap({ $0.jobTypes }).first(where: { $0.name == job }) else {
             throw CLIExit.fail("unknown job '\(job)'", code: .usage)
         }
         let body = Array(json.utf8)

@@ -20,7 +20,7 @@ import Testing
             let client = try Database.makeClient(settings, logger: harness.logger)
             let task = Task { await client.run() }
             defer { task.cancel() }
-            harness.onClose { try? await harness.database.query("DROP TABLE IF EXISTS public.herald_prepared_probe", logger: harness.logger) }
+            harness.onClose { _ = try? await harness.database.query("DROP TABLE IF EXISTS public.herald_prepared_probe", logger: harness.logger) }
 
             let error = await #expect(throws: PSQLError.self) { try await Prepared<ProbeSQL>(1).rows(on: client, logger: harness.logger) }
             #expect(error?.serverInfo?[.sqlState] == "42P01", "the table does not exist yet")

@@ -17,8 +17,8 @@ import Testing
             let push = try await PushFixture(harness)
             let keyFile = push.spool + "-AuthKey.p8"
             let accountFile = push.spool + "-service-account.json"
-            FileManager.default.createFile(atPath: keyFile, contents: Data(push.apnsKey.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600])
-            FileManager.default.createFile(atPath: accountFile, contents: Data(push.serviceAccountJSON.utf8), attributes: [.posixPermissions: 0o600])
+            _ = FileManager.default.createFile(atPath: keyFile, contents: Data(push.apnsKey.pemRepresentation.utf8), attributes: [.posixPermissions: 0o600])
+            _ = FileManager.default.createFile(atPath: accountFile, contents: Data(push.serviceAccountJSON.utf8), attributes: [.posixPermissions: 0o600])
             defer {
                 try? FileManager.default.removeItem(atPath: keyFile)
                 try? FileManager.default.removeItem(atPath: accountFile)

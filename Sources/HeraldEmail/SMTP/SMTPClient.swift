@@ -65,7 +65,7 @@ public actor SMTPClient {
             let reused = connection.messagesSent > 0
             do {
                 let outcome = try await connection.transaction(from: message.envelopeFrom, to: message.to, message: message.mime())
-                await checkin(connection)
+                checkin(connection)
                 switch outcome {
                 case .accepted(let reply):
                     return .accepted(reply: reply.lines.last ?? "")
@@ -74,11 +74,11 @@ public actor SMTPClient {
                     return reply.isTransient ? .transient(code: reply.recordedCode) : .rejected(code: reply.recordedCode)
                 }
             } catch let error as SMTPError {
-                await discard(connection)
+                discard(connection)
                 if reused, attempt == 1, error == .closed, !connection.sentMessage { continue }
                 return error == .timeout ? .timeout : .transient(code: Self.code(error))
             } catch {
-                await discard(connection)
+                discard(connection)
                 return .transient(code: "smtp-io")
             }
         }

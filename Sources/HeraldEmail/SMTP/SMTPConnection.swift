@@ -48,11 +48,11 @@ final class SMTPConnection: @unchecked Sendable {
             .connect(host: configuration.host, port: configuration.port).get()
         let connection = SMTPConnection(channel: channel, commandTimeout: .milliseconds(Int64(configuration.commandTimeoutMilliseconds)))
         do {
-            try await connection.expect(try await connection.exchange(nil), 220)
+            try connection.expect(try await connection.exchange(nil), 220)
             try await connection.hello(configuration.heloName)
             if configuration.tls == .starttls {
                 guard connection.capabilities.contains("STARTTLS"), let tls else { throw SMTPError.tlsUnavailable }
-                try await connection.expect(try await connection.exchange("STARTTLS"), 220)
+                try connection.expect(try await connection.exchange("STARTTLS"), 220)
                 // Checked and upgraded in one event-loop turn: whatever the plain socket delivered
                 // up to now is either refused here or, after it, goes through TLS.
                 try await channel.eventLoop.submit {
@@ -276,7 +276,7 @@ final class SMTPClientHandler: ChannelInboundHandler {
             promise.succeed(taken)
             return promise.futureResult
         }
-        let timer = channel.eventLoop.scheduleTask(in: timeout) { [weak self] in
+        let timer = channel.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [weak self] in
             self?.failAll(.timeout)
             channel.close(promise: nil)
         }

@@ -85,7 +85,7 @@ public struct AttemptLog: Sendable {
     /// The calls recorded for one key, oldest first (what `heraldctl verify show-*` prints).
     public func read(_ key: String, client: PostgresClient, logger: Logger) async throws -> [DeliveryAttempt] {
         var binds = PostgresBindings()
-        try binds.append(key)
+        binds.append(key)
         let delivery = receipts ? "delivery_status, delivery_status_at, delivery_error_code" : "NULL::text, NULL::timestamptz, NULL::text"
         let rows = try await client.query(PostgresQuery(unsafeSQL: """
             SELECT provider, result, http_status, error_code, provider_message_id, duration_ms, \(delivery)

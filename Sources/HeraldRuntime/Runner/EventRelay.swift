@@ -88,7 +88,7 @@ public final class EventRelay: Service, Sendable {
             // In a task of its own: a pass the deadline gave up on still deletes what the broker
             // confirmed, instead of leaving it to be published again.
             let client = self.client
-            try await Task { try await Prepared<DeleteSQL>(published).rows(on: client, logger: logger) }.value
+            _ = try await Task { try await Prepared<DeleteSQL>(published).rows(on: client, logger: logger) }.value
         }
         return rows.count
     }

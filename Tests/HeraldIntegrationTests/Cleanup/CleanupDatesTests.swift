@@ -102,7 +102,7 @@ extension CleanupTests {
                 $0.database = configuration.database
             }
             let result = try await CleanupScheduler(client: db.client, configuration: configuration.cleanup, logger: db.logger).schedule { job, id in
-                try await harness.enqueue(job, messageID: id)
+                _ = try await harness.enqueue(job, messageID: id)
             }
             guard case .scheduled(let run) = result else { Issue.record("not scheduled while disabled: \(result)"); return }
             try await eventually(timeout: .seconds(60), "run completed") { try await db.runs.get(run.id)?.status == .completed }

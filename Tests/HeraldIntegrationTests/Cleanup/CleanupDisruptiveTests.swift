@@ -35,7 +35,7 @@ import Testing
             var configuration = CleanupConfiguration()
             configuration.fanOut = 2
             let result = try await CleanupScheduler(client: db.client, configuration: configuration, logger: db.logger).schedule { job, id in
-                try await harness.enqueue(job, messageID: id)
+                _ = try await harness.enqueue(job, messageID: id)
             }
             let runID = result.run.id
             try await eventually(timeout: .seconds(30), "run under way") { (try await db.runs.get(runID)?.accountsDeleted ?? 0) >= 1_500 }

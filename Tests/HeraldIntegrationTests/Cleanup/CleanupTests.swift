@@ -306,7 +306,7 @@ import Testing
                 })
             }
             let result = try await CleanupScheduler(client: db.client, configuration: cleanup, logger: db.logger).schedule { job, id in
-                try await harness.enqueue(job, messageID: id)
+                _ = try await harness.enqueue(job, messageID: id)
             }
             let runID = result.run.id
             try await eventually(timeout: .seconds(60), "run completed") { try await db.runs.get(runID)?.status == .completed }

@@ -26,7 +26,7 @@ enum TestEnvironment {
         if let file = env["HERALD_DEV_HMAC_KEYS_FILE"], FileManager.default.fileExists(atPath: file) { return file }
         let path = NSTemporaryDirectory() + "herald-test-hmac-\(getpid())"
         let key = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
-        FileManager.default.createFile(atPath: path, contents: Data("test1:\(key)\n".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: path, contents: Data("test1:\(key)\n".utf8), attributes: [.posixPermissions: 0o600])
         return path
     }()
     static var templatesDirectory: String { root.appendingPathComponent("Config/templates/sms").path }
