@@ -2,7 +2,11 @@
 """The architecture, checked: a channel target depends on HeraldRuntime only, never on another
 channel, in Package.swift and in its sources' import lines; and SQL is SQL: no table, index,
 function, trigger or view is defined in a Swift source under Sources/ (they live in each
-module's SQL/ folder, docs/architecture.md). Exits 1 naming each breach.
+module's SQL/ folder, docs/architecture.md), and no statement is written in a Swift source of a
+product module (it lives in SQL/queries/, HeraldStatement): the files that still hold some are
+listed in scripts/statements-in-swift.txt with their count, which may only fall (the list is
+edited down as they move; the bench, chaos, stub and dev tools keep theirs). Exits 1 naming each
+breach.
 
     scripts/check-structure.py            (run by `make test`)
 """
@@ -51,8 +55,33 @@ for source in sorted((ROOT / "Sources").rglob("*.swift")):
         if DEFINITION.search(line) and not line.lstrip().startswith("//"):
             problems.append(f"{source.relative_to(ROOT)}:{number}: SQL definition in Swift (put it in the module's SQL/ folder)")
 
+# Statements live in SQL/queries/ files; the files not yet moved may keep what they have.
+STATEMENT = re.compile(r"\b(SELECT\b|INSERT\s+INTO\b|UPDATE\s+herald\.|DELETE\s+FROM\b|WITH\s+\w+\s+AS\s+(MATERIALIZED\s+)?\()")
+TOOLS = {"herald-bench", "herald-chaos", "HeraldStubs", "herald-dev-stubs", "herald-dev-apple", "embed-files"}
+allowed_path = ROOT / "scripts" / "statements-in-swift.txt"
+allowed = {}
+for entry in allowed_path.read_text().splitlines():
+    if entry.strip() and not entry.startswith("#"):
+        path, count = entry.rsplit(" ", 1)
+        allowed[path] = int(count)
+found = {}
+for source in sorted((ROOT / "Sources").rglob("*.swift")):
+    module = source.relative_to(ROOT / "Sources").parts[0]
+    if module in TOOLS:
+        continue
+    count = sum(1 for line in source.read_text().splitlines() if not line.lstrip().startswith("//") for _ in STATEMENT.finditer(line))
+    if count:
+        found[str(source.relative_to(ROOT))] = count
+for path in sorted(set(found) | set(allowed)):
+    have, may = found.get(path, 0), allowed.get(path, 0)
+    if have > may:
+        problems.append(f"{path}: {have} SQL statement keywords in Swift, {may} allowed (put the statement in the module's SQL/queries/)")
+    elif have < may:
+        problems.append(f"{path}: {have} SQL statement keywords in Swift, the list allows {may}: lower it in {allowed_path.relative_to(ROOT)}")
+
 if problems:
     print("structure check failed:\n  " + "\n  ".join(problems), file=sys.stderr)
     sys.exit(1)
 print(f"structure: {len(CHANNELS)} channels ({', '.join(CHANNELS)}), each on HeraldRuntime only; "
-      f"{len(sql_files)} SQL files, no SQL definition in Swift")
+      f"{len(sql_files)} SQL files, no SQL definition in Swift; {sum(found.values())} statement keywords left in "
+      f"{len(found)} Swift files of the product, none new")
