@@ -12,8 +12,8 @@ import Testing
     /// Records `id`'s final outcome as the runner does (``OutcomeCommitter``'s statement, no events).
     private func finish(_ id: String, _ status: JobStatus, reason: String? = nil, _ harness: Harness) async throws {
         let (ids, statuses, reasons) = JobLedger.columns([.init(messageID: id, status: status, reason: reason)])
-        try await Prepared<OutcomeCommitter.FinishWithEventsSQL>(ids, statuses, reasons, "herald.events", [String](), [String](), [String]())
-            .rows(on: harness.database, logger: harness.logger)
+        try await JobsFinish(messageIDs: ids, statuses: statuses, reasons: reasons, exchange: "herald.events", eventNames: [], eventMessageIDs: [],
+                             eventBodies: []).rows(on: harness.database, logger: harness.logger)
     }
 
     @Test func aClaimIsOwnedUntilItsWorkerIsGoneThenTakenOver() async throws {

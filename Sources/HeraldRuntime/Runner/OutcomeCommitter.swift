@@ -23,7 +23,8 @@ struct OutcomeCommitter: Sendable {
             let writes = batch.compactMap(\.write)
             let (ids, statuses, reasons) = JobLedger.columns(batch.map(\.finished))
             let (names, messageIDs, bodies) = EventOutbox.columns(batch.flatMap(\.events))
-            let statement = try Prepared<FinishWithEventsSQL>(ids, statuses, reasons, eventsExchange, names, messageIDs, bodies)
+            let statement = JobsFinish(messageIDs: ids, statuses: statuses, reasons: reasons, exchange: eventsExchange, eventNames: names,
+                                       eventMessageIDs: messageIDs, eventBodies: bodies)
             guard !writes.isEmpty else {
                 try await statement.rows(on: client, logger: logger)
                 return
@@ -40,11 +41,5 @@ struct OutcomeCommitter: Sendable {
 
     func commit(_ finished: JobLedger.Finished, events: [OutgoingEvent], write: Write?) async throws {
         try await batcher.submit(Item(finished: finished, events: events, write: write))
-    }
-
-    /// A batch's outcomes ($1…$3) and events ($4 exchange, $5…$7) in one statement. Both
-    /// run to completion whatever the final SELECT reads.
-    enum FinishWithEventsSQL: StatementText {
-        static let sql = "WITH finished AS (\(JobLedger.finish(from: 1))), events AS (\(EventOutbox.insert(from: 4))) SELECT 1"
     }
 }

@@ -67,20 +67,18 @@ public struct JobLedger: Sendable {
         for request in requests where unique[request.messageID] == nil { unique[request.messageID] = request }
         // A stable order, so two workers claiming the same ids lock rows in the same order.
         let batch = unique.values.sorted { $0.messageID < $1.messageID }
-        let ids = batch.map(\.messageID), types = batch.map(\.jobType), tokens = batch.map(\.token)
-        let rows = try await Prepared<ClaimSQL>(ids, types, tokens, queue, ownerKey, leaseSeconds).rows(on: client, logger: logger)
+        let claim = JobClaim(messageIDs: batch.map(\.messageID), jobTypes: batch.map(\.jobType), tokens: batch.map(\.token), queue: queue,
+                             ownerKey: Int(ownerKey), leaseSeconds: leaseSeconds)
         // Each row as it was before this claim (functions/job_claim.sql).
         var answers: [String: Claim] = [:]
-        for row in rows {
-            let (id, attempts, previousStatus, previousToken) = try row.decode((String, Int?, JobStatus?, String?).self)
-            let token = unique[id]?.token
-            if let attempts {
-                answers[id] = .claimed(attempt: attempts, tookOver: previousStatus == .running && previousToken != token)
-            } else if let previousStatus, previousStatus.isFinal {
-                answers[id] = .finished(status: previousStatus)
+        for row in try await claim.rows(on: client, logger: logger) {
+            if let attempts = row.attempts {
+                answers[row.messageID] = .claimed(attempt: attempts, tookOver: row.previousStatus == .running && row.previousToken != unique[row.messageID]?.token)
+            } else if let previousStatus = row.previousStatus, previousStatus.isFinal {
+                answers[row.messageID] = .finished(status: previousStatus)
             } else {
                 // Held by a live worker.
-                answers[id] = .busy
+                answers[row.messageID] = .busy
             }
         }
         var seen: Set<String> = []
@@ -100,7 +98,7 @@ public struct JobLedger: Sendable {
             """, logger: logger)
     }
 
-    /// The binds of ``finish(from:)``: message ids, statuses, reasons ('' for none).
+    /// The outcomes' columns of ``JobsFinish``: message ids, statuses, reasons ('' for none).
     static func columns(_ items: [Finished]) -> (ids: [String], statuses: [String], reasons: [String]) {
         (items.map(\.messageID), items.map(\.status.rawValue), items.map { $0.reason ?? "" })
     }
@@ -113,26 +111,5 @@ public struct JobLedger: Sendable {
                    owner_key = NULL, lease_until = NULL, updated_at = now()
              WHERE message_id = ANY(\(messageIDs)::text[]) AND status IN ('dead', 'rejected')
             """, logger: logger)
-    }
-
-    /// Claims a group (``claim(_:queue:ownerKey:leaseSeconds:)``): $1 message ids, $2 job types,
-    /// $3 claim tokens, $4 queue, $5 owner key, $6 lease seconds (functions/job_claim.sql).
-    enum ClaimSQL: StatementText {
-        static let sql = """
-            SELECT message_id, attempts, previous_status, previous_token
-              FROM herald.job_claim($1::text[], $2::text[], $3::text[], $4::text, $5::bigint, $6::int)
-            """
-    }
-
-    /// The update of final outcomes with its binds from `$n` (``columns(_:)``), which
-    /// ``OutcomeCommitter`` runs with the events of the same jobs.
-    static func finish(from n: Int) -> String {
-        """
-        UPDATE herald.job_runs AS j
-           SET status = u.status, reason = NULLIF(u.reason, ''), finished_at = now(), updated_at = now(),
-               lease_until = NULL, owner_key = NULL
-          FROM unnest($\(n)::text[], $\(n + 1)::text[], $\(n + 2)::text[]) AS u(message_id, status, reason)
-         WHERE j.message_id = u.message_id
-        """
     }
 }

@@ -14,26 +14,12 @@ public enum JobOutbox {
     public static func insert<Job: HeraldJob>(_ job: Job, messageID: String, correlationID: String?, replyTo: String?, exchange: String,
                                               traceHeaders: AMQPTable = [:], on connection: PostgresConnection, logger: Logger) async throws {
         let body = String(decoding: try job.encodedBody(messageID: messageID), as: UTF8.self)
-        var binds = PostgresBindings(capacity: 8)
-        binds.append(exchange)
-        binds.append(Job.name)
-        binds.append(messageID)
-        binds.append(body)
-        binds.append(correlationID)
-        binds.append(replyTo)
-        for key in AMQPTraceCarrier.keys {
-            if case .string(let value)? = traceHeaders[key] { binds.append(value) } else { binds.appendNull() }
+        func trace(_ key: String) -> String? {
+            if case .string(let value)? = traceHeaders[key] { return value }
+            return nil
         }
-        try await Prepared<InsertSQL>(bindings: binds).rows(on: connection, logger: logger)
-    }
-
-    /// $1 exchange, $2 job name (its routing key), $3 message id, $4 body, $5 correlation id, $6 reply queue,
-    /// $7 traceparent, $8 tracestate.
-    enum InsertSQL: StatementText {
-        static let sql = """
-            INSERT INTO herald.event_outbox (exchange, name, message_id, body, correlation_id, reply_to, traceparent, tracestate)
-            VALUES ($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::text)
-            """
+        try await JobOutboxInsert(exchange: exchange, name: Job.name, messageID: messageID, body: body, correlationID: correlationID,
+                                  replyTo: replyTo, traceparent: trace("traceparent"), tracestate: trace("tracestate")).rows(on: connection, logger: logger)
     }
 }
 
