@@ -200,7 +200,10 @@ enum PostgresType: String, CaseIterable {
         default: nil
         }
         guard let template else { return name }
-        return optional ? "try \(name).map { \(template.replacingOccurrences(of: "X", with: "$0")) }" : template.replacingOccurrences(of: "X", with: name)
+        guard optional else { return template.replacingOccurrences(of: "X", with: name) }
+        // `try` only where the conversion throws (bytes do not): an idle `try` is a warning.
+        let mapped = "\(name).map { \(template.replacingOccurrences(of: "X", with: "$0")) }"
+        return template.hasPrefix("try ") ? "try " + mapped : mapped
     }
 
     /// The expression that gives a column's value from its decoded `name`.
