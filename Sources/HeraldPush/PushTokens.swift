@@ -33,16 +33,10 @@ public enum PushTokens {
     }
 
     public static func health(platform: PushVerificationJob.Platform, token: String, client: PostgresClient, logger: Logger) async throws -> Health? {
-        let key = hash(platform: platform, token: token)
-        let rows = try await client.query("""
-            SELECT platform, token_hint, app_id, environment, status, reason, detail, invalid_since, pushes, failures, last_success_at, last_failure_at
-              FROM herald.device_tokens WHERE token_hash = \(key)
-            """, logger: logger)
-        for try await r in rows.decode((String, String, String, String, String, String?, String?, Date?, Int, Int, Date?, Date?).self) {
-            return Health(platform: r.0, hint: r.1, appID: r.2, environment: r.3, status: r.4, reason: r.5, detail: r.6,
-                          invalidSince: r.7, pushes: r.8, failures: r.9, lastSuccessAt: r.10, lastFailureAt: r.11)
-        }
-        return nil
+        guard let row = try await TokenHealth(tokenHash: hash(platform: platform, token: token)).first(on: client, logger: logger) else { return nil }
+        return Health(platform: row.platform, hint: row.hint, appID: row.appID, environment: row.environment, status: row.status,
+                      reason: row.reason, detail: row.detail, invalidSince: row.invalidSince, pushes: row.pushes, failures: row.failures,
+                      lastSuccessAt: row.lastSuccessAt, lastFailureAt: row.lastFailureAt)
     }
 
     /// The app registered `token` again at `registeredAt` (it presented it after a fresh APNs
@@ -50,13 +44,7 @@ public enum PushTokens {
     /// Returns whether it did.
     @discardableResult
     public static func registered(platform: PushVerificationJob.Platform, token: String, at registeredAt: Date, client: PostgresClient, logger: Logger) async throws -> Bool {
-        let key = hash(platform: platform, token: token)
-        let rows = try await client.query("""
-            UPDATE herald.device_tokens SET status = 'valid', reason = NULL, detail = NULL, invalid_since = NULL, updated_at = now()
-             WHERE token_hash = \(key) AND status = 'invalid' AND invalid_since < \(registeredAt)
-            RETURNING token_hash
-            """, logger: logger)
-        for try await _ in rows.decode(String.self) { return true }
-        return false
+        let registered = TokenRegistered(tokenHash: hash(platform: platform, token: token), registeredAt: registeredAt)
+        return try await registered.first(on: client, logger: logger) != nil
     }
 }

@@ -33,13 +33,9 @@ public struct PushVerifier: Sendable {
     public func confirm(receipt: String, secret: String, logger: Logger) async throws -> Result {
         let secret = Secret(secret)
         return try await client.withTransaction(logger: logger) { connection in
-            let rows = try await connection.query("""
-                SELECT state, secret_status, key_id, secret_hash, expires_at <= now(), app_id, platform
-                  FROM herald.push_verifications WHERE receipt = \(receipt) FOR UPDATE
-                """, logger: logger)
-            var found: (PushVerificationState, PushSecretStatus, String?, ByteBuffer?, Bool, String, String)?
-            for try await row in rows.decode((PushVerificationState, PushSecretStatus, String?, ByteBuffer?, Bool, String, String).self) { found = row }
-            guard let (state, status, keyID, digest, isExpired, appID, platform) = found else { return .notFound }
+            guard let found = try await ReceiptLock(receipt: receipt).first(on: connection, logger: logger) else { return .notFound }
+            let state = try PushVerificationState(stored: found.state)
+            let status = try PushSecretStatus(stored: found.secretStatus)
             // `sending`: the app may answer before the worker has recorded the provider's acceptance.
             guard state == .sent || state == .sending || status == .verified else { return .notFound }
             switch status {
@@ -48,17 +44,15 @@ public struct PushVerifier: Sendable {
             case .pending: break
             case .void: return .notFound
             }
-            guard let keyID, let digest else { return .notFound }
-            if isExpired {
-                try await connection.query("UPDATE herald.push_verifications SET secret_status = \(PushSecretStatus.expired), updated_at = now() WHERE receipt = \(receipt)", logger: logger)
+            guard let keyID = found.keyID, let digest = found.secretHash else { return .notFound }
+            if found.expired {
+                try await ReceiptSecretExpired(receipt: receipt).rows(on: connection, logger: logger)
                 return .expired
             }
-            let stored = StoredSecretHash(keyID: keyID, digest: Array(buffer: digest))
+            let stored = StoredSecretHash(keyID: keyID, digest: digest)
             guard hasher.verify(secret, context: Self.hashContext(receipt: receipt), against: stored) else { return .mismatch }
-            try await connection.query("""
-                UPDATE herald.push_verifications SET secret_status = \(PushSecretStatus.verified), verified_at = now(), updated_at = now() WHERE receipt = \(receipt)
-                """, logger: logger)
-            return .verified(appID: appID, platform: PushVerificationJob.Platform(rawValue: platform) ?? .apns)
+            try await ReceiptSecretVerified(receipt: receipt).rows(on: connection, logger: logger)
+            return .verified(appID: found.appID, platform: PushVerificationJob.Platform(rawValue: found.platform) ?? .apns)
         }
     }
 }

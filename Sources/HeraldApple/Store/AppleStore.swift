@@ -47,21 +47,19 @@ public enum AppleStore {
 
     public static func prepare(_ r: Request, client: PostgresClient, logger: Logger) async throws -> Decision {
         try await Database.retryingConflicts {
-            let rows = try await client.query("""
-                SELECT o_decision, o_reason, o_uncertain FROM herald.apple_prepare(
-                    \(r.messageID), \(r.operation), \(r.accountID), \(r.clientID), \(r.codeHash), \(r.step?.rawValue), \(r.ownerKey)::bigint)
-                """, logger: logger)
-            for try await (decision, reason, uncertain) in rows.decode((String, String?, Bool).self) {
-                switch decision {
-                case "call": return .call(uncertain: uncertain)
-                case "uncertain": return .uncertain(reason: reason ?? "exchange_uncertain")
-                case "refused": return .refused(reason: reason ?? "refused")
+            let prepare = JobPrepare(messageID: r.messageID, operation: r.operation.rawValue, accountID: r.accountID, clientID: r.clientID,
+                                     codeHash: r.codeHash, step: r.step?.rawValue, ownerKey: Int(r.ownerKey))
+            for row in try await prepare.rows(on: client, logger: logger) {
+                switch row.decision {
+                case "call": return .call(uncertain: row.uncertain)
+                case "uncertain": return .uncertain(reason: row.reason ?? "exchange_uncertain")
+                case "refused": return .refused(reason: row.reason ?? "refused")
                 case "nothing": return .nothing
                 case "done":
-                    guard let state = reason.flatMap(AppleJobState.init(rawValue:)) else { break }
+                    guard let state = row.reason.flatMap(AppleJobState.init(rawValue:)) else { break }
                     return .done(state: state)
                 case "busy": return .busy
-                case "invalid": return .invalid(reason: reason ?? "message_id reused")
+                case "invalid": return .invalid(reason: row.reason ?? "message_id reused")
                 default: break
                 }
             }
@@ -72,22 +70,13 @@ public enum AppleStore {
     /// The `provider_uid` of the account's `apple.com` identity (Apple's `sub`), nil when it
     /// has none (or the account is gone).
     public static func appleIdentity(accountID: String, client: PostgresClient, logger: Logger) async throws -> String? {
-        let rows = try await client.query("""
-            SELECT provider_uid FROM herald.account_providers WHERE account_id = \(accountID) AND provider = 'apple.com'
-            """, logger: logger)
-        for try await uid in rows.decode(String.self) { return uid }
-        return nil
+        try await AccountAppleIdentity(accountID: accountID).first(on: client, logger: logger)?.appleSubject
     }
 
     /// The token stored for the account and client id, sealed.
     public static func storedToken(accountID: String, clientID: String, client: PostgresClient, logger: Logger) async throws -> SealedSecret? {
-        let rows = try await client.query("""
-            SELECT key_id, nonce, ciphertext, tag FROM herald.apple_tokens WHERE account_id = \(accountID) AND client_id = \(clientID)
-            """, logger: logger)
-        for try await (keyID, nonce, ciphertext, tag) in rows.decode((String, ByteBuffer, ByteBuffer, ByteBuffer).self) {
-            return SealedSecret(keyID: keyID, nonce: Array(buffer: nonce), ciphertext: Array(buffer: ciphertext), tag: Array(buffer: tag))
-        }
-        return nil
+        guard let row = try await TokenFind(accountID: accountID, clientID: clientID).first(on: client, logger: logger) else { return nil }
+        return SealedSecret(keyID: row.keyID, nonce: row.nonce, ciphertext: row.ciphertext, tag: row.tag)
     }
 
     /// Apple exchanged the code: its refresh token is stored (sealed), replacing an older one
@@ -96,34 +85,33 @@ public enum AppleStore {
     /// a code: the token is kept before it is revoked, so a crash in between loses nothing).
     public static func storeToken(_ messageID: String, accountID: String, clientID: String, sealed: SealedSecret, jobsExchange: String,
                                   then state: AppleJobState?, delivery attempts: [DeliveryAttempt], client: PostgresClient, logger: Logger) async throws {
-        let change = state == nil
-            ? "UPDATE herald.apple_jobs SET step = 'revoke', http_status = NULLIF($2, -1), updated_at = now() WHERE message_id = $1 AND state = 'calling' RETURNING message_id"
-            : "UPDATE herald.apple_jobs SET state = 'stored', owner_key = NULL, http_status = NULLIF($2, -1), updated_at = now() WHERE message_id = $1 AND state = 'calling' RETURNING message_id"
-        let query = try Self.attempts.query(change: change, [
-            messageID, attempts.last?.httpStatus ?? -1, accountID, clientID, sealed.keyID,
-            ByteBuffer(bytes: sealed.nonce), ByteBuffer(bytes: sealed.ciphertext), ByteBuffer(bytes: sealed.tag), jobsExchange,
-        ], attempts: attempts, final: """
-            INSERT INTO herald.apple_tokens (account_id, client_id, key_id, nonce, ciphertext, tag, jobs_exchange, message_id)
-            SELECT $3, $4, $5, $6, $7, $8, $9, $1 FROM v
-            ON CONFLICT (account_id, client_id) DO UPDATE SET key_id = EXCLUDED.key_id, nonce = EXCLUDED.nonce,
-                ciphertext = EXCLUDED.ciphertext, tag = EXCLUDED.tag, jobs_exchange = EXCLUDED.jobs_exchange,
-                message_id = EXCLUDED.message_id, updated_at = now()
-            """)
-        try await client.query(query, logger: logger)
+        let httpStatus = attempts.last?.httpStatus ?? -1
+        if state == nil {
+            try await TokenKeptForRevoke(
+                messageID: messageID, httpStatus: httpStatus, accountID: accountID, clientID: clientID, keyID: sealed.keyID, nonce: sealed.nonce,
+                ciphertext: sealed.ciphertext, tag: sealed.tag, jobsExchange: jobsExchange, providers: attempts.providers, results: attempts.results,
+                httpStatuses: attempts.httpStatuses, errorCodes: attempts.errorCodes, providerMessageIDs: attempts.providerMessageIDs,
+                durations: attempts.durations
+            ).rows(on: client, logger: logger)
+        } else {
+            try await TokenStored(
+                messageID: messageID, httpStatus: httpStatus, accountID: accountID, clientID: clientID, keyID: sealed.keyID, nonce: sealed.nonce,
+                ciphertext: sealed.ciphertext, tag: sealed.tag, jobsExchange: jobsExchange, providers: attempts.providers, results: attempts.results,
+                httpStatuses: attempts.httpStatuses, errorCodes: attempts.errorCodes, providerMessageIDs: attempts.providerMessageIDs,
+                durations: attempts.durations
+            ).rows(on: client, logger: logger)
+        }
     }
 
     /// Apple revoked the token: the job `revoked`, and the stored token deleted, if it is still
     /// the one revoked (`nonce` names the seal: a token stored meanwhile by a new sign-in stays).
     public static func revoked(_ messageID: String, accountID: String, clientID: String, nonce: [UInt8]?, reason: String?,
                                delivery attempts: [DeliveryAttempt], client: PostgresClient, logger: Logger) async throws {
-        let query = try Self.attempts.query(change: """
-            UPDATE herald.apple_jobs SET state = 'revoked', owner_key = NULL, http_status = NULLIF($2, -1), reason = NULLIF($6, ''), updated_at = now()
-             WHERE message_id = $1 AND state = 'calling' RETURNING message_id
-            """, [messageID, attempts.last?.httpStatus ?? -1, accountID, clientID, ByteBuffer(bytes: nonce ?? []), reason ?? ""],
-            attempts: attempts, final: """
-            DELETE FROM herald.apple_tokens WHERE account_id = $3 AND client_id = $4 AND nonce = $5 AND EXISTS (SELECT 1 FROM v)
-            """)
-        try await client.query(query, logger: logger)
+        try await JobRevoked(
+            messageID: messageID, httpStatus: attempts.last?.httpStatus ?? -1, accountID: accountID, clientID: clientID, nonce: nonce ?? [],
+            reason: reason ?? "", providers: attempts.providers, results: attempts.results, httpStatuses: attempts.httpStatuses,
+            errorCodes: attempts.errorCodes, providerMessageIDs: attempts.providerMessageIDs, durations: attempts.durations
+        ).rows(on: client, logger: logger)
     }
 
     /// Refused for good (Apple's error, or a check of its answer): the job `failed`.
@@ -131,23 +119,21 @@ public enum AppleStore {
     /// have exchanged already.
     public static func failed(_ messageID: String, error: String, reason: String, delivery attempts: [DeliveryAttempt], state: AppleJobState = .failed,
                               client: PostgresClient, logger: Logger) async throws {
-        let query = try Self.attempts.query(change: """
-            UPDATE herald.apple_jobs SET state = $6, owner_key = NULL, http_status = NULLIF($2, -1), error = $3, reason = $4,
-                   uncertain_calls = uncertain_calls + $5, updated_at = now()
-             WHERE message_id = $1 AND state = 'calling' RETURNING message_id
-            """, [messageID, attempts.last?.httpStatus ?? -1, error, reason, attempts.uncertainSends, state.rawValue], attempts: attempts)
-        try await client.query(query, logger: logger)
+        try await JobFailed(
+            messageID: messageID, httpStatus: attempts.last?.httpStatus ?? -1, error: error, reason: reason, uncertainCalls: attempts.uncertainSends,
+            state: state.rawValue, providers: attempts.providers, results: attempts.results, httpStatuses: attempts.httpStatuses,
+            errorCodes: attempts.errorCodes, providerMessageIDs: attempts.providerMessageIDs, durations: attempts.durations
+        ).rows(on: client, logger: logger)
     }
 
     /// Try again later. A call that timed out may have reached Apple all the same (counted in
     /// `uncertain_calls`).
     public static func retrying(_ messageID: String, reason: String, delivery attempts: [DeliveryAttempt], client: PostgresClient, logger: Logger) async throws {
-        let query = try Self.attempts.query(change: """
-            UPDATE herald.apple_jobs SET state = 'retrying', owner_key = NULL, http_status = NULLIF($2, -1), error = $3, reason = $4,
-                   uncertain_calls = uncertain_calls + $5, updated_at = now()
-             WHERE message_id = $1 AND state = 'calling' RETURNING message_id
-            """, [messageID, attempts.last?.httpStatus ?? -1, attempts.last?.errorCode ?? "", reason, attempts.uncertainSends], attempts: attempts)
-        try await client.query(query, logger: logger)
+        try await JobRetrying(
+            messageID: messageID, httpStatus: attempts.last?.httpStatus ?? -1, error: attempts.last?.errorCode ?? "", reason: reason,
+            uncertainCalls: attempts.uncertainSends, providers: attempts.providers, results: attempts.results, httpStatuses: attempts.httpStatuses,
+            errorCodes: attempts.errorCodes, providerMessageIDs: attempts.providerMessageIDs, durations: attempts.durations
+        ).rows(on: client, logger: logger)
     }
 
     /// The job ran out of attempts (`herald.apple_exhausted`): `failed` with `reason`. Runs in
@@ -155,10 +141,8 @@ public enum AppleStore {
     /// event is emitted.
     public static func exhausted(_ messageID: String, operation: AppleOperation, accountID: String, clientID: String, reason: String,
                                  on connection: PostgresConnection, logger: Logger) async throws {
-        let rows = try await connection.query("""
-            SELECT herald.apple_exhausted(\(messageID), \(operation), \(accountID), \(clientID), \(reason))
-            """, logger: logger)
-        for try await ended in rows.decode(Bool.self) where ended { return }
+        let exhausted = JobExhausted(messageID: messageID, operation: operation.rawValue, accountID: accountID, clientID: clientID, reason: reason)
+        for row in try await exhausted.rows(on: connection, logger: logger) where row.ended { return }
         throw StoreError("apple job \(messageID) was decided meanwhile or is running: left as it is")
     }
 
@@ -175,12 +159,9 @@ public enum AppleStore {
     }
 
     public static func record(_ messageID: String, client: PostgresClient, logger: Logger) async throws -> Record? {
-        let rows = try await client.query("""
-            SELECT operation, state, step, calls, uncertain_calls, http_status, error, reason FROM herald.apple_jobs WHERE message_id = \(messageID)
-            """, logger: logger)
-        for try await row in rows.decode((AppleOperation, AppleJobState, AppleJobStep?, Int, Int, Int?, String?, String?).self) {
-            return Record(operation: row.0, state: row.1, step: row.2, calls: row.3, uncertainCalls: row.4, httpStatus: row.5, error: row.6, reason: row.7)
-        }
-        return nil
+        guard let row = try await JobRecord(messageID: messageID).first(on: client, logger: logger) else { return nil }
+        return Record(operation: try AppleOperation(stored: row.operation), state: try AppleJobState(stored: row.state),
+                      step: try row.step.map(AppleJobStep.init(stored:)), calls: row.calls, uncertainCalls: row.uncertainCalls,
+                      httpStatus: row.httpStatus, error: row.error, reason: row.reason)
     }
 }

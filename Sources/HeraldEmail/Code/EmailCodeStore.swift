@@ -63,26 +63,17 @@ public enum EmailCodeStore {
     public static func prepare(_ r: Request, client: PostgresClient, logger: Logger) async throws -> Decision {
         // A concurrent first request for the same address and purpose, or a deadlock victim: decide again.
         try await Database.retryingConflicts {
-            let rows = try await Prepared<PrepareSQL>(
-                r.verificationID, r.messageID, r.email, r.purpose, r.force, r.hash.keyID, ByteBuffer(bytes: r.hash.digest),
-                r.ttlSeconds, r.maxAttempts, r.resendIntervalSeconds, r.limits.scopes, r.limits.keys, r.limits.windows, r.limits.maxes,
-                r.ownerKey, r.guessing.maxFailures, r.guessing.windowSeconds, r.guessing.lockoutSeconds, r.guessing.maxLockoutSeconds, r.tenant
-            ).rows(on: client, logger: logger)
-            for row in rows {
-                let (decision, reason, uncertain) = try row.decode((String, String?, Bool).self)
-                if let decided = Decision(decision, reason: reason, uncertain: uncertain) { return decided }
+            let prepare = CodePrepare(
+                verificationID: r.verificationID, messageID: r.messageID, email: r.email, purpose: r.purpose, force: r.force,
+                keyID: r.hash.keyID, codeHash: r.hash.digest, ttlSeconds: r.ttlSeconds, maxAttempts: r.maxAttempts,
+                resendIntervalSeconds: r.resendIntervalSeconds, scopes: r.limits.scopes, keys: r.limits.keys, windows: r.limits.windows,
+                maxes: r.limits.maxes, ownerKey: Int(r.ownerKey), guessLimit: r.guessing.maxFailures, guessWindowSeconds: r.guessing.windowSeconds,
+                lockoutSeconds: r.guessing.lockoutSeconds, lockoutMaxSeconds: r.guessing.maxLockoutSeconds, tenant: r.tenant)
+            for row in try await prepare.rows(on: client, logger: logger) {
+                if let decided = Decision(row.decision, reason: row.reason, uncertain: row.uncertain) { return decided }
             }
             throw StoreError("herald.email_otp_prepare gave no decision")
         }
-    }
-
-    /// ``prepare(_:client:logger:)``'s call, its arguments in order.
-    enum PrepareSQL: StatementText {
-        static let sql = """
-            SELECT o_decision, o_reason, o_uncertain FROM herald.email_otp_prepare(
-                $1::text, $2::text, $3::text, $4::text, $5::boolean, $6::text, $7::bytea, $8::int, $9::int, $10::int,
-                $11::text[], $12::text[], $13::int[], $14::int[], $15::bigint, $16::int, $17::int, $18::int, $19::int, $20::text)
-            """
     }
 
     /// What a send ended in, for ``settle(_:on:logger:)``.
@@ -102,13 +93,12 @@ public enum EmailCodeStore {
     @discardableResult
     public static func settle(_ s: Settlement, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
         let accepted = s.state == .sent ? s.attempts.last : nil
-        let rows = try await Prepared<SettleSQL>(
-            s.verificationID, s.messageID, s.state, s.reason ?? "", accepted?.provider ?? "", accepted?.providerMessageID ?? "",
-            s.attempts.uncertainSends, s.attempts.map(\.provider), s.attempts.map(\.result.rawValue), s.attempts.map { $0.httpStatus ?? -1 },
-            s.attempts.map { $0.errorCode ?? "" }, s.attempts.map { $0.providerMessageID ?? "" }, s.attempts.map(\.durationMilliseconds)
-        ).rows(on: connection, logger: logger)
-        for row in rows { return try row.decode(Bool.self) }
-        return false
+        let settle = CodeSettle(
+            verificationID: s.verificationID, messageID: s.messageID, state: s.state.rawValue, reason: s.reason ?? "",
+            provider: accepted?.provider ?? "", providerMessageID: accepted?.providerMessageID ?? "", uncertainSends: s.attempts.uncertainSends,
+            providers: s.attempts.providers, results: s.attempts.results, httpStatuses: s.attempts.httpStatuses, errorCodes: s.attempts.errorCodes,
+            providerMessageIDs: s.attempts.providerMessageIDs, durations: s.attempts.durations)
+        return try await settle.first(on: connection, logger: logger)?.applied ?? false
     }
 
     @discardableResult
@@ -116,29 +106,16 @@ public enum EmailCodeStore {
         try await client.withConnection { try await settle(s, on: $0, logger: logger) }
     }
 
-    /// ``settle(_:on:logger:)``'s call, its arguments in order.
-    enum SettleSQL: StatementText {
-        static let sql = """
-            SELECT herald.email_otp_settle($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::int,
-                                           $8::text[], $9::text[], $10::int[], $11::text[], $12::text[], $13::int[])
-            """
-    }
-
     /// `heraldctl verify show-email`'s view of an `email.code` verification (JSON: state, masked
     /// address, purpose, provider, its code's status, tries and expiry, and the provider calls;
     /// never the code or its hash); nil when there is none.
     public static func record(_ verificationID: String, client: PostgresClient, logger: Logger) async throws -> [String: Any]? {
-        let rows = try await Prepared<ShowSQL>(verificationID).rows(on: client, logger: logger)
-        guard let row = rows.first, let json = try row.decode(String?.self),
+        guard let json = try await CodeShow(verificationID: verificationID).first(on: client, logger: logger)?.record,
               var record = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return nil }
         if let email = record["email"] as? String { record["email"] = Redact.email(email) }
         // A list, as a request's link codes are shown.
         record["codes"] = record.removeValue(forKey: "code").map { [$0] } ?? []
         record["provider_calls"] = try await EmailStore.attempts.read(verificationID, client: client, logger: logger).map(\.record)
         return record
-    }
-
-    enum ShowSQL: StatementText {
-        static let sql = "SELECT herald.email_otp_show($1::text)::text"
     }
 }

@@ -45,28 +45,27 @@ public struct EmailCodeVerifier: Sendable {
         let address = EmailAddress.normalize(email)
         let secret = Secret(code)
         let result: Result = try await client.withTransaction(logger: logger) { connection in
-            let found = try await Prepared<FindSQL>(address, purpose.rawValue, tenant).rows(on: connection, logger: logger)
-            guard let row = found.first else { return .notFound }
-            let (id, status, keyID, digest, lockedSeconds) = try row.decode((Int64, EmailOneTimeCodeStatus, String, ByteBuffer, Int?).self)
-            switch status {
+            let find = CodeFind(email: address, purpose: purpose.rawValue, tenant: tenant)
+            guard let found = try await find.first(on: connection, logger: logger) else { return .notFound }
+            switch try EmailOneTimeCodeStatus(stored: found.status) {
             case .verified: return .alreadyUsed
             case .dead: return .tooManyAttempts
             case .expired: return .expired
             case .failed: return .notFound
             case .pending: break
             }
-            if let lockedSeconds { return .lockedOut(retryAfterSeconds: max(1, lockedSeconds)) }
-            let stored = StoredSecretHash(keyID: keyID, digest: Array(buffer: digest))
+            if let lockedSeconds = found.lockedSeconds { return .lockedOut(retryAfterSeconds: max(1, lockedSeconds)) }
+            let stored = StoredSecretHash(keyID: found.keyID, digest: found.codeHash)
             if hasher.verify(secret, context: Self.hashContext(email: address, purpose: purpose.rawValue, tenant: tenant), against: stored) {
-                let used = try await Prepared<VerifiedSQL>(id).rows(on: connection, logger: logger)
-                guard try used.first?.decode(Bool.self) == true else { throw StoreError("herald.email_otp_verified found no pending code") }
+                let used = try await CodeVerified(codeID: found.id).first(on: connection, logger: logger)
+                guard used?.verified == true else { throw StoreError("herald.email_otp_verified found no pending code") }
                 return .verified(email: address, purpose: purpose)
             }
-            let failed = try await Prepared<GuessFailedSQL>(id).rows(on: connection, logger: logger)
-            guard let answer = failed.first else { throw StoreError("herald.email_otp_guess_failed gave no answer") }
-            let (left, lockSeconds) = try answer.decode((Int, Int?).self)
-            if let lockSeconds { return .lockedOut(retryAfterSeconds: max(1, lockSeconds)) }
-            return .wrongCode(attemptsLeft: left)
+            guard let failed = try await CodeGuessFailed(codeID: found.id).first(on: connection, logger: logger) else {
+                throw StoreError("herald.email_otp_guess_failed gave no answer")
+            }
+            if let lockedSeconds = failed.lockedSeconds { return .lockedOut(retryAfterSeconds: max(1, lockedSeconds)) }
+            return .wrongCode(attemptsLeft: failed.attemptsLeft)
         }
         metrics.codeCheck(Self.name(of: result))
         return result
@@ -88,24 +87,6 @@ public struct EmailCodeVerifier: Sendable {
     /// Voids the pending code `verificationID` carried (herald.email_otp_void): a Twilio Verify
     /// verification canceled or approved by its update; a check of it answers `expired` from now on.
     public func void(verificationID: String, logger: Logger) async throws {
-        try await Prepared<VoidSQL>(verificationID).rows(on: client, logger: logger)
-    }
-
-    enum VoidSQL: StatementText {
-        static let sql = "SELECT herald.email_otp_void($1::text)"
-    }
-
-    enum FindSQL: StatementText {
-        static let sql = "SELECT o_id, o_status, o_key_id, o_code_hash, o_locked_seconds FROM herald.email_otp_find($1::text, $2::text, $3::text)"
-    }
-
-    enum VerifiedSQL: StatementText {
-        static let sql = "SELECT herald.email_otp_verified($1::bigint)"
-    }
-
-    enum GuessFailedSQL: StatementText {
-        static let sql = """
-            SELECT o_attempts_left, ceil(extract(epoch FROM o_locked_until - now()))::int FROM herald.email_otp_guess_failed($1::bigint)
-            """
+        try await CodeVoid(verificationID: verificationID).rows(on: client, logger: logger)
     }
 }

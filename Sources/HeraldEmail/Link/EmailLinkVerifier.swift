@@ -59,49 +59,52 @@ public struct EmailLinkVerifier: Sendable {
         let code = Secret(oobCode)
         guard (16...256).contains(oobCode.utf8.count) else { return .notFound }
         let candidates = hasher.hashesUnderEveryKey(code, context: EmailLink.hashContext)
-        let digests = candidates.map { ByteBuffer(bytes: $0.digest) }
+        let find = LinkCodesFind(digests: candidates.map { Self.hex($0.digest) })
         let normal = EmailAddress.normalize(email)
         // Two links of one (address, mode) used at once lock each other's rows (each supersedes
         // the other): PostgreSQL aborts one as a deadlock, and its retry finds its code superseded.
         return try await Database.retryingConflicts { try await client.withTransaction(logger: logger) { connection in
-            let rows = try await connection.query("""
-                SELECT id, status, expires_at <= now(), email, mode, settings::text, key_id, code_hash
-                  FROM herald.email_codes WHERE code_hash = ANY(\(digests)::bytea[])
-                   FOR UPDATE
-                """, logger: logger)
-            var found: (Int64, String, Bool, String, String, String)?
-            for try await (id, status, expired, address, modeText, settings, keyID, digest) in rows.decode((Int64, String, Bool, String, String, String, String, ByteBuffer).self) {
+            var found: LinkCodesFind.Row?
+            for row in try await find.rows(on: connection, logger: logger) {
                 // The digest matched by index; confirm under its own key, in constant time.
-                if hasher.verify(code, context: EmailLink.hashContext, against: StoredSecretHash(keyID: keyID, digest: Array(buffer: digest))) {
-                    found = (id, status, expired, address, modeText, settings)
+                if hasher.verify(code, context: EmailLink.hashContext, against: StoredSecretHash(keyID: row.keyID, digest: row.codeHash)) {
+                    found = row
                 }
             }
-            guard let (id, status, expired, address, modeText, settingsText) = found,
-                  let codeMode = EmailActionJob.Mode(rawValue: modeText), mode == nil || mode == codeMode else { return .notFound }
+            guard let found, let codeMode = EmailActionJob.Mode(rawValue: found.mode), mode == nil || mode == codeMode else { return .notFound }
+            let address = found.email
             guard address == normal else { return .emailMismatch }
-            switch EmailCodeStatus(rawValue: status) {
+            switch EmailCodeStatus(rawValue: found.status) {
             case .used: return .alreadyUsed
             case .expired: return .expired
             case .superseded: return .superseded
             case .pending: break
             case .failed, nil: return .notFound
             }
-            if expired {
-                try await connection.query("UPDATE herald.email_codes SET status = 'expired' WHERE id = \(id)", logger: logger)
+            if found.expired {
+                try await LinkCodeExpire(id: found.id).rows(on: connection, logger: logger)
                 return .expired
             }
-            guard let settings = try? JSONDecoder().decode(Settings.self, from: Data(settingsText.utf8)) else {
+            guard let settings = try? JSONDecoder().decode(Settings.self, from: Data(found.settings.utf8)) else {
                 throw StoreError("stored settings of an email code are unreadable")
             }
-            var paired: String?
-            for try await value in try await connection.query("SELECT herald.email_use_code(\(id))", logger: logger).decode(String?.self) {
-                paired = value
-            }
+            let paired = try await LinkCodeUse(id: found.id).first(on: connection, logger: logger)?.pairedEmail
             if codeMode == .recoverEmail {
                 guard let paired else { throw StoreError("a recover_email request has no changed address") }
                 return .recovered(email: address, changedTo: paired, continueURL: settings.url, settings: settings)
             }
             return .success(email: address, mode: codeMode, continueURL: settings.url, settings: settings)
         } }
+    }
+
+    /// Lower-case hex of a digest (``LinkCodesFind`` takes the digests so).
+    static func hex(_ bytes: [UInt8]) -> String {
+        var hex = ""
+        hex.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            let digits = String(byte, radix: 16)
+            hex += byte < 16 ? "0" + digits : digits
+        }
+        return hex
     }
 }

@@ -59,22 +59,18 @@ public enum EmailStore {
     }
 
     private static func prepareOnce(_ r: Request, client: PostgresClient, logger: Logger) async throws -> Decision {
-        let state = r.finalState ?? .sending
-        let digest = r.code.map { ByteBuffer(bytes: $0.hash.digest) }
-        let rows = try await client.query("""
-            SELECT o_decision, o_state, o_uncertain, o_reason FROM herald.email_prepare(
-                \(r.requestID), \(r.messageID), \(r.email), \(r.mode), \(state), \(r.ownerKey)::bigint,
-                \(r.code?.hash.keyID), \(digest), \(r.code?.settings)::jsonb, \(r.code?.expiresSeconds ?? 0)::int,
-                \(r.pairedEmail), \(r.recoveryJob), \(r.recoveryExchange),
-                \(r.limits.scopes)::text[], \(r.limits.keys)::text[], \(r.limits.windows)::int[], \(r.limits.maxes)::int[])
-            """, logger: logger)
-        for try await (decision, current, uncertain, reason) in rows.decode((String, EmailRequestState?, Bool, String?).self) {
-            switch (decision, current) {
-            case ("send", _): return .send(uncertain: uncertain)
+        let prepare = RequestPrepare(
+            requestID: r.requestID, messageID: r.messageID, email: r.email, mode: r.mode, state: (r.finalState ?? .sending).rawValue,
+            ownerKey: Int(r.ownerKey), keyID: r.code?.hash.keyID, codeHash: r.code?.hash.digest, settings: r.code?.settings,
+            expiresSeconds: r.code?.expiresSeconds ?? 0, pairedEmail: r.pairedEmail, recoveryJob: r.recoveryJob, recoveryExchange: r.recoveryExchange,
+            scopes: r.limits.scopes, keys: r.limits.keys, windows: r.limits.windows, maxes: r.limits.maxes)
+        for row in try await prepare.rows(on: client, logger: logger) {
+            switch (row.decision, try row.state.map(EmailRequestState.init(stored:))) {
+            case ("send", _): return .send(uncertain: row.uncertain)
             case ("done", let current?): return .done(state: current)
             case ("busy", _): return .busy
-            case ("refused", _): return .refused(reason: reason ?? "rate_limited")
-            case ("invalid", _): return .invalid(reason: reason ?? "request_id was used with another request")
+            case ("refused", _): return .refused(reason: row.reason ?? "rate_limited")
+            case ("invalid", _): return .invalid(reason: row.reason ?? "request_id was used with another request")
             default: break
             }
         }
@@ -85,14 +81,11 @@ public enum EmailStore {
     public static func sent(_ requestID: String, state: EmailRequestState, delivery attempts: [DeliveryAttempt],
                             client: PostgresClient, logger: Logger) async throws {
         let accepted = attempts.last
-        let query = try Self.attempts.query(change: """
-            UPDATE herald.email_requests
-               SET state = $2, reason = NULL, provider = NULLIF($3, ''), provider_message_id = NULLIF($4, ''),
-                   uncertain_sends = uncertain_sends + $5, updated_at = now()
-             WHERE request_id = $1 AND state = 'sending'
-            RETURNING request_id
-            """, [requestID, state, accepted?.provider ?? "", accepted?.providerMessageID ?? "", attempts.uncertainSends], attempts: attempts)
-        try await client.query(query, logger: logger)
+        try await RequestSent(
+            requestID: requestID, state: state.rawValue, provider: accepted?.provider ?? "", providerMessageID: accepted?.providerMessageID ?? "",
+            uncertainSends: attempts.uncertainSends, providers: attempts.providers, results: attempts.results, httpStatuses: attempts.httpStatuses,
+            errorCodes: attempts.errorCodes, providerMessageIDs: attempts.providerMessageIDs, durations: attempts.durations
+        ).rows(on: client, logger: logger)
     }
 
     /// Failed for good (a provider's final refusal, or the job dead-lettered after its last
@@ -101,16 +94,11 @@ public enum EmailStore {
     /// Returns whether the request changed.
     public static func failed(_ requestID: String, messageID: String, reason: String, attempts: [DeliveryAttempt],
                               on connection: PostgresConnection, logger: Logger) async throws -> Bool {
-        let query = try Self.attempts.query(change: """
-            UPDATE herald.email_requests SET state = 'failed', reason = $2, updated_at = now()
-             WHERE request_id = $1 AND message_id = $3 AND state IN ('sending', 'retrying')
-            RETURNING request_id
-            """, [requestID, reason, messageID], attempts: attempts, final: """
-            , codes AS (UPDATE herald.email_codes SET status = 'failed' WHERE request_id IN (SELECT request_id FROM v) AND status = 'pending')
-            SELECT count(*) FROM v
-            """)
-        for try await changed in try await connection.query(query, logger: logger).decode(Int.self) { return changed > 0 }
-        return false
+        let failed = RequestFailed(
+            requestID: requestID, reason: reason, messageID: messageID, providers: attempts.providers, results: attempts.results,
+            httpStatuses: attempts.httpStatuses, errorCodes: attempts.errorCodes, providerMessageIDs: attempts.providerMessageIDs,
+            durations: attempts.durations)
+        return try await failed.first(on: connection, logger: logger).map { $0.changed > 0 } ?? false
     }
 
     /// Refused before any send (mail to a private relay address Apple does not forward to):
@@ -121,43 +109,22 @@ public enum EmailStore {
     /// was written (then `email.failed` is emitted).
     public static func refused(_ requestID: String, messageID: String, email: String, mode: String, reason: String,
                                on connection: PostgresConnection, logger: Logger) async throws -> Bool {
-        let rows = try await connection.query("""
-            WITH v AS (
-                INSERT INTO herald.email_requests (request_id, message_id, email, mode, state, reason)
-                SELECT \(requestID), \(messageID), \(email), \(mode), 'failed', \(reason) WHERE \(mode) <> 'recover_email'
-                ON CONFLICT (request_id) DO UPDATE
-                   SET state = 'failed', reason = EXCLUDED.reason, message_id = EXCLUDED.message_id, owner_key = NULL, updated_at = now()
-                 WHERE herald.email_requests.state IN ('queued', 'retrying')
-                   AND herald.email_requests.email = EXCLUDED.email AND herald.email_requests.mode = EXCLUDED.mode
-                RETURNING request_id
-            ), codes AS (
-                UPDATE herald.email_codes SET status = 'failed' WHERE request_id IN (SELECT request_id FROM v) AND status = 'pending'
-            )
-            SELECT count(*)::int FROM v
-            """, logger: logger)
-        for try await changed in rows.decode(Int.self) { return changed > 0 }
-        return false
+        let refused = RequestRefused(requestID: requestID, messageID: messageID, email: email, mode: mode, reason: reason)
+        return try await refused.first(on: connection, logger: logger).map { $0.changed > 0 } ?? false
     }
 
     /// Every provider failed: the job is retried with a fresh code.
     public static func retrying(_ requestID: String, reason: String, attempts: [DeliveryAttempt], client: PostgresClient, logger: Logger) async throws {
-        let query = try Self.attempts.query(change: """
-            UPDATE herald.email_requests
-               SET state = 'retrying', reason = $2, uncertain_sends = uncertain_sends + $3, updated_at = now()
-             WHERE request_id = $1 AND state = 'sending'
-            RETURNING request_id
-            """, [requestID, reason, attempts.uncertainSends], attempts: attempts)
-        try await client.query(query, logger: logger)
+        try await RequestRetrying(
+            requestID: requestID, reason: reason, uncertainSends: attempts.uncertainSends, providers: attempts.providers, results: attempts.results,
+            httpStatuses: attempts.httpStatuses, errorCodes: attempts.errorCodes, providerMessageIDs: attempts.providerMessageIDs,
+            durations: attempts.durations
+        ).rows(on: client, logger: logger)
     }
 
     /// Whether `email` (normal form) belongs to an enabled account with an email provider
     /// (`password` or `emailLink` in `herald.account_providers`, `provider_uid` the address).
     public static func hasAccount(_ email: String, client: PostgresClient, logger: Logger) async throws -> Bool {
-        let rows = try await client.query("""
-            SELECT EXISTS (SELECT 1 FROM herald.account_providers p JOIN herald.accounts a ON a.id = p.account_id
-                            WHERE p.provider IN ('password', 'emailLink') AND lower(p.provider_uid) = lower(\(email)) AND NOT a.disabled)
-            """, logger: logger)
-        for try await exists in rows.decode(Bool.self) { return exists }
-        return false
+        try await EmailHasAccount(email: email).first(on: client, logger: logger)?.exists ?? false
     }
 }

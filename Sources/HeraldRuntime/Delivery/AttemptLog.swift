@@ -5,7 +5,9 @@ import PostgresNIO
 /// Where a channel keeps its ``DeliveryAttempt``s (`herald.<channel>_send_attempts`, every one
 /// of the same shape), and the one way they are written: in the same statement as the state
 /// change they explain, and only when that change applied, so a write repeated after its
-/// deadline (the first may still have landed) records nothing twice.
+/// deadline (the first may still have landed) records nothing twice. A channel whose statements
+/// are files (`SQL/queries/`) writes them the same way in each file, binding the calls as arrays
+/// (`attempts.providers`, `.results`, …); this type then only names its table and reads it.
 public struct AttemptLog: Sendable {
     /// Schema-qualified table: a constant of the channel's code, never input.
     public let table: String

@@ -46,3 +46,21 @@ extension Collection where Element == DeliveryAttempt {
     /// delivered (it failed without saying so), else 0.
     public var uncertainSends: Int { contains(where: \.uncertain) ? 1 : 0 }
 }
+
+extension Collection where Element == DeliveryAttempt {
+    // The calls as a statement's arrays (`unnest` of a statement that writes them with the change
+    // they explain, `SQL/queries/`): -1 for no HTTP status, '' for no error code or message id.
+
+    /// Each call's provider.
+    public var providers: [String] { map(\.provider) }
+    /// Each call's `result`.
+    public var results: [String] { map(\.result.rawValue) }
+    /// Each call's HTTP status, -1 for none.
+    public var httpStatuses: [Int] { map { $0.httpStatus ?? -1 } }
+    /// Each call's error code, '' for none.
+    public var errorCodes: [String] { map { $0.errorCode ?? "" } }
+    /// Each call's provider message id, '' for none.
+    public var providerMessageIDs: [String] { map { $0.providerMessageID ?? "" } }
+    /// Each call's duration, in milliseconds.
+    public var durations: [Int] { map(\.durationMilliseconds) }
+}

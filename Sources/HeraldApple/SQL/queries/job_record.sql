@@ -1,0 +1,12 @@
+-- name: JobRecord
+-- One job's record (tests, `heraldctl verify show-apple`).
+-- param messageID: text
+-- column operation: text
+-- column state: text
+-- column step: text?
+-- column calls: integer
+-- column uncertainCalls: integer
+-- column httpStatus: integer?
+-- column error: text?
+-- column reason: text?
+SELECT operation, state, step, calls, uncertain_calls, http_status, error, reason FROM herald.apple_jobs WHERE message_id = $1::text;

@@ -1,0 +1,12 @@
+-- name: CodeFind
+-- The latest code mailed to an address for a purpose in a tenant, locked while it is judged
+-- (functions/email_otp_find.sql); `lockedSeconds` while the address is locked out.
+-- param email: text
+-- param purpose: text
+-- param tenant: text
+-- column id: bigint
+-- column status: text
+-- column keyID: text
+-- column codeHash: bytea
+-- column lockedSeconds: integer?
+SELECT o_id, o_status, o_key_id, o_code_hash, o_locked_seconds FROM herald.email_otp_find($1::text, $2::text, $3::text);

@@ -1,0 +1,12 @@
+-- name: ReceiptExhausted
+-- The job ran out of attempts (functions/push_exhausted.sql): the receipt `failed` with `reason`,
+-- its secret void; false when there was nothing of this job to end.
+-- param receipt: text
+-- param messageID: text
+-- param platform: text
+-- param environment: text
+-- param appID: text
+-- param tokenHash: text
+-- param reason: text
+-- column ended: boolean
+SELECT herald.push_exhausted($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text);
