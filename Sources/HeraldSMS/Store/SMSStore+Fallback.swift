@@ -78,17 +78,17 @@ extension SMSStore {
     public static func sent(_ sent: Sent, arm: Arm, fallbackJob: String?, client: PostgresClient, logger: Logger) async throws {
         let job = try arm.job.map { String(decoding: try JSONEncoder().encode($0), as: UTF8.self) }
         try await client.withTransaction(logger: logger) { connection in
-            let recorded: [PostgresRow]
+            let recorded: Int
             if let fallbackJob {
                 let accepted = sent.attempts.last
-                recorded = try await connection.query(try attempts.query(
-                    change: "SELECT * FROM herald.sms_fallback_record($1, $2, 'sent', $3, $4, $5, NULL, $6::int)",
-                    [sent.verificationID, fallbackJob, accepted?.provider ?? "", accepted?.providerMessageID ?? "", sent.channel, sent.attempts.uncertainSends],
-                    attempts: sent.attempts), logger: logger).collect()
+                let record = FallbackRecord(verificationID: sent.verificationID, messageID: fallbackJob, result: "sent", provider: accepted?.provider ?? "",
+                                            providerMessageID: accepted?.providerMessageID ?? "", channel: sent.channel, reason: nil,
+                                            uncertainSends: sent.attempts.uncertainSends, attempts: sent.attempts)
+                recorded = try await record.first(on: connection, logger: logger)?.recorded ?? 0
             } else {
-                recorded = try await Prepared<SentSQL>(bindings: try sentBindings([sent])).rows(on: connection, logger: logger)
+                recorded = try await sentStatement([sent]).first(on: connection, logger: logger)?.sent ?? 0
             }
-            guard try recorded.first?.decode(Int.self) ?? 0 > 0 else { return }
+            guard recorded > 0 else { return }
             try await FallbackArm(verificationID: sent.verificationID, channels: arm.channels.map(\.rawValue), step: arm.step, job: job,
                                   keyID: arm.code?.keyID, nonce: arm.code?.nonce, ciphertext: arm.code?.ciphertext, tag: arm.code?.tag,
                                   waitSeconds: arm.waitSeconds, exchange: arm.exchange, routingKey: arm.routingKey).rows(on: connection, logger: logger)
@@ -99,18 +99,17 @@ extension SMSStore {
     /// delay queues (its take then finds it its own), the calls recorded.
     public static func fallbackRetrying(_ verificationID: String, messageID: String, reason: String, attempts: [DeliveryAttempt],
                                         client: PostgresClient, logger: Logger) async throws {
-        let query = try Self.attempts.query(change: "SELECT * FROM herald.sms_fallback_record($1, $2, 'retrying', NULL, NULL, NULL, $3, $4::int)",
-                                            [verificationID, messageID, reason, attempts.uncertainSends], attempts: attempts)
-        try await client.query(query, logger: logger)
+        try await FallbackRecord(verificationID: verificationID, messageID: messageID, result: "retrying", provider: nil, providerMessageID: nil,
+                                 channel: nil, reason: reason, uncertainSends: attempts.uncertainSends, attempts: attempts).rows(on: client, logger: logger)
     }
 
     /// A `sms.fallback` job whose channels all refused: the fallback ends, the verification (still
     /// `sent`: the earlier send stands) keeps `reason`, the calls recorded.
     public static func fallbackFailed(_ verificationID: String, messageID: String, reason: String, attempts: [DeliveryAttempt],
                                       client: PostgresClient, logger: Logger) async throws {
-        let query = try Self.attempts.query(change: "SELECT * FROM herald.sms_fallback_end($1, $2, $3, false)",
-                                            [verificationID, messageID, reason], attempts: attempts)
-        try await client.query(query, logger: logger)
+        try await FallbackFailed(verificationID: verificationID, messageID: messageID, reason: reason, providers: attempts.providers,
+                                 results: attempts.results, httpStatuses: attempts.httpStatuses, errorCodes: attempts.errorCodes,
+                                 providerMessageIDs: attempts.providerMessageIDs, durations: attempts.durations).rows(on: client, logger: logger)
     }
 
     /// A `sms.fallback` job out of attempts (in the runner's transaction): as ``fallbackFailed``, no
@@ -126,5 +125,16 @@ extension SMSStore {
                                              on connection: PostgresConnection, logger: Logger) async throws {
         try await FallbackUndelivered(verificationID: verificationID, providerMessageID: providerMessageID, exchange: exchange)
             .rows(on: connection, logger: logger)
+    }
+}
+
+extension FallbackRecord {
+    /// The record of a fallback's send with `attempts`, its calls.
+    init(verificationID: String, messageID: String, result: String, provider: String?, providerMessageID: String?, channel: String?,
+         reason: String?, uncertainSends: Int, attempts: [DeliveryAttempt]) {
+        self.init(verificationID: verificationID, messageID: messageID, result: result, provider: provider, providerMessageID: providerMessageID,
+                  channel: channel, reason: reason, uncertainSends: uncertainSends, providers: attempts.providers, results: attempts.results,
+                  httpStatuses: attempts.httpStatuses, errorCodes: attempts.errorCodes, providerMessageIDs: attempts.providerMessageIDs,
+                  durations: attempts.durations)
     }
 }

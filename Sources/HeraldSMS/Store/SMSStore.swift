@@ -132,42 +132,27 @@ public enum SMSStore {
 
     /// Verifications whose SMS a provider accepted, `sent` with their attempts, in one statement.
     public static func sent(_ sends: [Sent], client: PostgresClient, logger: Logger) async throws {
-        try await Prepared<SentSQL>(bindings: try sentBindings(sends)).rows(on: client, logger: logger)
+        try await sentStatement(sends).rows(on: client, logger: logger)
     }
 
-    /// The binds of ``SentSQL`` for `sends`.
-    static func sentBindings(_ sends: [Sent]) throws -> PostgresBindings {
+    /// ``sent(_:client:logger:)``'s statement for `sends`: each send's calls name its verification.
+    static func sentStatement(_ sends: [Sent]) -> VerificationsSent {
         let accepted = sends.map(\.attempts.last)
-        return try attempts.bindings(
-            [sends.map(\.verificationID), accepted.map { $0?.provider ?? "" }, accepted.map { $0?.providerMessageID ?? "" },
-             sends.map { $0.encoding?.segments ?? -1 }, sends.map { $0.encoding?.scheme.rawValue ?? "" }, sends.map(\.attempts.uncertainSends),
-             sends.map(\.channel)],
-            attempts: sends.flatMap(\.attempts), keys: sends.flatMap { sent in sent.attempts.map { _ in sent.verificationID } })
-    }
-
-    /// ``sent(_:client:logger:)``: $1…$7 what each provider accepted, then the attempts (``AttemptLog``).
-    enum SentSQL: StatementText {
-        static let sql = attempts.sql(change: """
-            UPDATE herald.sms_verifications s
-               SET state = 'sent', reason = NULL, provider = NULLIF(i.provider, ''), provider_message_id = NULLIF(i.message_id, ''),
-                   segments = NULLIF(i.segments, -1), encoding = NULLIF(i.encoding, ''), uncertain_sends = s.uncertain_sends + i.uncertain,
-                   channel = i.channel, updated_at = now()
-              FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::text[], $6::int[], $7::text[])
-                   AS i(verification_id, provider, message_id, segments, encoding, uncertain, channel)
-             WHERE s.verification_id = i.verification_id AND s.state = 'sending'
-            RETURNING s.verification_id, s.code_id
-            """, binds: 7, keyed: true)
+        let calls = sends.flatMap(\.attempts)
+        return VerificationsSent(
+            verificationIDs: sends.map(\.verificationID), acceptedProviders: accepted.map { $0?.provider ?? "" },
+            acceptedMessageIDs: accepted.map { $0?.providerMessageID ?? "" }, segments: sends.map { $0.encoding?.segments ?? -1 },
+            encodings: sends.map { $0.encoding?.scheme.rawValue ?? "" }, uncertainSends: sends.map(\.attempts.uncertainSends),
+            channels: sends.map(\.channel), providers: calls.providers, results: calls.results, httpStatuses: calls.httpStatuses,
+            errorCodes: calls.errorCodes, providerMessageIDs: calls.providerMessageIDs, durations: calls.durations,
+            callVerificationIDs: sends.flatMap { sent in sent.attempts.map { _ in sent.verificationID } })
     }
 
     /// A permanent failure: the code is closed, so the next request sends a fresh one.
     public static func failed(_ verificationID: String, reason: String, attempts: [DeliveryAttempt], client: PostgresClient, logger: Logger) async throws {
-        let query = try Self.attempts.query(change: """
-            UPDATE herald.sms_verifications SET state = 'failed', reason = $2, updated_at = now()
-             WHERE verification_id = $1 AND state IN ('sending', 'retrying')
-            RETURNING verification_id, code_id
-            """, [verificationID, reason], attempts: attempts,
-            final: "UPDATE herald.sms_codes SET status = 'failed', finished_at = now() WHERE id IN (SELECT code_id FROM v) AND status = 'pending'")
-        try await client.query(query, logger: logger)
+        try await VerificationFailed(verificationID: verificationID, reason: reason, providers: attempts.providers, results: attempts.results,
+                                     httpStatuses: attempts.httpStatuses, errorCodes: attempts.errorCodes,
+                                     providerMessageIDs: attempts.providerMessageIDs, durations: attempts.durations).rows(on: client, logger: logger)
     }
 
     /// The job ran out of attempts (`herald.sms_exhausted`): the verification `failed` with
@@ -183,12 +168,9 @@ public enum SMSStore {
     /// Every provider failed transiently: the job will be retried with a fresh code. Not an
     /// uncertain send, unless a call timed out (it may have been delivered).
     public static func retrying(_ verificationID: String, reason: String, attempts: [DeliveryAttempt], client: PostgresClient, logger: Logger) async throws {
-        let query = try Self.attempts.query(change: """
-            UPDATE herald.sms_verifications
-               SET state = 'retrying', reason = $2, uncertain_sends = uncertain_sends + $3, updated_at = now()
-             WHERE verification_id = $1 AND state = 'sending'
-            RETURNING verification_id, code_id
-            """, [verificationID, reason, attempts.uncertainSends], attempts: attempts)
-        try await client.query(query, logger: logger)
+        try await VerificationRetrying(verificationID: verificationID, reason: reason, uncertainSends: attempts.uncertainSends,
+                                       providers: attempts.providers, results: attempts.results, httpStatuses: attempts.httpStatuses,
+                                       errorCodes: attempts.errorCodes, providerMessageIDs: attempts.providerMessageIDs,
+                                       durations: attempts.durations).rows(on: client, logger: logger)
     }
 }
