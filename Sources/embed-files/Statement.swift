@@ -81,7 +81,11 @@ struct Statement {
         guard let type = PostgresType(rawValue: typeName) else {
             throw Problem(description: "\(path): `\(typeName)` is not one of \(PostgresType.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        return Field(name: parts[0], type: type, optional: optional, swiftType: typed.count == 2 ? typed[1].trimmingCharacters(in: .whitespaces) : nil)
+        let swiftType = typed.count == 2 ? typed[1].trimmingCharacters(in: .whitespaces) : nil
+        if let swiftType, swiftType.hasSuffix("?") || swiftType.isEmpty {
+            throw Problem(description: "\(path): `\(body)`: write NULL-able as `text? as \(swiftType.dropLast())`")
+        }
+        return Field(name: parts[0], type: type, optional: optional, swiftType: swiftType)
     }
 
     /// The Swift source of the statement's type: a `HeraldStatement` with its parameters as
@@ -101,7 +105,7 @@ struct Statement {
         for parameter in parameters { out += "        self.\(parameter.name) = \(parameter.name)\n" }
         out += "    }\n\n"
         out += "    \(access)func makeBindings() throws -> PostgresBindings {\n"
-        out += "        var bindings = PostgresBindings(capacity: \(parameters.count))\n"
+        out += "        \(parameters.isEmpty ? "let" : "var") bindings = PostgresBindings(capacity: \(parameters.count))\n"
         for parameter in parameters {
             let value = parameter.encoded()
             out += "        \(value.hasPrefix("try ") ? "try " : "")bindings.append(\(value.hasPrefix("try ") ? String(value.dropFirst(4)) : value))\n"
