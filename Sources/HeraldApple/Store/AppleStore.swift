@@ -32,7 +32,7 @@ public enum AppleStore {
     }
 
     /// `herald.apple_attempts`: every call to Apple of a job (`message_id`).
-    public static let attempts = AttemptLog(table: "herald.apple_attempts", keyColumn: "message_id")
+    public static let attempts = AttemptLog { AppleAttemptsRead(key: $0) }
 
     /// What stands for a code in the records: its SHA-256, hex. (A code is 64 random bytes of
     /// Apple's and single use: its hash needs no key.)
@@ -165,3 +165,5 @@ public enum AppleStore {
                       httpStatus: row.httpStatus, error: row.error, reason: row.reason)
     }
 }
+
+extension AppleAttemptsRead.Row: DeliveryAttemptRow {}

@@ -50,7 +50,7 @@ public enum EmailStore {
 
     /// `herald.email_send_attempts`: every provider call of a request (`heraldctl verify show-*`
     /// prints them).
-    public static let attempts = AttemptLog(table: "herald.email_send_attempts", keyColumn: "request_id")
+    public static let attempts = AttemptLog { EmailAttemptsRead(key: $0) }
 
     /// Records the request (or finds it), supersedes an earlier try's pending code, and stores
     /// the new code, in one statement.
@@ -128,3 +128,5 @@ public enum EmailStore {
         try await EmailHasAccount(email: email).first(on: client, logger: logger)?.exists ?? false
     }
 }
+
+extension EmailAttemptsRead.Row: DeliveryAttemptRow {}

@@ -56,7 +56,7 @@ public enum PushStore {
 
     /// `herald.push_send_attempts`: every provider call of a receipt (`heraldctl verify show-*`
     /// prints them).
-    public static let attempts = AttemptLog(table: "herald.push_send_attempts", keyColumn: "receipt")
+    public static let attempts = AttemptLog { PushAttemptsRead(key: $0) }
 
     /// The provider accepted: the receipt is `sent`, the token healthy (valid again if it was not).
     public static func sent(_ receipt: String, tokenHash: String, delivery attempts: [DeliveryAttempt], client: PostgresClient, logger: Logger) async throws {
@@ -112,3 +112,5 @@ public enum PushStore {
         ).rows(on: client, logger: logger)
     }
 }
+
+extension PushAttemptsRead.Row: DeliveryAttemptRow {}

@@ -7,40 +7,43 @@ import PostgresNIO
 /// state change they explain, and only when that change applied, so a write repeated after its
 /// deadline (the first may still have landed) records nothing twice: each such statement is a
 /// file of its channel's `SQL/queries/` (`WITH v AS (change), a AS (INSERT … FROM v, unnest(calls))`),
-/// binding the calls as arrays (`attempts.providers`, `.results`, …).
+/// binding the calls as arrays (`attempts.providers`, `.results`, …). They are read back by the
+/// channel's `<channel>_attempts_read.sql`, whose row is a ``DeliveryAttemptRow``.
 public struct AttemptLog: Sendable {
-    /// Schema-qualified table: a constant of the channel's code, never input.
-    public let table: String
-    /// The column naming what was delivered (`verification_id`, `request_id`, `receipt`).
-    public let keyColumn: String
-    /// True when the table keeps what the providers' receipts said (`delivery_status`,
-    /// `delivery_status_at`, `delivery_error_code`).
-    public let receipts: Bool
+    private let fetch: @Sendable (String, PostgresClient, Logger) async throws -> [DeliveryAttempt]
 
-    public init(table: String, keyColumn: String, receipts: Bool = false) {
-        self.table = table
-        self.keyColumn = keyColumn
-        self.receipts = receipts
+    /// `statement` reads one key's calls, oldest first.
+    public init<Read: HeraldStatement>(_ statement: @escaping @Sendable (String) -> Read) where Read.Row: DeliveryAttemptRow {
+        fetch = { key, client, logger in try await statement(key).rows(on: client, logger: logger).map(DeliveryAttempt.init) }
     }
 
     /// The calls recorded for one key, oldest first (what `heraldctl verify show-*` prints).
     public func read(_ key: String, client: PostgresClient, logger: Logger) async throws -> [DeliveryAttempt] {
-        var binds = PostgresBindings()
-        binds.append(key)
-        let delivery = receipts ? "delivery_status, delivery_status_at, delivery_error_code" : "NULL::text, NULL::timestamptz, NULL::text"
-        let rows = try await client.query(PostgresQuery(unsafeSQL: """
-            SELECT provider, result, http_status, error_code, provider_message_id, duration_ms, \(delivery)
-              FROM \(table) WHERE \(keyColumn) = $1 ORDER BY id
-            """, binds: binds), logger: logger)
-        var out: [DeliveryAttempt] = []
-        for try await (provider, result, status, code, messageID, ms, delivery, at, deliveryCode)
-            in rows.decode((String, DeliveryAttempt.Result, Int?, String?, String?, Int, DeliveryStatus?, Date?, String?).self) {
-            var attempt = DeliveryAttempt(provider: provider, result: result, httpStatus: status, errorCode: code,
-                                          providerMessageID: messageID, durationMilliseconds: ms)
-            if let delivery, let at { attempt.delivery = .init(status: delivery, at: at, errorCode: deliveryCode) }
-            out.append(attempt)
+        try await fetch(key, client, logger)
+    }
+}
+
+/// A row of a channel's attempts table as its read statement gives it (the receipt's columns
+/// are NULL where the channel keeps none).
+public protocol DeliveryAttemptRow {
+    var provider: String { get }
+    var result: DeliveryAttempt.Result { get }
+    var httpStatus: Int? { get }
+    var errorCode: String? { get }
+    var providerMessageID: String? { get }
+    var durationMilliseconds: Int { get }
+    var deliveryStatus: DeliveryStatus? { get }
+    var deliveryStatusAt: Date? { get }
+    var deliveryErrorCode: String? { get }
+}
+
+extension DeliveryAttempt {
+    init(_ row: some DeliveryAttemptRow) {
+        self.init(provider: row.provider, result: row.result, httpStatus: row.httpStatus, errorCode: row.errorCode,
+                  providerMessageID: row.providerMessageID, durationMilliseconds: row.durationMilliseconds)
+        if let status = row.deliveryStatus, let at = row.deliveryStatusAt {
+            delivery = .init(status: status, at: at, errorCode: row.deliveryErrorCode)
         }
-        return out
     }
 }
 

@@ -111,7 +111,7 @@ public enum SMSStore {
 
     /// `herald.sms_send_attempts`: every provider call of a verification (`heraldctl verify show-*`
     /// prints them).
-    public static let attempts = AttemptLog(table: "herald.sms_send_attempts", keyColumn: "verification_id", receipts: true)
+    public static let attempts = AttemptLog { SMSAttemptsRead(key: $0) }
 
     /// What a provider accepted, for ``sent(_:client:logger:)``.
     public struct Sent: Sendable {
@@ -174,3 +174,5 @@ public enum SMSStore {
                                        durations: attempts.durations).rows(on: client, logger: logger)
     }
 }
+
+extension SMSAttemptsRead.Row: DeliveryAttemptRow {}
