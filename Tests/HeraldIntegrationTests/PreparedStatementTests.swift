@@ -3,10 +3,22 @@ import Logging
 import PostgresNIO
 import Testing
 
-/// The statements on a job's path are prepared once per connection (``Prepared``).
+/// A statement (``HeraldStatement``) is prepared once per connection.
 @Suite(.needsServers) struct PreparedStatementTests {
-    enum ProbeSQL: StatementText {
+    /// Reads a table this test creates (no statement file may: the check prepares them all on
+    /// a migrated database).
+    struct Probe: HeraldStatement {
         static let sql = "SELECT n + $1::int FROM public.herald_prepared_probe"
+        static let bindingDataTypes: [PostgresDataType] = [.int4]
+        var n: Int32
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(n)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Int32 { try row.decode(Int32.self) }
     }
 
     /// postgres-nio keeps a failed preparation for the connection's life; the connection is closed
@@ -22,15 +34,14 @@ import Testing
             defer { task.cancel() }
             harness.onClose { _ = try? await harness.database.query("DROP TABLE IF EXISTS public.herald_prepared_probe", logger: harness.logger) }
 
-            let error = await #expect(throws: PSQLError.self) { try await Prepared<ProbeSQL>(1).rows(on: client, logger: harness.logger) }
+            let error = await #expect(throws: PSQLError.self) { try await Probe(n: 1).rows(on: client, logger: harness.logger) }
             #expect(error?.serverInfo?[.sqlState] == "42P01", "the table does not exist yet")
 
             try await harness.database.query("CREATE TABLE public.herald_prepared_probe (n int)", logger: harness.logger)
             try await harness.database.query("INSERT INTO public.herald_prepared_probe VALUES (41)", logger: harness.logger)
-            let rows = try await Prepared<ProbeSQL>(1).rows(on: client, logger: harness.logger)
-            #expect(try rows.map { try $0.decode(Int32.self) } == [42])
+            #expect(try await Probe(n: 1).rows(on: client, logger: harness.logger) == [42])
             // Prepared now: the same connection runs it again with other binds.
-            #expect(try await Prepared<ProbeSQL>(2).rows(on: client, logger: harness.logger).map { try $0.decode(Int32.self) } == [43])
+            #expect(try await Probe(n: 2).rows(on: client, logger: harness.logger) == [43])
         }
     }
 }

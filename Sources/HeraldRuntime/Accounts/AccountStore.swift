@@ -34,31 +34,16 @@ public struct AccountStore: Sendable {
     /// Returns false when the id exists.
     @discardableResult
     public func createAnonymousAccount(id: String) async throws -> Bool {
-        var created = false
-        for try await _ in try await client.query("""
-            INSERT INTO herald.accounts (id, is_anonymous, last_sign_in_at) VALUES (\(id), true, now())
-            ON CONFLICT (id) DO NOTHING RETURNING 1
-            """, logger: logger) {
-            created = true
-        }
-        return created
+        try await AccountCreate(id: id, isAnonymous: true).first(on: client, logger: logger) != nil
     }
 
     /// Creates an account that signed up with a provider (not anonymous; never cleaned up).
     @discardableResult
     public func createAccount(id: String, provider: String, providerUID: String) async throws -> Bool {
         try await client.withTransaction(logger: logger) { connection in
-            var created = false
-            for try await _ in try await connection.query("""
-                INSERT INTO herald.accounts (id, is_anonymous, last_sign_in_at) VALUES (\(id), false, now())
-                ON CONFLICT (id) DO NOTHING RETURNING 1
-                """, logger: logger) {
-                created = true
-            }
+            let created = try await AccountCreate(id: id, isAnonymous: false).first(on: connection, logger: logger) != nil
             if created {
-                try await connection.query("""
-                    INSERT INTO herald.account_providers (account_id, provider, provider_uid) VALUES (\(id), \(provider), \(providerUID))
-                    """, logger: logger)
+                try await AccountProviderAdd(accountID: id, provider: provider, providerUID: providerUID).rows(on: connection, logger: logger)
             }
             return created
         }
@@ -70,30 +55,13 @@ public struct AccountStore: Sendable {
     /// signs the user in as a new account). Throws on a `provider_uid` linked to another account.
     @discardableResult
     public func linkProvider(accountID: String, provider: String, providerUID: String) async throws -> Bool {
-        var linked = false
-        // The foreign key locks the account row against a cleanup batch deleting it meanwhile;
-        // the trigger clears is_anonymous and delete_after in this transaction.
-        for try await _ in try await client.query("""
-            INSERT INTO herald.account_providers (account_id, provider, provider_uid)
-            SELECT id, \(provider), \(providerUID) FROM herald.accounts WHERE id = \(accountID)
-            ON CONFLICT (account_id, provider) DO UPDATE SET provider_uid = EXCLUDED.provider_uid, linked_at = now()
-            RETURNING 1
-            """, logger: logger) {
-            linked = true
-        }
-        return linked
+        try await AccountProviderLink(accountID: accountID, provider: provider, providerUID: providerUID).first(on: client, logger: logger) != nil
     }
 
     /// Records a sign-in. False when the account does not exist.
     @discardableResult
     public func recordSignIn(accountID: String) async throws -> Bool {
-        var found = false
-        for try await _ in try await client.query("""
-            UPDATE herald.accounts SET last_sign_in_at = now() WHERE id = \(accountID) RETURNING 1
-            """, logger: logger) {
-            found = true
-        }
-        return found
+        try await AccountSignIn(accountID: accountID).first(on: client, logger: logger) != nil
     }
 
     /// Deletes an account (its provider links go with it) and writes `account.deleted`
@@ -112,15 +80,10 @@ public struct AccountStore: Sendable {
     /// (nothing written, so a repeat emits nothing).
     @discardableResult
     public static func deleteAccount(id: String, reason: String, eventsExchange: String, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
-        let rows = try await connection.query("""
-            DELETE FROM herald.accounts WHERE id = \(id) RETURNING created_at, now()
-            """, logger: logger)
-        for try await (createdAt, deletedAt) in rows.decode((Date, Date).self) {
-            let event = AccountDeletedEvent(accountID: id, createdAt: createdAt, deletedAt: deletedAt, runID: nil, reason: reason)
-            try await EventOutbox.insert([event.outgoing], exchange: eventsExchange, on: connection, logger: logger)
-            return true
-        }
-        return false
+        guard let row = try await AccountDelete(id: id).first(on: connection, logger: logger) else { return false }
+        let event = AccountDeletedEvent(accountID: id, createdAt: row.createdAt, deletedAt: row.deletedAt, runID: nil, reason: reason)
+        try await EventOutbox.insert([event.outgoing], exchange: eventsExchange, on: connection, logger: logger)
+        return true
     }
 
     public func account(_ id: String) async throws -> Account? {

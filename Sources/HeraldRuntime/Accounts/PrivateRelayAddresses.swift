@@ -39,13 +39,7 @@ public struct PrivateRelayAddresses: Sendable {
     /// True when the newest marking of `address` says Apple does not forward to it.
     public func isUndeliverable(_ address: String, client: PostgresClient, logger: Logger) async throws -> Bool {
         let digests = hasher.hashesUnderEveryKey(Self.normalForm(address), context: Self.hashContext).map { $0.digest }
-        let rows = try await client.query("""
-            SELECT NOT deliverable FROM herald.apple_relay_addresses
-             WHERE address_hash = ANY(\(digests.map { ByteBuffer(bytes: $0) })::bytea[])
-             ORDER BY event_time DESC LIMIT 1
-            """, logger: logger)
-        for try await undeliverable in rows.decode(Bool.self) { return undeliverable }
-        return false
+        return try await RelayAddressUndeliverable(hashes: digests).first(on: client, logger: logger)?.undeliverable ?? false
     }
 
     /// Records that Apple stopped (`deliverable` false) or resumed forwarding to `address` as
@@ -57,26 +51,7 @@ public struct PrivateRelayAddresses: Sendable {
     public func mark(_ address: String, deliverable: Bool, eventTime: Date, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
         let hashes = hasher.hashesUnderEveryKey(Self.normalForm(address), context: Self.hashContext)
         let active = hashes[0]
-        let others = hashes.dropFirst().map { ByteBuffer(bytes: $0.digest) }
-        let rows = try await connection.query("""
-            WITH prior AS (
-                SELECT max(event_time) AS t FROM herald.apple_relay_addresses
-                 WHERE address_hash = ANY(\(others)::bytea[]) OR address_hash = \(ByteBuffer(bytes: active.digest))
-            ), newer AS (
-                SELECT (SELECT t FROM prior) IS NULL OR (SELECT t FROM prior) <= \(eventTime) AS ok
-            ), rekeyed AS (
-                DELETE FROM herald.apple_relay_addresses
-                 WHERE address_hash = ANY(\(others)::bytea[]) AND (SELECT ok FROM newer)
-            )
-            INSERT INTO herald.apple_relay_addresses (address_hash, key_id, deliverable, event_time)
-            SELECT \(ByteBuffer(bytes: active.digest)), \(active.keyID), \(deliverable), \(eventTime) WHERE (SELECT ok FROM newer)
-            ON CONFLICT (address_hash) DO UPDATE
-               SET deliverable = EXCLUDED.deliverable, event_time = EXCLUDED.event_time, key_id = EXCLUDED.key_id, updated_at = now()
-             WHERE herald.apple_relay_addresses.event_time <= EXCLUDED.event_time
-            RETURNING 1
-            """, logger: logger)
-        var changed = false
-        for try await _ in rows.decode(Int.self) { changed = true }
-        return changed
+        return try await RelayAddressMark(others: hashes.dropFirst().map(\.digest), active: active.digest, eventTime: eventTime,
+                                          keyID: active.keyID, deliverable: deliverable).first(on: connection, logger: logger) != nil
     }
 }

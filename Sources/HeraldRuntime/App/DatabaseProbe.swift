@@ -20,7 +20,7 @@ public struct DatabaseProbe: Service {
         while !Task.isCancelledOrShuttingDown {
             // A pool lease waits (rather than fails) while the database is away: bound it.
             let client = self.client, logger = self.logger
-            let up = try? await withDeadline(.seconds(2)) { try await client.query("SELECT 1", logger: logger) }
+            let up = try? await withDeadline(.seconds(2)) { try await Ping().rows(on: client, logger: logger) }
             health.databaseUp = up != nil
             try? await Task.sleep(for: interval)
         }

@@ -62,11 +62,10 @@ public final class EventRelay: Service, Sendable {
         let exchange = self.exchange
         let persistent = self.persistent
         let claimSeconds = Int(operationTimeout.components.seconds) * 2 + 1
-        let rows = try await Prepared<ClaimBatchSQL>(exchange, batchSize, claimSeconds).rows(on: client, logger: logger)
-            .map { Row(try $0.decode((Int64, String, String, String, Date, String?, String?, String?, String?, String?).self)) }
+        let rows = try await EventOutboxClaim(exchange: exchange, limit: batchSize, seconds: claimSeconds).rows(on: client, logger: logger)
             .sorted { $0.id < $1.id }
         guard !rows.isEmpty else { return 0 }
-        let published = await withTaskGroup(of: Int64?.self) { group in
+        let published = await withTaskGroup(of: Int?.self) { group in
             for row in rows {
                 group.addTask {
                     do {
@@ -80,7 +79,7 @@ public final class EventRelay: Service, Sendable {
                     }
                 }
             }
-            var ids: [Int64] = []
+            var ids: [Int] = []
             for await id in group { if let id { ids.append(id) } }
             return ids
         }
@@ -88,69 +87,34 @@ public final class EventRelay: Service, Sendable {
             // In a task of its own: a pass the deadline gave up on still deletes what the broker
             // confirmed, instead of leaving it to be published again.
             let client = self.client
-            _ = try await Task { try await Prepared<DeleteSQL>(published).rows(on: client, logger: logger) }.value
+            _ = try await Task { try await EventOutboxDelete(ids: published).rows(on: client, logger: logger) }.value
         }
         return rows.count
     }
+}
 
-    /// A claimed outbox row.
-    struct Row: Sendable {
-        let id: Int64
-        let name: String
-        let messageID: String
-        let body: String
-        let createdAt: Date
-        let routingKey: String?
-        let replyTo: String?
-        let correlationID: String?
-        /// The W3C context of the publish span that wrote the row (a start's), if any.
-        let traceparent: String?
-        let tracestate: String?
+/// A claimed outbox row.
+extension EventOutboxClaim.Row {
+    /// A job (the jobs relay's rows, or one with a routing key of its own): published
+    /// `mandatory`, so a job no queue takes is not lost but stays in the outbox.
+    func isJob(persistent: Bool) -> Bool { persistent || routingKey != nil }
 
-        init(_ r: (Int64, String, String, String, Date, String?, String?, String?, String?, String?)) {
-            (id, name, messageID, body, createdAt, routingKey, replyTo, correlationID, traceparent, tracestate) = r
-        }
-
-        /// A job (the jobs relay's rows, or one with a routing key of its own): published
-        /// `mandatory`, so a job no queue takes is not lost but stays in the outbox.
-        func isJob(persistent: Bool) -> Bool { persistent || routingKey != nil }
-
-        func properties(persistent: Bool) -> AMQPProperties {
-            var properties = AMQPProperties()
-            properties.contentType = "application/json"
-            properties.messageID = messageID
-            properties.type = "\(name).v1"
-            properties.timestamp = createdAt
-            properties.appID = "herald"
-            properties.replyTo = replyTo
-            properties.correlationID = correlationID
-            // A job is kept on the broker's disk, in a classic work or wait queue too. One
-            // scheduled through a wait queue comes back under the work queue's name: its job
-            // name stays its routing key for a retry or a replay.
-            if isJob(persistent: persistent) { properties.persistent = true }
-            if routingKey != nil { properties.headers["x-herald-routing-key"] = .string(name) }
-            if let traceparent { properties.headers["traceparent"] = .string(traceparent) }
-            if let tracestate { properties.headers["tracestate"] = .string(tracestate) }
-            return properties
-        }
-    }
-
-    /// Claims up to $2 rows of exchange $1 for $3 seconds, oldest first: unclaimed ones, or
-    /// ones whose claim ran out; skipping those another relay is claiming now.
-    enum ClaimBatchSQL: StatementText {
-        static let sql = """
-            WITH batch AS (
-                SELECT id, created_at FROM herald.event_outbox
-                 WHERE exchange = $1::text AND (claimed_until IS NULL OR claimed_until < now())
-                 ORDER BY id LIMIT $2::int FOR UPDATE SKIP LOCKED)
-            UPDATE herald.event_outbox e SET claimed_until = now() + make_interval(secs => $3::int)
-              FROM batch WHERE e.id = batch.id AND e.created_at = batch.created_at
-            RETURNING e.id, e.name, e.message_id, e.body, e.created_at, e.routing_key, e.reply_to, e.correlation_id, e.traceparent, e.tracestate
-            """
-    }
-
-    /// Deletes the rows $1 the broker confirmed.
-    enum DeleteSQL: StatementText {
-        static let sql = "DELETE FROM herald.event_outbox WHERE id = ANY ($1::bigint[])"
+    func properties(persistent: Bool) -> AMQPProperties {
+        var properties = AMQPProperties()
+        properties.contentType = "application/json"
+        properties.messageID = messageID
+        properties.type = "\(name).v1"
+        properties.timestamp = createdAt
+        properties.appID = "herald"
+        properties.replyTo = replyTo
+        properties.correlationID = correlationID
+        // A job is kept on the broker's disk, in a classic work or wait queue too. One
+        // scheduled through a wait queue comes back under the work queue's name: its job
+        // name stays its routing key for a retry or a replay.
+        if isJob(persistent: persistent) { properties.persistent = true }
+        if routingKey != nil { properties.headers["x-herald-routing-key"] = .string(name) }
+        if let traceparent { properties.headers["traceparent"] = .string(traceparent) }
+        if let tracestate { properties.headers["tracestate"] = .string(tracestate) }
+        return properties
     }
 }

@@ -274,7 +274,7 @@ public final class JobRunner<Handler: JobHandler>: Service, Sendable {
                 observer.handlerLostDatabase(error, context.logger)
                 let started = ContinuousClock.now
                 let (database, logger) = (deps.database, context.logger)
-                _ = try await hold.run(logger) { try await database.query("SELECT 1", logger: logger); return true }
+                _ = try await hold.run(logger) { try await Ping().rows(on: database, logger: logger); return true }
                 spurious = ContinuousClock.now - started < .milliseconds(50) ? spurious + 1 : 0
             }
         }

@@ -22,21 +22,13 @@ public enum DevOutbox {
     }
 
     public static func record(_ entry: Entry, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query("""
-            INSERT INTO herald.dev_outbox (kind, message_id, job_type, recipient, body)
-            VALUES (\(entry.kind), \(entry.messageID), \(entry.jobType), \(entry.recipient), \(entry.body)::jsonb)
-            ON CONFLICT (message_id) DO NOTHING
-            """, logger: logger)
+        try await DevOutboxRecord(kind: entry.kind, messageID: entry.messageID, jobType: entry.jobType,
+                                  recipient: entry.recipient, body: entry.body).rows(on: connection, logger: logger)
     }
 
     public static func recent(limit: Int, client: PostgresClient, logger: Logger) async throws -> [Entry] {
-        let rows = try await client.query("""
-            SELECT kind, message_id, job_type, recipient, body::text FROM herald.dev_outbox ORDER BY id DESC LIMIT \(limit)
-            """, logger: logger)
-        var out: [Entry] = []
-        for try await (kind, id, type, recipient, body) in rows.decode((String, String, String, String, String).self) {
-            out.append(Entry(kind: kind, messageID: id, jobType: type, recipient: recipient, body: body))
+        try await DevOutboxRecent(limit: limit).rows(on: client, logger: logger).map {
+            Entry(kind: $0.kind, messageID: $0.messageID, jobType: $0.jobType, recipient: $0.recipient, body: $0.body)
         }
-        return out
     }
 }

@@ -91,11 +91,7 @@ public struct JobLedger: Sendable {
 
     /// The job goes to a delay queue; any worker may claim it when it comes back.
     public func markRetrying(messageID: String, reason: String) async throws {
-        try await client.query("""
-            UPDATE herald.job_runs SET status = 'retrying', reason = \(reason), owner_key = NULL,
-                   lease_until = NULL, updated_at = now()
-             WHERE message_id = \(messageID)
-            """, logger: logger)
+        try await JobMarkRetrying(messageID: messageID, reason: reason).rows(on: client, logger: logger)
     }
 
     /// The outcomes' columns of ``JobsFinish``: message ids, statuses, reasons ('' for none).
@@ -106,10 +102,6 @@ public struct JobLedger: Sendable {
     /// A job replayed from the dead-letter queue runs again, with fresh attempts.
     public func reopen(messageIDs: [String]) async throws {
         guard !messageIDs.isEmpty else { return }
-        try await client.query("""
-            UPDATE herald.job_runs SET status = 'retrying', attempts = 0, reason = NULL, finished_at = NULL,
-                   owner_key = NULL, lease_until = NULL, updated_at = now()
-             WHERE message_id = ANY(\(messageIDs)::text[]) AND status IN ('dead', 'rejected')
-            """, logger: logger)
+        try await JobsReopen(messageIDs: messageIDs).rows(on: client, logger: logger)
     }
 }

@@ -187,8 +187,8 @@ public final class PrimaryRelay: Sendable {
 
     private static func isPrimary(_ connection: PostgresConnection) async -> Bool? {
         do {
-            let rows = try await withDeadline(.seconds(2)) { try await connection.query("SELECT pg_is_in_recovery()", logger: Logger(label: "herald.database.relay")).collect() }
-            return try rows.first.map { try !$0.decode(Bool.self) }
+            let row = try await withDeadline(.seconds(2)) { try await InRecovery().first(on: connection, logger: Logger(label: "herald.database.relay")) }
+            return row.map { !$0.inRecovery }
         } catch {
             return nil
         }

@@ -37,7 +37,7 @@ public final class WorkerPresence: Service, Sendable {
                 }
                 open = connection
                 let key = ownerKey
-                _ = try await withDeadline(step) { try await connection.query("SELECT pg_advisory_lock(\(key))", logger: logger) }
+                _ = try await withDeadline(step) { try await PresenceLock(key: Int(key)).rows(on: connection, logger: logger) }
                 health.presenceHeld = true
                 delay = .milliseconds(100)
                 // Hold it; a failed or unanswered ping means the session (and the lock) is gone.
@@ -47,7 +47,7 @@ public final class WorkerPresence: Service, Sendable {
                     // A slow answer is not a lost lock (the session still holds it), and closing
                     // on impatience would release it and let another worker take over jobs
                     // still running here: the ping waits as long as any database operation.
-                    _ = try await withDeadline(ping) { try await connection.query("SELECT 1", logger: logger) }
+                    _ = try await withDeadline(ping) { try await Ping().rows(on: connection, logger: logger) }
                 }
             } catch {
                 logger.warning("worker presence lock lost; reconnecting", metadata: ["error": "\(String(reflecting: type(of: error)))"])

@@ -43,10 +43,10 @@ public struct Migrator: Sendable {
                 let plan = try await plan(on: connection)
                 try plan.check()
                 try await apply(plan, on: connection)
-                try await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
+                try await MigrateUnlock(key: Int(Self.lockKey)).rows(on: connection, logger: logger)
                 return plan
             } catch {
-                _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
+                _ = try? await MigrateUnlock(key: Int(Self.lockKey)).rows(on: connection, logger: logger)
                 throw error
             }
         }
@@ -58,29 +58,22 @@ public struct Migrator: Sendable {
     /// older snapshot of the database to end: the two would deadlock.
     private func lock(on connection: PostgresConnection) async throws {
         while true {
-            let taken = try await connection.query("SELECT pg_try_advisory_lock(\(Self.lockKey))", logger: logger)
-                .decode(Bool.self).first { _ in true } ?? false
-            if taken { return }
+            if try await MigrateLockTry(key: Int(Self.lockKey)).first(on: connection, logger: logger)?.taken == true { return }
             try await Task.sleep(for: .milliseconds(250))
         }
     }
 
     private func plan(on connection: PostgresConnection) async throws -> MigrationPlan {
-        let (hasLedger, hasLegacy) = try await connection.query("""
-            SELECT to_regclass('public.herald_schema_ledger') IS NOT NULL, to_regclass('public.herald_schema_migrations') IS NOT NULL
-            """, logger: logger).decode((Bool, Bool).self).first { _ in true } ?? (false, false)
+        let ledgers = try await MigrateLedgers().first(on: connection, logger: logger)
         var ledger: [LedgerRow] = []
-        if hasLedger {
-            let rows = try await connection.query("""
-                SELECT schema_group, kind, path, checksum, how = 'adopted', applied_at FROM public.herald_schema_ledger
-                """, logger: logger)
-            for try await (group, kind, path, checksum, adopted, appliedAt) in rows.decode((String, String, String, String, Bool, Date).self) {
-                ledger.append(LedgerRow(group: group, kind: MigrationPlan.Item.Kind(rawValue: kind) ?? .migration, path: path,
-                                        checksum: checksum, adopted: adopted, appliedAt: appliedAt))
+        if ledgers?.hasLedger == true {
+            ledger = try await MigrateLedgerRead().rows(on: connection, logger: logger).map {
+                LedgerRow(group: $0.group, kind: MigrationPlan.Item.Kind(rawValue: $0.kind) ?? .migration, path: $0.path,
+                          checksum: $0.checksum, adopted: $0.adopted, appliedAt: $0.appliedAt)
             }
         }
         var legacy: [Int] = []
-        if hasLegacy {
+        if ledgers?.hasLegacy == true {
             for try await version in try await connection.query("SELECT version FROM public.herald_schema_migrations", logger: logger).decode(Int.self) {
                 legacy.append(version)
             }
@@ -134,11 +127,8 @@ public struct Migrator: Sendable {
     }
 
     private func record(_ item: MigrationPlan.Item, how: String, on connection: PostgresConnection) async throws {
-        try await connection.query("""
-            INSERT INTO public.herald_schema_ledger (schema_group, kind, path, version, checksum, how)
-            VALUES (\(item.group), \(item.kind.rawValue), \(item.path), \(item.version), \(item.checksum), \(how))
-            ON CONFLICT (schema_group, path) DO UPDATE SET checksum = EXCLUDED.checksum, how = EXCLUDED.how, applied_at = now()
-            """, logger: logger)
+        try await MigrateLedgerRecord(group: item.group, kind: item.kind.rawValue, path: item.path, version: item.version,
+                                      checksum: item.checksum, how: how).rows(on: connection, logger: logger)
     }
 
     private func run(_ file: SchemaFile, group: String = "runtime", on connection: PostgresConnection) async throws {
