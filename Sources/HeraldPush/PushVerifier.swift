@@ -34,8 +34,7 @@ public struct PushVerifier: Sendable {
         let secret = Secret(secret)
         return try await client.withTransaction(logger: logger) { connection in
             guard let found = try await ReceiptLock(receipt: receipt).first(on: connection, logger: logger) else { return .notFound }
-            let state = try PushVerificationState(stored: found.state)
-            let status = try PushSecretStatus(stored: found.secretStatus)
+            let (state, status) = (found.state, found.secretStatus)
             // `sending`: the app may answer before the worker has recorded the provider's acceptance.
             guard state == .sent || state == .sending || status == .verified else { return .notFound }
             switch status {

@@ -160,8 +160,7 @@ public enum AppleStore {
 
     public static func record(_ messageID: String, client: PostgresClient, logger: Logger) async throws -> Record? {
         guard let row = try await JobRecord(messageID: messageID).first(on: client, logger: logger) else { return nil }
-        return Record(operation: try AppleOperation(stored: row.operation), state: try AppleJobState(stored: row.state),
-                      step: try row.step.map(AppleJobStep.init(stored:)), calls: row.calls, uncertainCalls: row.uncertainCalls,
+        return Record(operation: row.operation, state: row.state, step: row.step, calls: row.calls, uncertainCalls: row.uncertainCalls,
                       httpStatus: row.httpStatus, error: row.error, reason: row.reason)
     }
 }

@@ -47,7 +47,7 @@ public struct EmailCodeVerifier: Sendable {
         let result: Result = try await client.withTransaction(logger: logger) { connection in
             let find = CodeFind(email: address, purpose: purpose.rawValue, tenant: tenant)
             guard let found = try await find.first(on: connection, logger: logger) else { return .notFound }
-            switch try EmailOneTimeCodeStatus(stored: found.status) {
+            switch found.status {
             case .verified: return .alreadyUsed
             case .dead: return .tooManyAttempts
             case .expired: return .expired

@@ -65,7 +65,7 @@ public enum EmailStore {
             expiresSeconds: r.code?.expiresSeconds ?? 0, pairedEmail: r.pairedEmail, recoveryJob: r.recoveryJob, recoveryExchange: r.recoveryExchange,
             scopes: r.limits.scopes, keys: r.limits.keys, windows: r.limits.windows, maxes: r.limits.maxes)
         for row in try await prepare.rows(on: client, logger: logger) {
-            switch (row.decision, try row.state.map(EmailRequestState.init(stored:))) {
+            switch (row.decision, row.state) {
             case ("send", _): return .send(uncertain: row.uncertain)
             case ("done", let current?): return .done(state: current)
             case ("busy", _): return .busy

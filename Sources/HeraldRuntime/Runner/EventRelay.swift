@@ -113,8 +113,8 @@ extension EventOutboxClaim.Row {
         // name stays its routing key for a retry or a replay.
         if isJob(persistent: persistent) { properties.persistent = true }
         if routingKey != nil { properties.headers["x-herald-routing-key"] = .string(name) }
-        if let traceparent { properties.headers["traceparent"] = .string(traceparent) }
-        if let tracestate { properties.headers["tracestate"] = .string(tracestate) }
+        if let traceparent { properties.headers[AMQPTraceCarrier.traceparent] = .string(traceparent) }
+        if let tracestate { properties.headers[AMQPTraceCarrier.tracestate] = .string(tracestate) }
         return properties
     }
 }

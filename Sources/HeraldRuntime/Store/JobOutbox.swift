@@ -19,7 +19,7 @@ public enum JobOutbox {
             return nil
         }
         try await JobOutboxInsert(exchange: exchange, name: Job.name, messageID: messageID, body: body, correlationID: correlationID,
-                                  replyTo: replyTo, traceparent: trace("traceparent"), tracestate: trace("tracestate")).rows(on: connection, logger: logger)
+                                  replyTo: replyTo, traceparent: trace(AMQPTraceCarrier.traceparent), tracestate: trace(AMQPTraceCarrier.tracestate)).rows(on: connection, logger: logger)
     }
 }
 

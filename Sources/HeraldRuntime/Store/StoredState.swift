@@ -13,12 +13,3 @@ extension StoredState {
         rawValue.encode(into: &byteBuffer, context: context)
     }
 }
-
-extension StoredState {
-    /// The case a statement's text column holds (a generated `Row` gives it as a `String`); a
-    /// value that is none of the cases throws, as decoding the column as `Self` would.
-    public init(stored value: String) throws {
-        guard let state = Self(rawValue: value) else { throw StoreError("'\(value)' is not a stored \(Self.self)") }
-        self = state
-    }
-}

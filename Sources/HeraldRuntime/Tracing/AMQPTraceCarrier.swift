@@ -4,7 +4,9 @@ import Tracing
 /// W3C trace context (`traceparent`, `tracestate`) in a message's AMQP headers: what a
 /// publisher injects and a worker extracts (docs/wire-contract.md, "Trace context").
 public enum AMQPTraceCarrier {
-    public static let keys = ["traceparent", "tracestate"]
+    public static let traceparent = "traceparent"
+    public static let tracestate = "tracestate"
+    public static let keys = [traceparent, tracestate]
 
     /// Adds the current span's context to `headers` (nothing without a current span, or when
     /// the active instrument is the no-op one).

@@ -1,9 +1,9 @@
 -- name: JobRecord
 -- One job's record (tests, `heraldctl verify show-apple`).
 -- param messageID: text
--- column operation: text
--- column state: text
--- column step: text?
+-- column operation: text as AppleOperation
+-- column state: text as AppleJobState
+-- column step: text? as AppleJobStep
 -- column calls: integer
 -- column uncertainCalls: integer
 -- column httpStatus: integer?

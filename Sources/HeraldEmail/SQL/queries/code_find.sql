@@ -5,7 +5,7 @@
 -- param purpose: text
 -- param tenant: text
 -- column id: bigint
--- column status: text
+-- column status: text as EmailOneTimeCodeStatus
 -- column keyID: text
 -- column codeHash: bytea
 -- column lockedSeconds: integer?

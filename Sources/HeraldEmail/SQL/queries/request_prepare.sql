@@ -21,7 +21,7 @@
 -- param windows: integer[]
 -- param maxes: integer[]
 -- column decision: text
--- column state: text?
+-- column state: text? as EmailRequestState
 -- column uncertain: boolean
 -- column reason: text?
 SELECT o_decision, o_state, o_uncertain, o_reason FROM herald.email_prepare(

@@ -1,8 +1,8 @@
 -- name: ReceiptLock
 -- A receipt's verification, locked while the secret the app confirms is judged.
 -- param receipt: text
--- column state: text
--- column secretStatus: text
+-- column state: text as PushVerificationState
+-- column secretStatus: text as PushSecretStatus
 -- column keyID: text?
 -- column secretHash: bytea?
 -- column expired: boolean
