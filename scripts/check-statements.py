@@ -3,25 +3,33 @@
 
 The EmbedFiles plugin generates each file's Swift type from its header (`-- name:`, `-- param
 NAME: TYPE`, `-- column NAME: TYPE`, each may end `?` or `as SwiftType`; Sources/embed-files/Statement.swift). This check prepares
-every file on a migrated database, without types, and fails naming the file when:
+every file on a migrated database, without types, asks PostgreSQL to describe it (libpq's
+PQdescribePrepared: what a driver is told before it binds, nothing runs), and fails naming the
+file when:
   - PostgreSQL cannot prepare it (a table, column or function that is not there, a parameter
     whose type it cannot infer: cast it, `$1::text`);
   - the parameter types it infers are not the declared ones, in number or in type;
-  - the columns its result has (psql's \\gdesc of `EXECUTE`, which describes without running)
-    are not the declared ones, in number or in type.
-NULL-ness is the header's word (`?`): PostgreSQL does not tell it for a function's result.
+  - the result's columns are not the declared ones, in number or in type;
+  - a column read straight from a table column that may be NULL is declared without `?`.
+    PostgreSQL names the table column behind a plain column reference (PQftable, PQftablecol);
+    for a function's result or an expression it names none, and NULL-ness is the header's word.
+    A column declared `?` over a NOT NULL table column passes: an outer join makes it optional.
+
+Needs psycopg (PyPI), in the venv scripts/lint-sql.sh makes.
 
     scripts/check-statements.py DATABASE_URL      (called by scripts/lint-sql.sh on herald_lint)
 """
 import pathlib
-import subprocess
 import sys
+
+import psycopg
+from psycopg import pq
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
 def header(path):
-    """(name, [param types], [column types]) from the file's leading comment lines."""
+    """(name, [param types], [(column name, type, optional)]) from the file's leading comment lines."""
     name, params, columns = None, [], []
     for line in path.read_text().splitlines():
         if not line.startswith("--"):
@@ -29,38 +37,55 @@ def header(path):
         body = line[2:].strip()
         if body.startswith("name:"):
             name = body[5:].strip()
-        for kind, into in (("param ", params), ("column ", columns)):
-            if body.startswith(kind):
-                into.append(body[len(kind):].split(":", 1)[1].split(" as ")[0].strip().rstrip("?"))
+        elif body.startswith("param "):
+            params.append(body[6:].split(":", 1)[1].split(" as ")[0].strip().rstrip("?"))
+        elif body.startswith("column "):
+            field, declared = body[7:].split(":", 1)
+            declared = declared.split(" as ")[0].strip()
+            columns.append((field.strip(), declared.rstrip("?"), declared.endswith("?")))
     return name, params, columns
 
 
-def describe(url, path, count):
-    """PostgreSQL's parameter types and result column types of the file, or its error."""
-    text = path.read_text().strip().rstrip(";")
-    nulls = ", ".join(["NULL"] * count)
-    execute = f"EXECUTE herald_statement({nulls})" if count else "EXECUTE herald_statement"
-    script = (f"PREPARE herald_statement AS\n{text};\n"
-              "SELECT 'param|' || t::text FROM pg_prepared_statements, unnest(parameter_types) WITH ORDINALITY AS u(t, i)"
-              " WHERE name = 'herald_statement' ORDER BY i;\n"
-              f"{execute} \\gdesc\n")
-    result = subprocess.run(["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", url], input=script,
-                            capture_output=True, text=True)
-    if result.returncode != 0:
-        return None, None, result.stderr.strip()
-    params, columns = [], []
-    for line in result.stdout.splitlines():
-        if line.startswith("param|"):
-            params.append(line[6:])
-        elif "|" in line:
-            columns.append(line.rsplit("|", 1)[1])
-    return params, columns, None
+class Database:
+    def __init__(self, url):
+        self.connection = psycopg.connect(url, autocommit=True)
+        self.count = 0
+
+    def fetch(self, sql, *args):
+        with self.connection.cursor() as cursor:
+            cursor.execute(sql, args)
+            return cursor.fetchone()
+
+    def type_name(self, oid, modifier=-1):
+        return self.fetch("SELECT format_type(%s, nullif(%s, -1))", oid, modifier)[0]
+
+    def describe(self, path):
+        """([param types], [(column type, (table, column name, NOT NULL) or None)]), or an error."""
+        self.count += 1
+        name = f"herald_statement_{self.count}".encode()
+        text = path.read_text().strip().rstrip(";")
+        pgconn = self.connection.pgconn
+        prepared = pgconn.prepare(name, text.encode())
+        if prepared.status != pq.ExecStatus.COMMAND_OK:
+            return None, None, prepared.error_message.decode().strip()
+        described = pgconn.describe_prepared(name)
+        params = [self.type_name(described.param_type(i)) for i in range(described.nparams)]
+        columns = []
+        for i in range(described.nfields):
+            source = None
+            if described.ftable(i):
+                source = self.fetch("SELECT %s::regclass::text, attname, attnotnull FROM pg_attribute"
+                                    " WHERE attrelid = %s AND attnum = %s",
+                                    described.ftable(i), described.ftable(i), described.ftablecol(i))
+            columns.append((self.type_name(described.ftype(i), described.fmod(i)), source))
+        pgconn.exec_(b"DEALLOCATE " + name)
+        return params, columns, None
 
 
 def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
-    url = sys.argv[1]
+    database = Database(sys.argv[1])
     files = sorted(ROOT.glob("Sources/*/SQL/queries/*.sql"))
     problems = []
     for path in files:
@@ -69,19 +94,23 @@ def main():
         if not name:
             problems.append(f"{where}: no `-- name:` line")
             continue
-        got_params, got_columns, error = describe(url, path, len(params))
+        got_params, got_columns, error = database.describe(path)
         if error:
             problems.append(f"{where}: PostgreSQL does not prepare it: {error}")
             continue
         if got_params != params:
             problems.append(f"{where}: parameters are {got_params} to PostgreSQL, declared {params}")
-        if got_columns != columns:
-            problems.append(f"{where}: columns are {got_columns} to PostgreSQL, declared {columns}")
+        if [t for t, _ in got_columns] != [t for _, t, _ in columns]:
+            problems.append(f"{where}: columns are {[t for t, _ in got_columns]} to PostgreSQL, declared {[t for _, t, _ in columns]}")
+            continue
+        for (field, _, optional), (_, source) in zip(columns, got_columns):
+            if source and not source[2] and not optional:
+                problems.append(f"{where}: column {field} is {source[0]}.{source[1]}, which may be NULL: declare it `?`")
     for problem in problems:
         print(f"check-statements: {problem}", file=sys.stderr)
     if problems:
         sys.exit(1)
-    print(f"{len(files)} statement files prepared as their headers declare")
+    print(f"{len(files)} statement files prepared and described as their headers declare")
 
 
 if __name__ == "__main__":

@@ -9,12 +9,13 @@
 #      definition with check_function_bodies on (in a transaction rolled back), which makes
 #      PostgreSQL parse and analyse its body (the migrator creates definitions with it off).
 #   2. squawk (squawk-cli from PyPI, in a venv under $HERALD_RUN_DIR, default .run/venv-lint, made
-#      once) over every Sources/*/SQL/migrations/*.sql, configured by .squawk.toml (PostgreSQL 15,
+#      once, with psycopg for step 3) over every Sources/*/SQL/migrations/*.sql, configured by .squawk.toml (PostgreSQL 15,
 #      each file in a transaction of its own as the migrator runs it); a finding fails unless a
 #      squawk-ignore comment in the file names its rule, beside a `-- why: <rule>: <reason>` line.
-#   3. statements: every Sources/*/SQL/queries/*.sql prepared on herald_lint, its parameter and
-#      column types as its header declares them (scripts/check-statements.py): the header is what
-#      the EmbedFiles plugin generates the statement's Swift type from.
+#   3. statements: every Sources/*/SQL/queries/*.sql prepared on herald_lint and described, its
+#      parameter and column types, and the NULL-ness of a column read straight from a table, as
+#      its header declares them (scripts/check-statements.py): the header is what the EmbedFiles
+#      plugin generates the statement's Swift type from.
 # Ends with one summary line; exits 1 naming each problem (file:line where there is one).
 #
 #   scripts/lint-sql.sh            (servers up: make services; heraldctl built)
@@ -24,6 +25,7 @@ ROOT="$PWD"
 RUN_DIR="${HERALD_RUN_DIR:-$ROOT/.run}"
 VENV="$RUN_DIR/venv-lint"
 SQUAWK_VERSION=2.70.0
+PSYCOPG_VERSION=3.2.3
 HERALDCTL="${HERALD_TEST_BIN_DIR:-$ROOT/.build/debug}/heraldctl"
 started=$(date +%s%N)
 say() { printf 'lint-sql: %s\n' "$*"; }
@@ -101,16 +103,19 @@ python3 scripts/lint_sql.py plpgsql "$TMP/check.json" >"$TMP/plpgsql.out" || sta
 plpgsql_check_version=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' "$TMP/check.json")
 
 # ---------- 2. squawk ----------
-if ! "$VENV/bin/squawk" --version 2>/dev/null | grep -qx "squawk $SQUAWK_VERSION"; then
-  say "making $VENV (squawk-cli $SQUAWK_VERSION from PyPI)"
+if ! "$VENV/bin/squawk" --version 2>/dev/null | grep -qx "squawk $SQUAWK_VERSION" \
+   || [ "$("$VENV/bin/python" -c 'import psycopg; print(psycopg.__version__)' 2>/dev/null)" != "$PSYCOPG_VERSION" ]; then
+  say "making $VENV (squawk-cli $SQUAWK_VERSION and psycopg $PSYCOPG_VERSION from PyPI)"
   rm -rf "$VENV"
   /usr/bin/python3 -m venv "$VENV"
-  "$VENV/bin/pip" install -q --disable-pip-version-check "squawk-cli==$SQUAWK_VERSION" || fail "pip install squawk-cli==$SQUAWK_VERSION"
+  "$VENV/bin/pip" install -q --disable-pip-version-check "squawk-cli==$SQUAWK_VERSION" "psycopg[binary]==$PSYCOPG_VERSION" \
+    || fail "pip install squawk-cli==$SQUAWK_VERSION psycopg[binary]==$PSYCOPG_VERSION"
 fi
 python3 scripts/lint_sql.py squawk "$VENV/bin/squawk" .squawk.toml >"$TMP/squawk.out" || status=1
 
 # ---------- 3. statements ----------
-python3 scripts/check-statements.py "$HERALD_DATABASE_URL" >"$TMP/statements.out" || status=1
+# psycopg: the venv's (made in step 2).
+"$VENV/bin/python" scripts/check-statements.py "$HERALD_DATABASE_URL" >"$TMP/statements.out" || status=1
 
 # ---------- summary ----------
 value() { sed -n "s/^RESULT .*\b$2=\([^ ]*\).*/\1/p" "$TMP/$1.out"; }
