@@ -33,39 +33,25 @@ public struct APIKeyStore: Sendable {
         let secret = SecretGenerator.token(bytes: 32)
         let stored = hasher.hash(secret, context: Self.context(id))
         let scopeNames = scopes.sorted().map(\.rawValue)
-        let rows = try await client.query("""
-            INSERT INTO herald.api_keys (id, name, scopes, key_id, secret_hash, expires_at, asserts_client_ip)
-            VALUES (\(id), \(name), \(scopeNames), \(stored.keyID), \(ByteBuffer(bytes: stored.digest)), \(expiresAt), \(assertsClientIP))
-            RETURNING created_at
-            """, logger: logger)
-        var created = Date()
-        for try await at in rows.decode(Date.self) { created = at }
+        let insert = APIKeyInsert(id: id, keyName: name, scopes: scopeNames, keyID: stored.keyID, secretHash: stored.digest,
+                                  expiresAt: expiresAt, assertsClientIP: assertsClientIP)
+        guard let created = try await insert.first(on: client, logger: logger)?.createdAt else { throw StoreError("api key \(id) not returned by its insert") }
         return (APIKey(id: id, name: name, scopes: scopes, createdAt: created, expiresAt: expiresAt, assertsClientIP: assertsClientIP), secret)
     }
 
     /// Every key, newest first.
     public func list(logger: Logger) async throws -> [APIKey] {
-        let rows = try await client.query("""
-            SELECT id, name, scopes, created_at, expires_at, revoked_at, last_used_at, asserts_client_ip FROM herald.api_keys ORDER BY created_at DESC, id
-            """, logger: logger)
-        var keys: [APIKey] = []
-        for try await (id, name, scopes, created, expires, revoked, used, server) in rows.decode((String, String, [String], Date, Date?, Date?, Date?, Bool).self) {
-            keys.append(APIKey(id: id, name: name, scopes: Set(scopes.compactMap(APIScope.init(rawValue:))), createdAt: created,
-                               expiresAt: expires, revokedAt: revoked, lastUsedAt: used, assertsClientIP: server))
+        try await APIKeysList().rows(on: client, logger: logger).map { row in
+            APIKey(id: row.id, name: row.keyName, scopes: Set(row.scopes.compactMap(APIScope.init(rawValue:))), createdAt: row.createdAt,
+                   expiresAt: row.expiresAt, revokedAt: row.revokedAt, lastUsedAt: row.lastUsedAt, assertsClientIP: row.assertsClientIP)
         }
-        return keys
     }
 
     /// Revokes the key from now on, and tells every herald-api at its commit (`NOTIFY
     /// herald_api_keys`, the key's id: their caches drop it). False when there is no such key or
     /// it was already revoked.
     public func revoke(id: String, logger: Logger) async throws -> Bool {
-        let rows = try await client.query("""
-            WITH revoked AS (UPDATE herald.api_keys SET revoked_at = now() WHERE id = \(id) AND revoked_at IS NULL RETURNING id)
-            SELECT id, pg_notify(\(Self.changesChannel), id)::text FROM revoked
-            """, logger: logger)
-        for try await _ in rows.decode((String, String).self) { return true }
-        return false
+        try await APIKeyRevoke(id: id, channel: Self.changesChannel).first(on: client, logger: logger) != nil
     }
 
     /// The channel a key's revocation is announced on (its payload: the key's id).
@@ -81,17 +67,10 @@ public struct APIKeyStore: Sendable {
     /// The row of key `id`, nil when there is none (or the id cannot be one).
     public func stored(id: String, logger: Logger) async throws -> Stored? {
         guard id.utf8.count == 34, id.hasPrefix("HK") else { return nil }
-        let rows = try await client.query("""
-            SELECT name, scopes, key_id, secret_hash, created_at, expires_at, revoked_at, last_used_at, asserts_client_ip
-              FROM herald.api_keys WHERE id = \(id)
-            """, logger: logger)
-        typealias Row = (String, [String], String, ByteBuffer, Date, Date?, Date?, Date?, Bool)
-        for try await row in rows.decode(Row.self) {
-            let key = APIKey(id: id, name: row.0, scopes: Set(row.1.compactMap(APIScope.init(rawValue:))), createdAt: row.4,
-                             expiresAt: row.5, revokedAt: row.6, lastUsedAt: row.7, assertsClientIP: row.8)
-            return Stored(key: key, hash: StoredSecretHash(keyID: row.2, digest: Array(buffer: row.3)))
-        }
-        return nil
+        guard let row = try await APIKeyStored(id: id).first(on: client, logger: logger) else { return nil }
+        let key = APIKey(id: id, name: row.keyName, scopes: Set(row.scopes.compactMap(APIScope.init(rawValue:))), createdAt: row.createdAt,
+                         expiresAt: row.expiresAt, revokedAt: row.revokedAt, lastUsedAt: row.lastUsedAt, assertsClientIP: row.assertsClientIP)
+        return Stored(key: key, hash: StoredSecretHash(keyID: row.keyID, digest: row.secretHash))
     }
 
     /// Judges a presented secret against key `id`'s row (nil: none). Constant time in the secret;
@@ -109,6 +88,6 @@ public struct APIKeyStore: Sendable {
 
     /// Notes that key `id` was used now (`last_used_at`).
     public func touch(id: String, logger: Logger) async throws {
-        try await client.query("UPDATE herald.api_keys SET last_used_at = now() WHERE id = \(id)", logger: logger)
+        try await APIKeyTouch(id: id).rows(on: client, logger: logger)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldRuntime
 
 /// A Twilio Verify Service (`VA…`): the settings its verifications are made with.
 public struct VerifyService: Sendable, Equatable {
@@ -33,7 +34,8 @@ public struct VerifyService: Sendable, Equatable {
 
 /// A Twilio Verify Verification (`VE…`) as stored.
 public struct VerifyVerification: Sendable, Equatable {
-    public enum Status: String, Sendable, CaseIterable {
+    /// `herald.verify_verifications.status`.
+    public enum Status: String, StoredState {
         case pending, approved, canceled, failed, expired
         case maxAttemptsReached = "max_attempts_reached"
     }

@@ -15,60 +15,49 @@ public struct VerifyStore: Sendable {
 
     public func createService(_ settings: VerifyService.Settings, logger: Logger) async throws -> VerifyService {
         let sid = "VA" + RandomID.hex()
-        try await client.query("""
-            INSERT INTO herald.verify_services (sid, friendly_name, code_length, ttl_seconds, max_send_attempts, max_check_attempts,
-                                               skip_sms_to_landlines, do_not_share_warning)
-            VALUES (\(sid), \(settings.friendlyName), \(settings.codeLength), \(settings.ttlSeconds), \(settings.maxSendAttempts),
-                    \(settings.maxCheckAttempts), \(settings.skipSMSToLandlines), \(settings.doNotShareWarning))
-            """, logger: logger)
+        try await ServiceInsert(sid: sid, friendlyName: settings.friendlyName, codeLength: settings.codeLength, ttlSeconds: settings.ttlSeconds,
+                                maxSendAttempts: settings.maxSendAttempts, maxCheckAttempts: settings.maxCheckAttempts,
+                                skipSMSToLandlines: settings.skipSMSToLandlines, doNotShareWarning: settings.doNotShareWarning)
+            .rows(on: client, logger: logger)
         guard let service = try await service(sid, logger: logger) else { throw StoreError("service \(sid) not found after insert") }
         return service
     }
 
     public func service(_ sid: String, logger: Logger) async throws -> VerifyService? {
-        try await services(where: "sid = $1", [sid], logger: logger).first
+        try await ServiceFind(sid: sid).first(on: client, logger: logger).map(VerifyService.init)
     }
 
     /// A page of Services, oldest first.
     public func services(page: Int, pageSize: Int, logger: Logger) async throws -> [VerifyService] {
-        try await services(where: "true ORDER BY created_at, sid LIMIT $1 OFFSET $2", [pageSize, page * pageSize], logger: logger)
+        try await ServicesPage(limit: pageSize, offset: page * pageSize).rows(on: client, logger: logger).map(VerifyService.init)
     }
 
     /// Writes every setting of `settings` over the Service's. Nil when there is no such Service.
     public func updateService(_ sid: String, _ settings: VerifyService.Settings, logger: Logger) async throws -> VerifyService? {
-        let rows = try await client.query("""
-            UPDATE herald.verify_services
-               SET friendly_name = \(settings.friendlyName), code_length = \(settings.codeLength), ttl_seconds = \(settings.ttlSeconds),
-                   max_send_attempts = \(settings.maxSendAttempts), max_check_attempts = \(settings.maxCheckAttempts),
-                   skip_sms_to_landlines = \(settings.skipSMSToLandlines), do_not_share_warning = \(settings.doNotShareWarning), updated_at = now()
-             WHERE sid = \(sid) RETURNING sid
-            """, logger: logger)
-        for try await _ in rows.decode(String.self) { return try await service(sid, logger: logger) }
-        return nil
+        let update = ServiceUpdate(sid: sid, friendlyName: settings.friendlyName, codeLength: settings.codeLength, ttlSeconds: settings.ttlSeconds,
+                                   maxSendAttempts: settings.maxSendAttempts, maxCheckAttempts: settings.maxCheckAttempts,
+                                   skipSMSToLandlines: settings.skipSMSToLandlines, doNotShareWarning: settings.doNotShareWarning)
+        guard try await update.first(on: client, logger: logger) != nil else { return nil }
+        return try await service(sid, logger: logger)
     }
 
     /// Deletes the Service and its verifications. False when there is no such Service.
     public func deleteService(_ sid: String, logger: Logger) async throws -> Bool {
-        let rows = try await client.query("DELETE FROM herald.verify_services WHERE sid = \(sid) RETURNING sid", logger: logger)
-        for try await _ in rows.decode(String.self) { return true }
-        return false
+        try await ServiceDelete(sid: sid).first(on: client, logger: logger) != nil
+    }
+}
+
+extension VerifyService {
+    init(_ r: ServiceFind.Row) {
+        self.init(sid: r.sid, friendlyName: r.friendlyName, codeLength: r.codeLength, ttlSeconds: r.ttlSeconds, maxSendAttempts: r.maxSendAttempts,
+                  maxCheckAttempts: r.maxCheckAttempts, skipSMSToLandlines: r.skipSMSToLandlines, doNotShareWarning: r.doNotShareWarning,
+                  createdAt: r.createdAt, updatedAt: r.updatedAt)
     }
 
-    private func services(where condition: String, _ binds: [any PostgresEncodable & Sendable], logger: Logger) async throws -> [VerifyService] {
-        var bindings = PostgresBindings()
-        for bind in binds { try bindings.append(bind) }
-        let query = PostgresQuery(unsafeSQL: """
-            SELECT sid, friendly_name, code_length, ttl_seconds, max_send_attempts, max_check_attempts, skip_sms_to_landlines,
-                   do_not_share_warning, created_at, updated_at
-              FROM herald.verify_services WHERE \(condition)
-            """, binds: bindings)
-        let rows = try await client.query(query, logger: logger)
-        var out: [VerifyService] = []
-        for try await r in rows.decode((String, String, Int, Int, Int, Int, Bool, Bool, Date, Date).self) {
-            out.append(VerifyService(sid: r.0, friendlyName: r.1, codeLength: r.2, ttlSeconds: r.3, maxSendAttempts: r.4, maxCheckAttempts: r.5,
-                                     skipSMSToLandlines: r.6, doNotShareWarning: r.7, createdAt: r.8, updatedAt: r.9))
-        }
-        return out
+    init(_ r: ServicesPage.Row) {
+        self.init(sid: r.sid, friendlyName: r.friendlyName, codeLength: r.codeLength, ttlSeconds: r.ttlSeconds, maxSendAttempts: r.maxSendAttempts,
+                  maxCheckAttempts: r.maxCheckAttempts, skipSMSToLandlines: r.skipSMSToLandlines, doNotShareWarning: r.doNotShareWarning,
+                  createdAt: r.createdAt, updatedAt: r.updatedAt)
     }
 }
 

@@ -1,0 +1,8 @@
+-- name: CheckSpentBySid
+-- The verification `sid` of the Service if it has had all of its checks and would still be valid.
+-- param serviceSid: text
+-- param sid: text
+-- column sid: text
+SELECT sid FROM herald.verify_verifications
+ WHERE service_sid = $1::text AND sid = $2::text AND status = 'max_attempts_reached' AND expires_at > now()
+ ORDER BY updated_at DESC LIMIT 1;
