@@ -27,9 +27,11 @@ public struct VerifyStore: Sendable {
         try await ServiceFind(sid: sid).first(on: client, logger: logger).map(VerifyService.init)
     }
 
-    /// A page of Services, oldest first.
-    public func services(page: Int, pageSize: Int, logger: Logger) async throws -> [VerifyService] {
-        try await ServicesPage(limit: pageSize, offset: page * pageSize).rows(on: client, logger: logger).map(VerifyService.init)
+    /// Page `page` of Services, `pageSize` to a page, oldest first, and whether a page follows.
+    public func services(page: Int, pageSize: Int, logger: Logger) async throws -> (services: [VerifyService], more: Bool) {
+        // One more than the page: whether it exists tells of the next page.
+        let rows = try await ServicesPage(limit: pageSize + 1, offset: page * pageSize).rows(on: client, logger: logger)
+        return (rows.prefix(pageSize).map(VerifyService.init), rows.count > pageSize)
     }
 
     /// Writes every setting of `settings` over the Service's. Nil when there is no such Service.

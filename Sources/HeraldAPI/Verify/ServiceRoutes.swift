@@ -57,15 +57,15 @@ struct ServiceRoutes {
         let query = try FormFields.query(request, accepted: ["PageSize", "Page", "PageToken"])
         let size = try query.int("PageSize", range: 1...1000) ?? 50
         let page = try query.int("Page", range: 0...1_000_000) ?? 0
-        let services = try await dependencies.verify.services(page: page, pageSize: size + 1, logger: context.logger)
+        let (services, more) = try await dependencies.verify.services(page: page, pageSize: size, logger: context.logger)
         let render = try dependencies.resources(request, context)
         let url = { (page: Int) in "\(render.base)/v2/Services?PageSize=\(size)&Page=\(page)" }
         let meta: [String: Any] = [
             "page": page, "page_size": size, "first_page_url": url(0), "url": url(page), "key": "services",
             "previous_page_url": page > 0 ? url(page - 1) : NSNull(),
-            "next_page_url": services.count > size ? url(page + 1) : NSNull(),
+            "next_page_url": more ? url(page + 1) : NSNull(),
         ]
-        return JSONResponse.make(.ok, ["services": services.prefix(size).map(render.service), "meta": meta])
+        return JSONResponse.make(.ok, ["services": services.map(render.service), "meta": meta])
     }
 
     private func apply(_ form: FormFields, to settings: inout VerifyService.Settings) throws {

@@ -57,6 +57,32 @@ import Testing
         }
     }
 
+    /// Services are listed a page at a time with no Service left out between pages: page 1 of
+    /// two starts where page 0 of two ends (Services other tests create come after, oldest first).
+    @Test func servicePagesFollowOneAnother() async throws {
+        try await withHarness { harness in
+            let api = try await APIProcess(harness)
+            let form = "application/x-www-form-urlencoded"
+            for n in 0..<5 {
+                let created = try await api.call(.POST, "/v2/Services", body: "FriendlyName=Page\(n)", contentType: form)
+                #expect(created.status == 201, "\(created)")
+            }
+            func sids(_ query: String) async throws -> (sids: [String], next: Any?) {
+                let page = try await api.call(.GET, "/v2/Services?\(query)")
+                #expect(page.status == 200, "\(page)")
+                let services = page.json["services"] as? [[String: Any]] ?? []
+                let meta = page.json["meta"] as? [String: Any] ?? [:]
+                return (services.compactMap { $0["sid"] as? String }, meta["next_page_url"])
+            }
+            let four = try await sids("PageSize=4&Page=0")
+            let first = try await sids("PageSize=2&Page=0")
+            let second = try await sids("PageSize=2&Page=1")
+            #expect(four.sids.count == 4, "\(four)")
+            #expect(first.sids + second.sids == four.sids, "page 0: \(first.sids), page 1: \(second.sids), both at once: \(four.sids)")
+            #expect(first.next is String && second.next is String, "more Services follow: \(first), \(second)")
+        }
+    }
+
     /// A first send refused at create time leaves nothing pending, on the email channel too: the
     /// create is 20429, and the next create makes a new verification, not a resend.
     @Test func anEmailVerificationWhoseFirstSendWasRefusedIsNotPending() async throws {
