@@ -211,7 +211,9 @@ let package = Package(
                 "HeraldRuntime", "HeraldClient", "HeraldAPIStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + channels,
-            swiftSettings: strict
+            swiftSettings: strict,
+            // Its statements (SQL/queries/), as HeraldStatement types.
+            plugins: ["EmbedFiles"]
         ),
         .executableTarget(
             name: "herald-bench",

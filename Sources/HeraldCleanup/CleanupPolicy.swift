@@ -28,13 +28,9 @@ public struct CleanupPolicyStore: Sendable {
     }
 
     public func load() async throws -> CleanupPolicy {
-        let rows = try await client.query("""
-            SELECT enabled, enabled_at, extract(epoch FROM retention)::bigint, updated_at, kept_until FROM herald.cleanup_policy
-            """, logger: logger)
-        for try await (enabled, enabledAt, retention, updatedAt, keptUntil) in rows.decode((Bool, Date?, Int, Date, Date?).self) {
-            return CleanupPolicy(enabled: enabled, enabledAt: enabledAt, retentionSeconds: retention, updatedAt: updatedAt, keptUntil: keptUntil)
-        }
-        throw CleanupError.missingPolicy
+        guard let row = try await CleanupPolicyRead().first(on: client, logger: logger) else { throw CleanupError.missingPolicy }
+        return CleanupPolicy(enabled: row.enabled, enabledAt: row.enabledAt, retentionSeconds: row.retentionSeconds,
+                             updatedAt: row.updatedAt, keptUntil: row.keptUntil)
     }
 
     /// Switches cleanup on. `enabled_at` is set when it was off and kept when it was already on,
@@ -47,32 +43,17 @@ public struct CleanupPolicyStore: Sendable {
     public func enable(retentionDays: Int?, batchSize: Int = CleanupConfiguration().batchSize) async throws -> CleanupPolicy {
         var cursor = Date.distantPast
         while true {
-            var binds = PostgresBindings()
-            binds.append(cursor)
-            var written = 0
-            for try await createdAt in try await client.query(
-                PostgresQuery(unsafeSQL: AccountDeletion.writeFrozenBatch(limit: batchSize), binds: binds), logger: logger).decode(Date.self) {
-                written += 1
-                cursor = max(cursor, createdAt)
-            }
-            if written == 0 { break }
+            let written = try await FrozenDatesWrite(from: cursor, limit: batchSize).rows(on: client, logger: logger)
+            guard !written.isEmpty else { break }
+            cursor = max(cursor, written.map(\.createdAt).max() ?? cursor)
         }
         let seconds = retentionDays.map { $0 * 86_400 }
         try await client.withTransaction(logger: logger) { connection in
             // One policy change at a time; what was created before the disable and committed
             // since the last batch is written here, with the switch.
-            try await connection.query("SELECT 1 FROM herald.cleanup_policy FOR UPDATE", logger: logger)
-            var binds = PostgresBindings()
-            binds.append(cursor)
-            try await connection.query(PostgresQuery(unsafeSQL: AccountDeletion.writeFrozenBatch(limit: Int(Int32.max)), binds: binds), logger: logger)
-            try await connection.query("""
-                UPDATE herald.cleanup_policy
-                   SET enabled_at = CASE WHEN enabled THEN enabled_at ELSE now() END,
-                       enabled = true,
-                       retention = coalesce(make_interval(secs => \(seconds)), retention),
-                       kept_enabled_at = NULL, kept_retention = NULL, kept_until = NULL,
-                       updated_at = now()
-                """, logger: logger)
+            try await CleanupPolicyLock().rows(on: connection, logger: logger)
+            try await FrozenDatesWrite(from: cursor, limit: Int(Int32.max)).rows(on: connection, logger: logger)
+            try await CleanupPolicyEnable(retentionSeconds: seconds).rows(on: connection, logger: logger)
         }
         return try await load()
     }
@@ -84,31 +65,19 @@ public struct CleanupPolicyStore: Sendable {
     /// too (`heraldctl cleanup cancel` stops it). No-op when already off.
     @discardableResult
     public func disable() async throws -> CleanupPolicy {
-        try await client.query("""
-            UPDATE herald.cleanup_policy
-               SET enabled = false, kept_enabled_at = enabled_at, kept_retention = retention, kept_until = now(), updated_at = now()
-             WHERE enabled
-            """, logger: logger)
+        try await CleanupPolicyDisable().rows(on: client, logger: logger)
         return try await load()
     }
 
     /// How many accounts hold a kept date (given before cleanup was switched off).
     public func keptDates() async throws -> Int {
-        for try await count in try await client.query("""
-            SELECT count(*)::bigint FROM herald.accounts a, herald.cleanup_policy p
-             WHERE \(unescaped: AccountDeletion.isKept("a", policy: "p")) AND \(unescaped: AccountDeletion.isAnonymous("a"))
-            """, logger: logger).decode(Int.self) {
-            return count
-        }
-        return 0
+        try await KeptDatesCount().first(on: client, logger: logger)?.count ?? 0
     }
 
     /// Changes only the retention (cleanup stays on or off).
     @discardableResult
     public func setRetention(days: Int) async throws -> CleanupPolicy {
-        try await client.query("""
-            UPDATE herald.cleanup_policy SET retention = make_interval(secs => \(days * 86_400)), updated_at = now()
-            """, logger: logger)
+        try await CleanupPolicyRetention(retentionSeconds: days * 86_400).rows(on: client, logger: logger)
         return try await load()
     }
 }

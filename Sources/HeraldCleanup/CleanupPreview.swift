@@ -4,7 +4,7 @@ import Logging
 import PostgresNIO
 
 /// `heraldctl cleanup preview`: when the anonymous accounts that exist now would be due if
-/// cleanup were enabled now with `retention` (``AccountDeletion/date(_:enabledAt:retention:)``,
+/// cleanup were enabled now with `retention` (``AccountDeletion``'s date, `SQL/queries/preview_days.sql`:
 /// the dates a run deletes by). Enabled, the dates count from the policy's `enabled_at` (as
 /// `heraldctl cleanup enable --retention-days` would leave it); disabled, from now (as
 /// `enable` would set it). Kept dates (given before cleanup was switched off) do not depend
@@ -40,25 +40,14 @@ public struct CleanupPreview: Sendable, Equatable {
     public static func make(client: PostgresClient, retentionSeconds: Int?, logger: Logger) async throws -> CleanupPreview {
         let policy = try await CleanupPolicyStore(client: client, logger: logger).load()
         let retention = retentionSeconds ?? policy.retentionSeconds
-        let date = AccountDeletion.date("a", policy: "p", enabledAt: "p.counts_from", retention: "make_interval(secs => p.preview_retention)")
         // One statement, one snapshot: "now", the policy and the accounts agree.
-        let rows = try await client.query("""
-            WITH p AS (SELECT CASE WHEN enabled THEN enabled_at ELSE now() END AS counts_from,
-                              \(retention)::float8 AS preview_retention, kept_enabled_at, kept_retention, kept_until
-                         FROM herald.cleanup_policy),
-                 dated AS (SELECT \(unescaped: date) AS due, \(unescaped: AccountDeletion.isKept("a", policy: "p")) AS kept
-                             FROM herald.accounts a, p WHERE \(unescaped: AccountDeletion.isAnonymous("a")))
-            SELECT (SELECT counts_from FROM p),
-                   CASE WHEN due < now() THEN NULL ELSE to_char(due AT TIME ZONE 'UTC', 'YYYY-MM-DD') END AS day,
-                   count(*)::bigint, (count(*) FILTER (WHERE kept))::bigint
-              FROM dated GROUP BY day ORDER BY day NULLS FIRST
-            """, logger: logger)
+        let rows = try await PreviewDays(retentionSeconds: retention).rows(on: client, logger: logger)
         var countsFrom = policy.enabled ? (policy.enabledAt ?? Date()) : Date()
         var (dueNow, kept, days) = (0, 0, [Day]())
-        for try await (from, day, accounts, keptOnDay) in rows.decode((Date, String?, Int, Int).self) {
-            countsFrom = from
-            kept += keptOnDay
-            if let day { days.append(Day(day: day, accounts: accounts, kept: keptOnDay)) } else { dueNow = accounts }
+        for row in rows {
+            countsFrom = row.countsFrom
+            kept += row.kept
+            if let day = row.day { days.append(Day(day: day, accounts: row.accounts, kept: row.kept)) } else { dueNow = row.accounts }
         }
         return CleanupPreview(policy: policy, retentionSeconds: retention, countsFrom: countsFrom, dueNow: dueNow, days: days, kept: kept)
     }

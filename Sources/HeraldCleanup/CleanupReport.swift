@@ -3,8 +3,8 @@ import HeraldRuntime
 import Logging
 import PostgresNIO
 
-/// What a run would do now: the dry run's answer. Built from ``CleanupEligibility`` and
-/// ``PurgeTarget/condition``, the same SQL the runs delete with.
+/// What a run would do now: the dry run's answer. Built from ``CleanupEligibility`` (its
+/// statements) and ``PurgeTarget/condition``, the same SQL the runs delete with.
 public struct CleanupReport: Sendable, Equatable {
     public var policy: CleanupPolicy
     /// Accounts a run would delete now (before the per-run cap).
@@ -19,20 +19,8 @@ public struct CleanupReport: Sendable, Equatable {
 
     public static func make(client: PostgresClient, configuration: CleanupConfiguration, sampleSize: Int = 5, logger: Logger) async throws -> CleanupReport {
         let policy = try await CleanupPolicyStore(client: client, logger: logger).load()
-        var eligible = 0
-        var oldest: Date?
-        for try await (count, first) in try await client.query("""
-            SELECT count(*)::bigint, min(a.created_at) FROM herald.accounts a WHERE \(unescaped: CleanupEligibility.predicate("a"))
-            """, logger: logger).decode((Int, Date?).self) {
-            eligible = count
-            oldest = first
-        }
-        var sample: [String] = []
-        for try await id in try await client.query("""
-            \(unescaped: CleanupEligibility.selectIDs("a", limit: sampleSize))
-            """, logger: logger).decode(String.self) {
-            sample.append(id)
-        }
+        let (eligible, oldest) = try await CleanupEligibility.count(client: client, logger: logger)
+        let sample = try await EligibleSample(limit: sampleSize).rows(on: client, logger: logger).map(\.id)
         var purgeable: [String: Int] = [:]
         for target in PurgeTarget.registry(configuration) where target.retentionDays > 0 {
             for try await count in try await client.query("""

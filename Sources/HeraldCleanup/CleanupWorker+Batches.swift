@@ -14,15 +14,9 @@ extension CleanupWorker {
             return try await client.withTransaction(logger: logger) { connection in
                 // Lock, then delete by ctid (a TID scan): a join on id would make the planner
                 // hash the whole table once the batch is large. The same statement writes one
-                // account.deleted per deleted row to the outbox (AccountDeletedSQL).
-                var binds = PostgresBindings()
-                binds.append(exchange)
-                binds.append(runID)
-                var deleted = 0
-                for try await count in try await connection.query(PostgresQuery(unsafeSQL: Self.deleteStatement(limit: limit), binds: binds),
-                                                                   logger: logger).decode(Int.self) {
-                    deleted = count
-                }
+                // account.deleted per deleted row to the outbox (SQL/queries/accounts_delete_batch.sql).
+                let deleted = try await AccountsDeleteBatch(exchange: exchange, runID: runID, limit: limit)
+                    .first(on: connection, logger: logger)?.deleted ?? 0
                 guard deleted > 0 else { return 0 }
                 try await Self.count(runID: runID, accounts: deleted, paused: paused, on: connection, logger: logger)
                 return deleted
@@ -35,57 +29,20 @@ extension CleanupWorker {
         }
     }
 
-    /// Deletes up to `limit` eligible accounts and writes their `account.deleted` events
-    /// (exchange `$1`, run id `$2`); returns the count.
-    static func deleteStatement(limit: Int) -> String {
-        """
-        WITH gone AS (
-            DELETE FROM herald.accounts WHERE ctid = ANY (ARRAY(
-                \(CleanupEligibility.select("a.ctid", "a", limit: limit, locking: "FOR UPDATE OF a SKIP LOCKED"))))
-            RETURNING id, created_at
-        ), events AS (
-            INSERT INTO herald.event_outbox (exchange, name, message_id, body)
-            SELECT $1, '\(AccountDeletedEvent.name)', gen_random_uuid()::text, \(AccountDeletedSQL.body("gone", runIDParameter: "$2"))
-              FROM gone
-            RETURNING 1
-        )
-        SELECT count(*)::bigint FROM events
-        """
-    }
-
     /// Adds a batch to the run's counts, or throws ``BatchRefused`` (the batch rolls back)
     /// when the run was cancelled or the batch would pass the cap. Counting is allowed after
     /// another worker completed the run: its last look saw this batch's rows as still there.
     static func count(runID: String, accounts: Int = 0, purged target: String? = nil, rows: Int = 0, paused: Duration = .zero,
                       on connection: PostgresConnection, logger: Logger) async throws {
-        let key = target ?? ""
         let pausedMilliseconds = Int((paused.nanoseconds + 500_000) / 1_000_000)
-        let updated = try await connection.query("""
-            UPDATE herald.cleanup_runs
-               SET accounts_deleted = accounts_deleted + \(accounts),
-                   purged = CASE WHEN \(key) = '' THEN purged
-                                 ELSE jsonb_set(purged, ARRAY[\(key)], to_jsonb(coalesce((purged ->> \(key))::bigint, 0) + \(rows))) END,
-                   batches = batches + 1,
-                   paused_ms = paused_ms + \(pausedMilliseconds),
-                   heartbeat_at = now(),
-                   ended_at = CASE WHEN ended_at IS NULL THEN NULL ELSE greatest(ended_at, now()) END
-             WHERE id = \(runID) AND status IN ('running', 'completed')
-               AND accounts_deleted + \(accounts) <= max_accounts
-            RETURNING 1
-            """, logger: logger)
-        var any = false
-        for try await _ in updated { any = true }
-        if !any { throw BatchRefused() }
+        let counted = try await CleanupRunCount(accounts: accounts, target: target ?? "", purgedRows: rows, pausedMilliseconds: pausedMilliseconds,
+                                                runID: runID).first(on: connection, logger: logger)
+        if counted == nil { throw BatchRefused() }
     }
 
     /// Whether an eligible account is left, locked or not.
     func anyEligible() async throws -> Bool {
-        for try await exists in try await client.query("""
-            SELECT EXISTS (SELECT 1 FROM herald.accounts a WHERE \(unescaped: CleanupEligibility.predicate("a")))
-            """, logger: logger).decode(Bool.self) {
-            return exists
-        }
-        return false
+        try await AnyEligible().first(on: client, logger: logger)?.exists ?? false
     }
 
     /// One batch of a purge target; nil when the run refused it.
@@ -116,8 +73,8 @@ extension CleanupWorker {
 
     /// The coming week's partitions of every day-partitioned table (functions/partitions.sql).
     func ensureDays() async throws {
-        for try await made in try await client.query("SELECT herald.partitions_ensure_all(7)", logger: logger).decode(Int.self) where made > 0 {
-            logger.info("created day partitions", metadata: ["partitions": "\(made)"])
+        for row in try await PartitionsEnsureAll().rows(on: client, logger: logger) where row.made > 0 {
+            logger.info("created day partitions", metadata: ["partitions": "\(row.made)"])
         }
     }
 
@@ -131,12 +88,10 @@ extension CleanupWorker {
             let (rows, days) = try await client.withTransaction(logger: logger) { connection in
                 // The run's row first: the table's lock, once the drop has it, is not held while
                 // this waits for another worker's count.
-                try await connection.query("SELECT 1 FROM herald.cleanup_runs WHERE id = \(runID) FOR UPDATE", logger: logger)
+                try await CleanupRunLock(id: runID).rows(on: connection, logger: logger)
                 var rows = 0, days = 0
-                for try await (partition, estimated, moved) in try await connection.query("""
-                    SELECT partition, estimated_rows, moved_rows
-                      FROM herald.partitions_drop('\(unescaped: target.table)'::regclass, \(unescaped: target.cutoff))
-                    """, logger: logger).decode((String, Int, Int).self) {
+                for dropped in try await PartitionsDrop(table: target.table, retentionDays: target.retentionDays).rows(on: connection, logger: logger) {
+                    let (partition, estimated, moved) = (dropped.partition, dropped.estimatedRows, dropped.movedRows)
                     rows += estimated
                     days += 1
                     logger.info("dropped a day", metadata: ["run_id": "\(runID)", "partition": "\(partition)",

@@ -128,11 +128,7 @@ struct CleanupBenchmark {
             """, logger: logger)
         try await client.query("VACUUM ANALYZE herald.accounts", logger: logger)
         try await client.query("VACUUM ANALYZE herald.account_providers", logger: logger)
-        var eligible = 0
-        for try await count in try await client.query("""
-            SELECT count(*)::bigint FROM herald.accounts a WHERE \(unescaped: CleanupEligibility.predicate("a"))
-            """, logger: logger).decode(Int.self) { eligible = count }
-        return eligible
+        return try await CleanupEligibility.count(client: client, logger: logger).count
     }
 
     /// `updaters` clients each updating one random account at a time while `going` holds.

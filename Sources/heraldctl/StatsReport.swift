@@ -78,29 +78,14 @@ struct StatsReport {
     /// Rates and outcomes from `herald.job_runs`. `finished_at` is indexed; the open jobs are
     /// few by nature.
     static func ledger(_ client: PostgresClient, windowSeconds: Int, logger: Logger) async throws -> (rates: [Rate], finished: [Outcome], open: [Outcome]) {
-        var rates: [Rate] = []
-        let rateRows = try await client.query("""
-            SELECT queue, count(*) FILTER (WHERE finished_at >= now() - interval '1 minute')::bigint, count(*)::bigint
-            FROM herald.job_runs WHERE finished_at >= now() - interval '5 minutes' GROUP BY queue ORDER BY queue
-            """, logger: logger)
-        for try await (queue, minute, five) in rateRows.decode((String, Int, Int).self) {
-            rates.append(Rate(queue: queue, finishedLastMinute: minute, finishedLastFiveMinutes: five))
+        let rates = try await LedgerRates().rows(on: client, logger: logger).map {
+            Rate(queue: $0.queue, finishedLastMinute: $0.lastMinute, finishedLastFiveMinutes: $0.lastFiveMinutes)
         }
-        var finished: [Outcome] = []
-        let finishedRows = try await client.query("""
-            SELECT queue, job_type, status, count(*)::bigint FROM herald.job_runs
-            WHERE finished_at >= now() - make_interval(secs => \(Double(windowSeconds))) GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-            """, logger: logger)
-        for try await (queue, type, status, count) in finishedRows.decode((String, String, String, Int).self) {
-            finished.append(Outcome(queue: queue, type: type, status: status, count: count))
+        let finished = try await LedgerFinished(windowSeconds: Double(windowSeconds)).rows(on: client, logger: logger).map {
+            Outcome(queue: $0.queue, type: $0.jobType, status: $0.status, count: $0.count)
         }
-        var open: [Outcome] = []
-        let openRows = try await client.query("""
-            SELECT queue, job_type, status, count(*)::bigint FROM herald.job_runs
-            WHERE status IN ('running', 'retrying') GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-            """, logger: logger)
-        for try await (queue, type, status, count) in openRows.decode((String, String, String, Int).self) {
-            open.append(Outcome(queue: queue, type: type, status: status, count: count))
+        let open = try await LedgerOpen().rows(on: client, logger: logger).map {
+            Outcome(queue: $0.queue, type: $0.jobType, status: $0.status, count: $0.count)
         }
         return (rates, finished, open)
     }

@@ -18,46 +18,27 @@ struct ShowApple: AsyncParsableCommand {
     func run() async throws {
         let context = try CLIContext.load(options)
         let (account, logger) = (self.account, context.logger)
-        let time = #"'YYYY-MM-DD"T"HH24:MI:SSOF'"#
         let json: Data = try await context.withDatabase { client in
             var out: [String: Any] = ["account_id": account]
-            let exists = try await client.query("SELECT EXISTS (SELECT 1 FROM herald.accounts WHERE id = \(account))", logger: logger)
-            for try await found in exists.decode(Bool.self) { out["account_exists"] = found }
-            let identity = try await client.query("""
-                SELECT provider_uid FROM herald.account_providers WHERE account_id = \(account) AND provider = 'apple.com'
-                """, logger: logger)
-            for try await sub in identity.decode(String.self) { out["apple_sub"] = Self.mask(sub) }
-            var tokens: [[String: Any]] = []
-            for try await t in try await client.query("""
-                SELECT client_id, key_id, to_char(created_at, \(unescaped: time)), to_char(updated_at, \(unescaped: time))
-                  FROM herald.apple_tokens WHERE account_id = \(account) ORDER BY client_id
-                """, logger: logger).decode((String, String, String, String).self) {
-                tokens.append(["client_id": t.0, "key_id": t.1, "stored_at": t.2, "updated_at": t.3])
+            if let found = try await AccountExists(accountID: account).first(on: client, logger: logger) { out["account_exists"] = found.exists }
+            for identity in try await AccountAppleSubject(accountID: account).rows(on: client, logger: logger) {
+                out["apple_sub"] = Self.mask(identity.sub)
             }
-            out["tokens"] = tokens
-            var jobs: [[String: Any]] = []
-            for try await j in try await client.query("""
-                SELECT message_id, operation, client_id, state, coalesce(step, ''), calls, uncertain_calls, coalesce(http_status, 0),
-                       coalesce(error, ''), coalesce(reason, ''), to_char(updated_at, \(unescaped: time))
-                  FROM herald.apple_jobs WHERE account_id = \(account) ORDER BY created_at
-                """, logger: logger).decode((String, String, String, String, String, Int, Int, Int, String, String, String).self) {
-                var job: [String: Any] = ["message_id": j.0, "operation": j.1, "client_id": j.2, "state": j.3, "calls": j.5,
-                                          "uncertain_calls": j.6, "updated_at": j.10]
-                if !j.4.isEmpty { job["step"] = j.4 }
-                if j.7 != 0 { job["http_status"] = j.7 }
-                if !j.8.isEmpty { job["error"] = j.8 }
-                if !j.9.isEmpty { job["reason"] = j.9 }
-                jobs.append(job)
+            out["tokens"] = try await AppleTokensOfAccount(accountID: account).rows(on: client, logger: logger).map { t -> [String: Any] in
+                ["client_id": t.clientID, "key_id": t.keyID, "stored_at": t.storedAt, "updated_at": t.updatedAt]
             }
-            out["jobs"] = jobs
-            var notifications: [[String: Any]] = []
-            for try await n in try await client.query("""
-                SELECT jti, type, outcome, client_id, to_char(event_time, \(unescaped: time)), to_char(received_at, \(unescaped: time))
-                  FROM herald.apple_notifications WHERE account_id = \(account) ORDER BY received_at
-                """, logger: logger).decode((String, String, String, String, String, String).self) {
-                notifications.append(["jti": n.0, "type": n.1, "outcome": n.2, "client_id": n.3, "event_time": n.4, "received_at": n.5])
+            out["jobs"] = try await AppleJobsOfAccount(accountID: account).rows(on: client, logger: logger).map { j -> [String: Any] in
+                var job: [String: Any] = ["message_id": j.messageID, "operation": j.operation, "client_id": j.clientID, "state": j.state,
+                                          "calls": j.calls, "uncertain_calls": j.uncertainCalls, "updated_at": j.updatedAt]
+                if !j.step.isEmpty { job["step"] = j.step }
+                if j.httpStatus != 0 { job["http_status"] = j.httpStatus }
+                if !j.error.isEmpty { job["error"] = j.error }
+                if !j.reason.isEmpty { job["reason"] = j.reason }
+                return job
             }
-            out["notifications"] = notifications
+            out["notifications"] = try await AppleNotificationsOfAccount(accountID: account).rows(on: client, logger: logger).map { n -> [String: Any] in
+                ["jti": n.jti, "type": n.type, "outcome": n.outcome, "client_id": n.clientID, "event_time": n.eventTime, "received_at": n.receivedAt]
+            }
             return try JSONSerialization.data(withJSONObject: out)
         }
         guard let record = try JSONSerialization.jsonObject(with: json) as? [String: Any],

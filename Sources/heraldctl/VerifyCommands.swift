@@ -197,36 +197,24 @@ struct ShowEmail: AsyncParsableCommand {
             return
         }
         let json: Data? = try await context.withDatabase { client in
-            let rows = try await client.query("""
-                SELECT state, reason, email, mode, provider, provider_message_id, uncertain_sends,
-                       to_char(created_at, 'YYYY-MM-DD"T"HH24:MI:SSOF'), to_char(updated_at, 'YYYY-MM-DD"T"HH24:MI:SSOF'),
-                       paired_email, recovery_job::jsonb ->> 'request_id'
-                  FROM herald.email_requests WHERE request_id = \(id)
-                """, logger: logger)
-            for try await row in rows.decode((String, String?, String, String, String?, String?, Int, String, String, String?, String?).self) {
+            for row in try await EmailRequestRecord(requestID: id).rows(on: client, logger: logger) {
                 var out: [String: Any] = [
-                    "request_id": id, "state": row.0, "email": Redact.email(row.2), "mode": row.3,
-                    "uncertain_sends": row.6, "created_at": row.7, "updated_at": row.8,
+                    "request_id": id, "state": row.state, "email": Redact.email(row.email), "mode": row.mode,
+                    "uncertain_sends": row.uncertainSends, "created_at": row.createdAt, "updated_at": row.updatedAt,
                 ]
-                out["reason"] = row.1
-                out["provider"] = row.4
-                out["provider_message_id"] = row.5
+                out["reason"] = row.reason
+                out["provider"] = row.provider
+                out["provider_message_id"] = row.providerMessageID
                 // A change's old address, or the address a recovery replaces (masked); the
                 // recover_email request a change enqueues when its link is used.
-                out["paired_email"] = row.9.map(Redact.email)
-                out["recovery_request_id"] = row.10
-                let codes = try await client.query("""
-                    SELECT status, key_id, settings->>'url', to_char(expires_at, 'YYYY-MM-DD"T"HH24:MI:SSOF'), to_char(used_at, 'YYYY-MM-DD"T"HH24:MI:SSOF')
-                      FROM herald.email_codes WHERE request_id = \(id) ORDER BY id
-                    """, logger: logger)
-                var list: [[String: Any]] = []
-                for try await (status, keyID, url, expires, used) in codes.decode((String, String, String?, String, String?).self) {
-                    var code: [String: Any] = ["status": status, "key_id": keyID, "expires_at": expires]
-                    code["continue_url"] = url
-                    code["used_at"] = used
-                    list.append(code)
+                out["paired_email"] = row.pairedEmail.map(Redact.email)
+                out["recovery_request_id"] = row.recoveryRequestID
+                out["codes"] = try await EmailCodesOfRequest(requestID: id).rows(on: client, logger: logger).map { c -> [String: Any] in
+                    var code: [String: Any] = ["status": c.status, "key_id": c.keyID, "expires_at": c.expiresAt]
+                    code["continue_url"] = c.continueURL
+                    code["used_at"] = c.usedAt
+                    return code
                 }
-                out["codes"] = list
                 out["provider_calls"] = try await EmailStore.attempts.read(id, client: client, logger: logger).map(\.record)
                 return try JSONSerialization.data(withJSONObject: out)
             }

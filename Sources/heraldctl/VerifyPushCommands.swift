@@ -59,25 +59,18 @@ struct ShowPush: AsyncParsableCommand {
         let context = try CLIContext.load(options)
         let (receipt, logger) = (self.receipt, context.logger)
         let json: Data? = try await context.withDatabase { client in
-            let rows = try await client.query("""
-                SELECT v.state, v.secret_status, v.platform, v.environment, v.app_id, v.provider, v.provider_message_id, v.http_status,
-                       v.reason, v.sends, v.uncertain_sends, to_char(v.expires_at, 'YYYY-MM-DD"T"HH24:MI:SSOF'),
-                       to_char(v.created_at, 'YYYY-MM-DD"T"HH24:MI:SSOF'), t.token_hint, t.status, t.reason
-                  FROM herald.push_verifications v LEFT JOIN herald.device_tokens t ON t.token_hash = v.token_hash
-                 WHERE v.receipt = \(receipt)
-                """, logger: logger)
-            for try await r in rows.decode((String, String, String, String, String, String?, String?, Int?, String?, Int, Int, String, String, String?, String?, String?).self) {
+            for r in try await PushVerificationRecord(receipt: receipt).rows(on: client, logger: logger) {
                 var out: [String: Any] = [
-                    "receipt": receipt, "state": r.0, "secret_status": r.1, "platform": r.2, "environment": r.3, "app_id": r.4,
-                    "sends": r.9, "uncertain_sends": r.10, "expires_at": r.11, "created_at": r.12,
+                    "receipt": receipt, "state": r.state, "secret_status": r.secretStatus, "platform": r.platform, "environment": r.environment,
+                    "app_id": r.appID, "sends": r.sends, "uncertain_sends": r.uncertainSends, "expires_at": r.expiresAt, "created_at": r.createdAt,
                 ]
-                out["provider"] = r.5
-                out["provider_message_id"] = r.6
-                out["http_status"] = r.7
-                out["reason"] = r.8
-                out["device_token"] = r.13
-                out["token_status"] = r.14
-                out["token_reason"] = r.15
+                out["provider"] = r.provider
+                out["provider_message_id"] = r.providerMessageID
+                out["http_status"] = r.httpStatus
+                out["reason"] = r.reason
+                out["device_token"] = r.tokenHint
+                out["token_status"] = r.tokenStatus
+                out["token_reason"] = r.tokenReason
                 out["provider_calls"] = try await PushStore.attempts.read(receipt, client: client, logger: logger).map(\.record)
                 return try JSONSerialization.data(withJSONObject: out)
             }

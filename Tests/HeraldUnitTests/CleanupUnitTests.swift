@@ -77,30 +77,45 @@ import HeraldClient
         try JobEnvelope.checkMessageID(id + ".r1800000000.12")
     }
 
-    @Test func theEligibilityRuleIsOneStatementUsingThePartialIndexColumns() {
-        let predicate = CleanupEligibility.predicate("x")
-        #expect(predicate.contains("x.is_anonymous"))
-        #expect(predicate.contains("x.created_at <"))
-        #expect(predicate.contains("x.delete_after < now()"), "kept dates are due whether cleanup is on or off")
-        #expect(predicate.contains("NOT EXISTS"))
+    /// A statement's text with every run of whitespace one space.
+    static func flat(_ sql: String) -> String {
+        sql.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    }
+
+    /// The rule (CleanupEligibility) is written out in each statement that applies it: every one
+    /// holds the same two arms, and the batches read each arm by its index, limited (and locked).
+    @Test func theEligibilityRuleIsTheSameInEveryStatementThatAppliesIt() throws {
+        let anonymous = "a.is_anonymous AND NOT EXISTS (SELECT 1 FROM herald.account_providers ap WHERE ap.account_id = a.id)"
+        let cutoff = "(SELECT CASE WHEN p.enabled THEN CASE WHEN p.enabled_at + p.retention < now() THEN now() - p.retention END"
+            + " WHEN p.kept_enabled_at + p.kept_retention < now() THEN least(p.kept_until, now() - p.kept_retention) END"
+            + " FROM herald.cleanup_policy p)"
+        let kept = "a.delete_after < now() AND \(anonymous)"
+        let computed = "a.delete_after IS NULL AND a.created_at < \(cutoff) AND \(anonymous)"
+        for sql in [EligibleCount.sql, AnyEligible.sql, CleanupRunJoin.sql] {
+            #expect(Self.flat(sql).contains("WHERE ((\(kept)) OR (\(computed)))"), "\(sql)")
+        }
         // Kept dates by their index first, then computed ones by theirs, each limited and locked.
-        let batch = CleanupEligibility.select("x.ctid", "x", limit: 7, locking: "FOR UPDATE OF x SKIP LOCKED")
-        let kept = try! #require(batch.range(of: "ORDER BY x.delete_after LIMIT 7 FOR UPDATE OF x SKIP LOCKED"))
-        let computed = try! #require(batch.range(of: "ORDER BY x.created_at LIMIT 7 FOR UPDATE OF x SKIP LOCKED"))
-        #expect(kept.lowerBound < computed.lowerBound)
-        #expect(batch.hasSuffix("LIMIT 7"))
-        #expect(!CleanupEligibility.selectIDs("x", limit: 3).contains("FOR UPDATE"))
+        let batch = Self.flat(AccountsDeleteBatch.sql)
+        let keptArm = try #require(batch.range(of: "WHERE \(kept) ORDER BY a.delete_after LIMIT $3::integer FOR UPDATE OF a SKIP LOCKED) kept"))
+        let computedArm = try #require(batch.range(of: "WHERE \(computed) ORDER BY a.created_at LIMIT $3::integer FOR UPDATE OF a SKIP LOCKED) computed"))
+        #expect(keptArm.lowerBound < computedArm.lowerBound)
+        #expect(batch.contains(") computed LIMIT $3::integer))"))
+        let sample = Self.flat(EligibleSample.sql)
+        #expect(sample.contains("WHERE \(kept) ORDER BY a.delete_after LIMIT $1::integer) kept UNION ALL"))
+        #expect(sample.contains("WHERE \(computed) ORDER BY a.created_at LIMIT $1::integer) computed LIMIT $1::integer"))
+        #expect(!sample.contains("FOR UPDATE"))
     }
 
     @Test func aDeletionDateIsTheKeptOneElseCreationOrEnablingPlusRetention() {
-        let date = AccountDeletion.date("x", policy: "q", enabledAt: "E", retention: "R")
-        // Written, else frozen by the last disable (accounts created before it), else enabled-at-E.
-        #expect(date == "coalesce(x.delete_after, CASE WHEN x.created_at < q.kept_until THEN greatest(x.created_at, q.kept_enabled_at) + q.kept_retention END, greatest(x.created_at, E) + R)")
+        let frozen = AccountDeletion.frozen("a", policy: "p")
+        #expect(frozen == "CASE WHEN a.created_at < p.kept_until THEN greatest(a.created_at, p.kept_enabled_at) + p.kept_retention END")
         #expect(AccountDeletion.current("x", policy: "q").contains("CASE WHEN q.enabled THEN greatest(x.created_at, q.enabled_at) + q.retention END"))
+        // The preview: written, else frozen by the last disable (accounts created before it), else enabled-at-E.
+        #expect(Self.flat(PreviewDays.sql).contains("coalesce(a.delete_after, \(frozen), greatest(a.created_at, p.counts_from) + make_interval(secs => p.preview_retention))"))
         // Enable writes exactly the frozen date, only while disabled, in locked batches by a cursor.
-        let batch = AccountDeletion.writeFrozenBatch(limit: 9)
+        let batch = Self.flat(FrozenDatesWrite.sql)
         #expect(batch.contains("SET delete_after = greatest(a.created_at, p.kept_enabled_at) + p.kept_retention"))
-        #expect(batch.contains("WHERE NOT p.enabled") && batch.contains("b.created_at >= $1") && batch.contains("LIMIT 9 FOR UPDATE OF b"))
+        #expect(batch.contains("WHERE NOT p.enabled") && batch.contains("b.created_at >= $1::timestamptz") && batch.contains("LIMIT $2::integer FOR UPDATE OF b"))
     }
 
     @Test func thePreviewRetentionIsBounded() {

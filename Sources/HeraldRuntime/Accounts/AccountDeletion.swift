@@ -1,6 +1,6 @@
-/// An anonymous account's deletion date, as SQL: the one statement of it that cleanup's
-/// eligibility, `heraldctl cleanup preview`, switching cleanup on and off and
-/// ``AccountStore`` build on (docs/architecture.md, "The rule, in one place").
+/// An anonymous account's deletion date, as SQL: the statement of it that ``AccountStore``
+/// builds on, and that cleanup's statements (eligibility, `heraldctl cleanup preview`, switching
+/// cleanup on) write out in `HeraldCleanup/SQL/queries/` (docs/architecture.md, "The rule, in one place").
 ///
 /// For an anonymous account no provider was linked to, the first that applies:
 /// 1. `delete_after`: a date written for good (by `enable`, from a frozen schedule);
@@ -17,12 +17,6 @@ public enum AccountDeletion {
     /// (2), or NULL.
     public static func frozen(_ account: String = "a", policy p: String = "p") -> String {
         "CASE WHEN \(account).created_at < \(p).kept_until THEN greatest(\(account).created_at, \(p).kept_enabled_at) + \(p).kept_retention END"
-    }
-
-    /// The date if cleanup were enabled at `enabledAt` with `retention` (SQL expressions): (1),
-    /// (2), else (3) with those. For an anonymous, unlinked account.
-    public static func date(_ account: String = "a", policy p: String = "p", enabledAt: String, retention: String) -> String {
-        "coalesce(\(account).delete_after, \(frozen(account, policy: p)), greatest(\(account).created_at, \(enabledAt)) + \(retention))"
     }
 
     /// The account's date under the policy row `p` as it is; NULL when it has none.
@@ -42,22 +36,5 @@ public enum AccountDeletion {
     /// Whether the account under `account` is anonymous and unlinked (only those have a date).
     public static func isAnonymous(_ account: String = "a") -> String {
         "\(account).is_anonymous AND NOT EXISTS (SELECT 1 FROM herald.account_providers ap WHERE ap.account_id = \(account).id)"
-    }
-
-    /// One batch of `enable`: writes the frozen date (2) of at most `limit` accounts created at
-    /// or after `$1` (a cursor on `created_at`, oldest first) into `delete_after`, returning
-    /// their `created_at`. Each row is locked (`FOR UPDATE`: a sign-in of one waits for this
-    /// batch only). Nothing while cleanup is enabled or no schedule is frozen.
-    public static func writeFrozenBatch(limit: Int) -> String {
-        """
-        UPDATE herald.accounts a SET delete_after = greatest(a.created_at, p.kept_enabled_at) + p.kept_retention
-          FROM herald.cleanup_policy p
-         WHERE NOT p.enabled AND a.ctid = ANY (ARRAY(
-               SELECT b.ctid FROM herald.accounts b, herald.cleanup_policy q
-                WHERE NOT q.enabled AND b.created_at < q.kept_until AND b.created_at >= $1
-                  AND b.delete_after IS NULL AND \(isAnonymous("b"))
-                ORDER BY b.created_at LIMIT \(limit) FOR UPDATE OF b))
-        RETURNING a.created_at
-        """
     }
 }

@@ -1,0 +1,23 @@
+-- name: CleanupRunCancelActive
+-- Cancels the active run that is not a dry run, if any; the cancelled run.
+-- param reason: text
+-- column id: text
+-- column status: text as CleanupRun.Status
+-- column dryRun: boolean
+-- column maxAccounts: bigint
+-- column fanOut: integer
+-- column requestedAt: timestamp with time zone
+-- column startedAt: timestamp with time zone?
+-- column endedAt: timestamp with time zone?
+-- column heartbeatAt: timestamp with time zone
+-- column eligibleAtStart: bigint?
+-- column accountsDeleted: bigint
+-- column purged: text
+-- column batches: bigint
+-- column joins: integer
+-- column reason: text?
+-- column pausedMilliseconds: bigint
+UPDATE herald.cleanup_runs SET status = 'cancelled', ended_at = now(), heartbeat_at = now(), reason = $1::text
+ WHERE status IN ('scheduled', 'running') AND NOT dry_run
+RETURNING id, status, dry_run, max_accounts, fan_out, requested_at, started_at, ended_at, heartbeat_at,
+       eligible_at_start, accounts_deleted, purged::text, batches, joins, reason, paused_ms;
