@@ -10,7 +10,7 @@ import PostgresNIO
 ///
 /// An account is eligible iff it is anonymous (no provider was ever linked: linking clears
 /// `is_anonymous` and `delete_after`, and no `account_providers` row exists) and its deletion
-/// date (``AccountDeletion``) has passed. That is two arms, each served by its own index:
+/// date (docs/architecture.md, "The rule, in one place") has passed. That is two arms, each served by its own index:
 /// - **written dates** (`delete_after`): due when `delete_after < now()`, whether cleanup is
 ///   on or off (`accounts_delete_after_idx`);
 /// - **dates from the policy** (no `delete_after`): while enabled `greatest(created_at,

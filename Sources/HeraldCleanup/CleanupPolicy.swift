@@ -61,7 +61,7 @@ public struct CleanupPolicyStore: Sendable {
     /// Switches cleanup off: no account gets a date from then on, but every date given so far
     /// is kept. One row is written: the policy freezes its schedule (`kept_enabled_at`,
     /// `kept_retention`, `kept_until` = now), which keeps dating the accounts created before
-    /// now (``AccountDeletion``); runs go on deleting them when due. An active run goes on
+    /// now (the rule's (2)); runs go on deleting them when due. An active run goes on
     /// too (`heraldctl cleanup cancel` stops it). No-op when already off.
     @discardableResult
     public func disable() async throws -> CleanupPolicy {

@@ -4,7 +4,7 @@ import Logging
 import PostgresNIO
 
 /// `heraldctl cleanup preview`: when the anonymous accounts that exist now would be due if
-/// cleanup were enabled now with `retention` (``AccountDeletion``'s date, `SQL/queries/preview_days.sql`:
+/// cleanup were enabled now with `retention` (the deletion date, `SQL/queries/preview_days.sql`:
 /// the dates a run deletes by). Enabled, the dates count from the policy's `enabled_at` (as
 /// `heraldctl cleanup enable --retention-days` would leave it); disabled, from now (as
 /// `enable` would set it). Kept dates (given before cleanup was switched off) do not depend

@@ -107,9 +107,12 @@ import HeraldClient
     }
 
     @Test func aDeletionDateIsTheKeptOneElseCreationOrEnablingPlusRetention() {
-        let frozen = AccountDeletion.frozen("a", policy: "p")
-        #expect(frozen == "CASE WHEN a.created_at < p.kept_until THEN greatest(a.created_at, p.kept_enabled_at) + p.kept_retention END")
-        #expect(AccountDeletion.current("x", policy: "q").contains("CASE WHEN q.enabled THEN greatest(x.created_at, q.enabled_at) + q.retention END"))
+        let frozen = "CASE WHEN a.created_at < p.kept_until THEN greatest(a.created_at, p.kept_enabled_at) + p.kept_retention END"
+        let anonymous = "a.is_anonymous AND NOT EXISTS (SELECT 1 FROM herald.account_providers ap WHERE ap.account_id = a.id)"
+        // An account's date as heraldctl and the front API read it: written, else frozen, else the enabled policy's.
+        let account = Self.flat(AccountRead.sql)
+        #expect(account.contains("CASE WHEN \(anonymous) THEN coalesce(a.delete_after, \(frozen), CASE WHEN p.enabled THEN greatest(a.created_at, p.enabled_at) + p.retention END) END"))
+        #expect(account.contains("(\(anonymous) AND (a.delete_after IS NOT NULL OR coalesce(a.created_at < p.kept_until, false)))"))
         // The preview: written, else frozen by the last disable (accounts created before it), else enabled-at-E.
         #expect(Self.flat(PreviewDays.sql).contains("coalesce(a.delete_after, \(frozen), greatest(a.created_at, p.counts_from) + make_interval(secs => p.preview_retention))"))
         // Enable writes exactly the frozen date, only while disabled, in locked batches by a cursor.

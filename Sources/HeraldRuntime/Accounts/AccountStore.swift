@@ -22,7 +22,7 @@ public struct AccountStore: Sendable {
         public var lastSignInAt: Date?
         public var disabled: Bool
         public var providers: [String]
-        /// When cleanup deletes it (``AccountDeletion/current(_:)``): nil for a linked account,
+        /// When cleanup deletes it (`SQL/queries/account_read.sql`): nil for a linked account,
         /// or while cleanup is off for an account that was given no date.
         public var deletionDate: Date?
         /// Whether that date is kept from before cleanup was switched off (it no longer follows
@@ -87,16 +87,9 @@ public struct AccountStore: Sendable {
     }
 
     public func account(_ id: String) async throws -> Account? {
-        let rows = try await client.query("""
-            SELECT a.id, a.created_at, a.is_anonymous, a.last_sign_in_at, a.disabled,
-                   coalesce((SELECT array_agg(p.provider ORDER BY p.provider) FROM herald.account_providers p WHERE p.account_id = a.id), '{}'),
-                   \(unescaped: AccountDeletion.current("a", policy: "p")), \(unescaped: AccountDeletion.isKept("a", policy: "p"))
-              FROM herald.accounts a, herald.cleanup_policy p WHERE a.id = \(id)
-            """, logger: logger)
-        for try await row in rows.decode((String, Date, Bool, Date?, Bool, [String], Date?, Bool).self) {
-            return Account(id: row.0, createdAt: row.1, isAnonymous: row.2, lastSignInAt: row.3, disabled: row.4, providers: row.5,
-                           deletionDate: row.6, deletionDateKept: row.7)
+        try await AccountRead(id: id).first(on: client, logger: logger).map {
+            Account(id: $0.id, createdAt: $0.createdAt, isAnonymous: $0.isAnonymous, lastSignInAt: $0.lastSignInAt, disabled: $0.disabled,
+                    providers: $0.providers, deletionDate: $0.deletionDate, deletionDateKept: $0.deletionDateKept)
         }
-        return nil
     }
 }

@@ -1,6 +1,6 @@
 -- name: FrozenDatesWrite
 -- One batch of `enable`: writes the frozen date (`greatest(created_at, kept_enabled_at) +
--- kept_retention`, AccountDeletion's (2)) of at most `limit` anonymous, unlinked accounts created at or
+-- kept_retention`, the rule's (2): docs/architecture.md, "The rule, in one place") of at most `limit` anonymous, unlinked accounts created at or
 -- after `from` (a cursor on `created_at`, oldest first) into `delete_after`, returning their
 -- `created_at`. Each row is locked (`FOR UPDATE`: a sign-in of one waits for this batch only).
 -- Nothing while cleanup is enabled or no schedule is frozen.

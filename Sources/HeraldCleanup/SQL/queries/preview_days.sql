@@ -1,5 +1,5 @@
 -- name: PreviewDays
--- The anonymous, unlinked accounts by the UTC day their date (AccountDeletion's) falls on if
+-- The anonymous, unlinked accounts by the UTC day their deletion date falls on if
 -- cleanup were enabled now with `retentionSeconds`, counting from the policy's `enabled_at`
 -- (enabled) or now (disabled); a NULL day first: dates already passed. `kept`: of those,
 -- accounts whose date is kept (written, or from the frozen schedule). One snapshot: "now",
