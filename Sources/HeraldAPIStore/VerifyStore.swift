@@ -49,14 +49,25 @@ public struct VerifyStore: Sendable {
     }
 }
 
-extension VerifyService {
-    init(_ r: ServiceFind.Row) {
-        self.init(sid: r.sid, friendlyName: r.friendlyName, codeLength: r.codeLength, ttlSeconds: r.ttlSeconds, maxSendAttempts: r.maxSendAttempts,
-                  maxCheckAttempts: r.maxCheckAttempts, skipSMSToLandlines: r.skipSMSToLandlines, doNotShareWarning: r.doNotShareWarning,
-                  createdAt: r.createdAt, updatedAt: r.updatedAt)
-    }
+/// The columns of a Service as its statements read them (`service_find.sql`, `services_page.sql`).
+protocol VerifyServiceColumns {
+    var sid: String { get }
+    var friendlyName: String { get }
+    var codeLength: Int { get }
+    var ttlSeconds: Int { get }
+    var maxSendAttempts: Int { get }
+    var maxCheckAttempts: Int { get }
+    var skipSMSToLandlines: Bool { get }
+    var doNotShareWarning: Bool { get }
+    var createdAt: Date { get }
+    var updatedAt: Date { get }
+}
 
-    init(_ r: ServicesPage.Row) {
+extension ServiceFind.Row: VerifyServiceColumns {}
+extension ServicesPage.Row: VerifyServiceColumns {}
+
+extension VerifyService {
+    init(_ r: some VerifyServiceColumns) {
         self.init(sid: r.sid, friendlyName: r.friendlyName, codeLength: r.codeLength, ttlSeconds: r.ttlSeconds, maxSendAttempts: r.maxSendAttempts,
                   maxCheckAttempts: r.maxCheckAttempts, skipSMSToLandlines: r.skipSMSToLandlines, doNotShareWarning: r.doNotShareWarning,
                   createdAt: r.createdAt, updatedAt: r.updatedAt)

@@ -77,6 +77,11 @@ import HeraldClient
         try JobEnvelope.checkMessageID(id + ".r1800000000.12")
     }
 
+    /// The rule's "anonymous and unlinked", of the account under `alias`.
+    static func anonymous(_ alias: String) -> String {
+        "\(alias).is_anonymous AND NOT EXISTS (SELECT 1 FROM herald.account_providers ap WHERE ap.account_id = \(alias).id)"
+    }
+
     /// A statement's text with every run of whitespace one space.
     static func flat(_ sql: String) -> String {
         sql.split(whereSeparator: \.isWhitespace).joined(separator: " ")
@@ -85,7 +90,7 @@ import HeraldClient
     /// The rule (CleanupEligibility) is written out in each statement that applies it: every one
     /// holds the same two arms, and the batches read each arm by its index, limited (and locked).
     @Test func theEligibilityRuleIsTheSameInEveryStatementThatAppliesIt() throws {
-        let anonymous = "a.is_anonymous AND NOT EXISTS (SELECT 1 FROM herald.account_providers ap WHERE ap.account_id = a.id)"
+        let anonymous = Self.anonymous("a")
         let cutoff = "(SELECT CASE WHEN p.enabled THEN CASE WHEN p.enabled_at + p.retention < now() THEN now() - p.retention END"
             + " WHEN p.kept_enabled_at + p.kept_retention < now() THEN least(p.kept_until, now() - p.kept_retention) END"
             + " FROM herald.cleanup_policy p)"
@@ -108,17 +113,25 @@ import HeraldClient
 
     @Test func aDeletionDateIsTheKeptOneElseCreationOrEnablingPlusRetention() {
         let frozen = "CASE WHEN a.created_at < p.kept_until THEN greatest(a.created_at, p.kept_enabled_at) + p.kept_retention END"
-        let anonymous = "a.is_anonymous AND NOT EXISTS (SELECT 1 FROM herald.account_providers ap WHERE ap.account_id = a.id)"
+        let anonymous = Self.anonymous("a")
         // An account's date as heraldctl and the front API read it: written, else frozen, else the enabled policy's.
         let account = Self.flat(AccountRead.sql)
         #expect(account.contains("CASE WHEN \(anonymous) THEN coalesce(a.delete_after, \(frozen), CASE WHEN p.enabled THEN greatest(a.created_at, p.enabled_at) + p.retention END) END"))
-        #expect(account.contains("(\(anonymous) AND (a.delete_after IS NOT NULL OR coalesce(a.created_at < p.kept_until, false)))"))
+        // A date is kept (written, or frozen by the last disable) the same way wherever it is counted.
+        let kept = "(a.delete_after IS NOT NULL OR coalesce(a.created_at < p.kept_until, false))"
+        #expect(account.contains("(\(anonymous) AND \(kept))"))
+        #expect(Self.flat(KeptDatesCount.sql).contains("WHERE \(anonymous) AND \(kept)"))
+        let preview = Self.flat(PreviewDays.sql)
+        #expect(preview.contains("\(kept) AS kept") && preview.contains("WHERE \(anonymous))"))
         // The preview: written, else frozen by the last disable (accounts created before it), else enabled-at-E.
         #expect(Self.flat(PreviewDays.sql).contains("coalesce(a.delete_after, \(frozen), greatest(a.created_at, p.counts_from) + make_interval(secs => p.preview_retention))"))
         // Enable writes exactly the frozen date, only while disabled, in locked batches by a cursor.
         let batch = Self.flat(FrozenDatesWrite.sql)
         #expect(batch.contains("SET delete_after = greatest(a.created_at, p.kept_enabled_at) + p.kept_retention"))
         #expect(batch.contains("WHERE NOT p.enabled") && batch.contains("b.created_at >= $1::timestamptz") && batch.contains("LIMIT $2::integer FOR UPDATE OF b"))
+        // The accounts it writes: anonymous and unlinked, created before the schedule froze, with no date yet.
+        #expect(batch.contains("WHERE NOT q.enabled AND b.created_at < q.kept_until AND b.created_at >= $1::timestamptz AND b.delete_after IS NULL"
+            + " AND \(Self.anonymous("b")) ORDER BY b.created_at"))
     }
 
     @Test func thePreviewRetentionIsBounded() {

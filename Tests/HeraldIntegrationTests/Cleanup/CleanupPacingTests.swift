@@ -47,7 +47,7 @@ extension CleanupTests {
 }
 
 extension CleanupTests {
-    /// The `account.deleted` bodies a batch writes (built by PostgreSQL, AccountDeletedSQL)
+    /// The `account.deleted` bodies a batch writes (built by PostgreSQL in accounts_delete_batch.sql)
     /// are byte for byte what ``AccountDeletedEvent`` builds in Swift for the same account,
     /// escaping included; each has its own message id.
     @Test func theEventsABatchWritesAreTheSwiftBodies() async throws {
