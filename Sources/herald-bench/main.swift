@@ -20,7 +20,7 @@ import Logging
 //   paced      only that paced pair, at BENCH_PACED_RATE (default: half of a 1-process run's rate, printed too)
 //   peer       the Go peer (bench/peers/go, issue 48: a lean Go worker doing the bare SMS job, GoPeer.swift) at 16 and
 //              64 jobs in flight, on the same broker, database, provider stub and load, next to herald-sms, 2 processes,
-//              controls on; then Herald ÷ Go: jobs/s, machine CPU per job, each component's (PeerComparison.swift).
+//              controls off and on; then Herald ÷ Go: jobs/s, machine CPU per job, each component's (PeerComparison.swift).
 //              The whole bench runs it after the processes part's 2-process runs, compared with their controls-on run
 //   cold       herald-sms, 1 in-process worker, with the abuse controls off and on: the first BENCH_COLD_COUNT
 //              jobs (default 10,000; 0 skips) on an empty database created and migrated just before, next to
@@ -126,8 +126,9 @@ if runs("runner") || runs("sms") || runs("processes") || only == "paced" || only
             results.append(controlled)
             // Latency under a load, not a backlog: half the rate just measured.
             if processes == 1 { results += try await pacedRuns(rate: controlled.rate / 2, statements: statements) }
-            // The Go peer beside the 2-process runs (issue 48), compared with the controls-on one.
-            if processes == 2 {
+            // The whole bench: the Go peer beside the 2-process runs (issue 48), compared with the controls-on one
+            // (BENCH_ONLY=processes leaves it out: bench.sh builds the peer for the whole bench and BENCH_ONLY=peer only).
+            if processes == 2 && only == nil {
                 comparison.herald = controlled
                 comparison.peers = try await GoPeer(configuration: configuration, logger: logger).runs(count: count)
                 results += comparison.peers
@@ -135,6 +136,8 @@ if runs("runner") || runs("sms") || runs("processes") || only == "paced" || only
         }
     }
     if only == "peer" {
+        // The controls-off pair of the compared run first: what the abuse controls add, in the same invocation.
+        results.append(try await smsProcesses(count: count, processes: 2, statements: statements, configuration: configuration, logger: logger))
         let controlled = try await smsProcesses(count: count, processes: 2, controls: true, statements: statements,
                                                 configuration: configuration, logger: logger)
         comparison.herald = controlled
