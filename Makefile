@@ -38,7 +38,9 @@ test-later: deps
 	$(SWIFT) build --build-tests
 	@scripts/test-later.sh $(LATER_ARGS)
 
+# Its own packages (wrk, the Go peer's Go and libraries: scripts/services.sh install-bench) are installed here only.
 bench: services
+	@scripts/services.sh install-bench
 	@scripts/bench.sh
 
 fuzz:

@@ -3,6 +3,7 @@
 # comes with a baseline measured in the same invocation; read the ratios.
 # BENCH_STATEMENTS=1 adds the top pg_stat_statements of each SMS run (docs/benchmarks.md).
 # BENCH_ONLY=api measures herald-api (a release process) under wrk next to a bare Hummingbird route (docs/benchmarks.md).
+# BENCH_ONLY=peer measures the Go peer (bench/peers/go, 16 and 64 in flight) next to herald-sms, 2 processes, controls on, and prints Herald ÷ Go (docs/benchmarks.md); the whole bench runs it beside the processes part.
 # BENCH_ONLY=email measures herald-email's SMTP client, then email jobs end to end through herald-email workers, against the local SMTP server (HERALD_DEV_SMTP_* of services.sh env).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,7 +35,14 @@ swift build -c release "${scratch[@]}" --product herald-sms
 # BENCH_ONLY=api (and the whole bench) starts herald-api as a release process, loaded by wrk.
 if [ -z "${BENCH_ONLY:-}" ] || [ "${BENCH_ONLY}" = api ]; then
   swift build -c release "${scratch[@]}" --product herald-api
-  command -v wrk >/dev/null || { echo "bench: wrk is missing (scripts/services.sh install installs it)" >&2; exit 1; }
+  command -v wrk >/dev/null || { echo "bench: wrk is missing (scripts/services.sh install-bench installs it)" >&2; exit 1; }
+fi
+# BENCH_ONLY=peer (and the whole bench): the Go peer, built beside the release executables (GOPATH
+# mode on Debian's Go libraries, no module download), where herald-bench finds it.
+if [ -z "${BENCH_ONLY:-}" ] || [ "${BENCH_ONLY}" = peer ]; then
+  command -v go >/dev/null || { echo "bench: go is missing (scripts/services.sh install-bench installs it and the peer's libraries)" >&2; exit 1; }
+  peer="$(cd "$bin" && pwd)/herald-peer-go"
+  (cd bench/peers/go && GO111MODULE=off GOPATH=/usr/share/gocode go build -o "$peer" main.go)
 fi
 "$bin/heraldctl" migrate
 mkdir -p bench-results

@@ -4,6 +4,7 @@
 # loopback only. Used by `make run`, `make test` and the disruptive integration tests.
 #
 #   scripts/services.sh install            apt-get what is missing (Debian)
+#   scripts/services.sh install-bench      the same for what only `make bench` needs (BENCH_APT_PACKAGES)
 #   scripts/services.sh start|stop|status  all servers (PostgreSQL, RabbitMQ, Kannel, SMTP)
 #   scripts/services.sh start-kannel|stop-kannel
 #   scripts/services.sh start-smtp|stop-smtp
@@ -34,11 +35,16 @@ SMTP_TLS_PORT="${HERALD_SMTP_TLS_PORT:-$((SMTP_PORT + 1))}"
 # librabbitmq-dev and libphonenumber-dev: the C libraries the build links (AMQP, CPhoneNumber).
 # systemd (systemd-analyze), prometheus (promtool) and python3-venv: scripts/check-deploy.sh.
 # postgresql-15-plpgsql-check: scripts/lint-sql.sh (15: Debian 12's PostgreSQL, the one `postgresql` installs).
-# wrk: the HTTP load of `make bench`'s herald-api part (BENCH_ONLY=api).
 # iptables: scripts/cluster.sh's partitions (make chaos-cluster).
 # faketime: scripts/test-later.sh, the tests a year later (make test's last step, make test-later).
 # default-jre-headless: the Java that runs openapi-generator (scripts/test-generators.sh, make test's generators step).
-APT_PACKAGES=(rabbitmq-server librabbitmq-dev libphonenumber-dev postgresql postgresql-client kannel kannel-extras python3-aiosmtpd python3-jsonschema openssl curl pkg-config systemd prometheus python3-venv postgresql-15-plpgsql-check wrk iptables faketime default-jre-headless)
+APT_PACKAGES=(rabbitmq-server librabbitmq-dev libphonenumber-dev postgresql postgresql-client kannel kannel-extras python3-aiosmtpd python3-jsonschema openssl curl pkg-config systemd prometheus python3-venv postgresql-15-plpgsql-check iptables faketime default-jre-headless)
+# What only `make bench` needs, installed by `install-bench` (the Makefile's bench target), never by
+# make run or make test:
+# wrk: the HTTP load of the herald-api part (BENCH_ONLY=api).
+# golang-go, golang-github-rabbitmq-amqp091-go-dev, golang-github-jackc-pgx-v4-dev: the Go peer
+# (bench/peers/go, BENCH_ONLY=peer), built by scripts/bench.sh in GOPATH mode on Debian's Go libraries.
+BENCH_APT_PACKAGES=(wrk golang-go golang-github-rabbitmq-amqp091-go-dev golang-github-jackc-pgx-v4-dev)
 
 log() { printf '[services] %s\n' "$*" >&2; }
 
@@ -46,9 +52,11 @@ log() { printf '[services] %s\n' "$*" >&2; }
 # shellcheck source=scripts/lib/servers.sh
 source "$ROOT/scripts/lib/servers.sh"
 
-install() {
+# apt_install PACKAGE…: apt-get those of them that are missing (APT_INSTALLED=1 when there were some).
+APT_INSTALLED=0
+apt_install() {
   local missing=()
-  for p in "${APT_PACKAGES[@]}"; do
+  for p in "$@"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
   done
   if [ ${#missing[@]} -eq 0 ]; then return 0; fi
@@ -58,6 +66,14 @@ install() {
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
   # policy-rc.d keeps Debian from starting system-wide daemons we do not want.
   $sudo env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  APT_INSTALLED=1
+}
+
+install() {
+  apt_install "${APT_PACKAGES[@]}"
+  [ "$APT_INSTALLED" = 1 ] || return 0
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
   # Debian starts a system PostgreSQL/RabbitMQ where it can; we run our own.
   $sudo service rabbitmq-server stop >/dev/null 2>&1 || true
   # Its port mapper stays behind, listening on every interface; ours starts on loopback.
@@ -471,6 +487,7 @@ ENV
 cmd="${1:-status}"; shift || true
 case "$cmd" in
   install) install ;;
+  install-bench) apt_install "${BENCH_APT_PACKAGES[@]}" ;;
   start) start_postgres; start_rabbitmq; start_kannel; start_smtp ;;
   stop) stop_smtp; stop_kannel; stop_rabbitmq; stop_postgres ;;
   status)

@@ -81,7 +81,7 @@ struct APIBenchmark {
     }
 
     func run() async throws -> Report {
-        guard WrkLoad.installed else { throw BenchFailure("wrk is not installed: apt-get install wrk (scripts/services.sh install does)") }
+        guard WrkLoad.installed else { throw BenchFailure("wrk is not installed: apt-get install wrk (scripts/services.sh install-bench does)") }
         var report = Report()
         report.loadBefore = Self.loadAverage()
         var database = configuration.database

@@ -21,7 +21,7 @@ func printRuns(_ results: [BenchResult], count: Int, size: DatabaseSize, configu
     }
     let processRuns = results.filter { !$0.memory.isEmpty }
     if !processRuns.isEmpty {
-        print("\nherald-sms memory per process at the end of each run (VmHWM peak, VmRSS resident; MB = 10⁶ bytes):")
+        print("\nworker memory per process (herald-sms, the Go peer) at the end of each run (VmHWM peak, VmRSS resident; MB = 10⁶ bytes):")
         for result in processRuns { print(pad(result.name, 50) + ProcessMemory.describe(result.memory)) }
     }
     for result in results where !result.statements.isEmpty {

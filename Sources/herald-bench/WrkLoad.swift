@@ -4,7 +4,7 @@ import HeraldStubs
 import Glibc
 #endif
 
-/// One run of `wrk` (Debian's, `apt-get install wrk`; scripts/services.sh installs it) against
+/// One run of `wrk` (Debian's, `apt-get install wrk`; scripts/services.sh install-bench installs it) against
 /// an HTTP server: `connections` keep-alive connections over `threads` threads for `seconds`,
 /// each request made by ``WrkLoad/script`` (start or check bodies, unique ids), optionally paced
 /// to `rate` requests a second in total. The CPU of every component is read around the run

@@ -18,6 +18,10 @@ import Logging
 //              one): the latency from publish to the provider under a load, next to the broker
 //              alone at the same rate
 //   paced      only that paced pair, at BENCH_PACED_RATE (default: half of a 1-process run's rate, printed too)
+//   peer       the Go peer (bench/peers/go, issue 48: a lean Go worker doing the bare SMS job, GoPeer.swift) at 16 and
+//              64 jobs in flight, on the same broker, database, provider stub and load, next to herald-sms, 2 processes,
+//              controls off and on; then Herald ÷ Go: jobs/s, machine CPU per job, each component's (PeerComparison.swift).
+//              The whole bench runs it after the processes part's 2-process runs, compared with their controls-on run
 //   cold       herald-sms, 1 in-process worker, with the abuse controls off and on: the first BENCH_COLD_COUNT
 //              jobs (default 10,000; 0 skips) on an empty database created and migrated just before, next to
 //              the next BENCH_COLD_COUNT on it through a new worker (ColdDatabase.swift); then, controls on, the
@@ -53,8 +57,8 @@ import Logging
 //   receipts   delivery receipts (issue 35, ReceiptsBenchmark.swift): the SMS job with one worker, its provider
 //              naming each SMS, then one sms.receipt (delivered) per SMS, applied by one worker: receipts/s and
 //              CPU per receipt per component next to the SMS job's
-// BENCH_ONLY=runner|sms|cold|processes|paced|tracing|receipts|cleanup|push|email|api|bigtable runs one part; the
-// broker baseline runs with each of the first seven, with api and with bigtable.
+// BENCH_ONLY=runner|sms|cold|processes|paced|peer|tracing|receipts|cleanup|push|email|api|bigtable runs one part; the
+// broker baseline runs with each of the first eight, with api and with bigtable.
 let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 20_000
 let environment = ProcessInfo.processInfo.environment
 let only = environment["BENCH_ONLY"]
@@ -72,12 +76,13 @@ func runs(_ part: String) -> Bool { only == nil || only == part }
 
 if only == "cpumeter" { try await cpuMeterSelfCheck() }
 
-if runs("runner") || runs("sms") || runs("processes") || only == "paced" || only == "cold" || runs("tracing") || runs("receipts") {
+if runs("runner") || runs("sms") || runs("processes") || only == "paced" || only == "cold" || only == "peer" || runs("tracing") || runs("receipts") {
     // BENCH_STATEMENTS=1: pg_stat_statements reset before and read after each SMS run (Statements.swift).
     let statements = environment["BENCH_STATEMENTS"] == "1" ? try await BenchStatements(configuration: configuration.database, logger: logger) : nil
     let size = try await DatabaseSize.read(configuration: configuration.database, logger: logger)
     let baseline = try await brokerBaseline(count: count, configuration: configuration, logger: logger)
     var results = [baseline]
+    var comparison = PeerComparison()
     if runs("runner") {
         for workers in [1, 2] {
             results.append(try await runnerEndToEnd(count: count, workers: workers, configuration: configuration, logger: logger))
@@ -121,7 +126,24 @@ if runs("runner") || runs("sms") || runs("processes") || only == "paced" || only
             results.append(controlled)
             // Latency under a load, not a backlog: half the rate just measured.
             if processes == 1 { results += try await pacedRuns(rate: controlled.rate / 2, statements: statements) }
+            // The whole bench: the Go peer beside the 2-process runs (issue 48), compared with the controls-on one
+            // (BENCH_ONLY=processes leaves it out: bench.sh builds the peer for the whole bench and BENCH_ONLY=peer only).
+            if processes == 2 && only == nil {
+                comparison.herald = controlled
+                comparison.peers = try await GoPeer(configuration: configuration, logger: logger).runs(count: count)
+                results += comparison.peers
+            }
         }
+    }
+    if only == "peer" {
+        // The controls-off pair of the compared run first: what the abuse controls add, in the same invocation.
+        results.append(try await smsProcesses(count: count, processes: 2, statements: statements, configuration: configuration, logger: logger))
+        let controlled = try await smsProcesses(count: count, processes: 2, controls: true, statements: statements,
+                                                configuration: configuration, logger: logger)
+        comparison.herald = controlled
+        results.append(controlled)
+        comparison.peers = try await GoPeer(configuration: configuration, logger: logger).runs(count: count)
+        results += comparison.peers
     }
     if runs("receipts") {
         // Delivery receipts applied, next to the SMS jobs that sent what they report on (issue 35, ReceiptsBenchmark.swift).
@@ -133,6 +155,7 @@ if runs("runner") || runs("sms") || runs("processes") || only == "paced" || only
     }
     await statements?.close()
     printRuns(results, count: count, size: size, configuration: configuration)
+    comparison.print()
 }
 
 if runs("bigtable") {
