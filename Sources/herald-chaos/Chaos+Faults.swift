@@ -52,17 +52,37 @@ extension Chaos {
         let numbers = load.fallbackNumbers.filter { ids.contains($0.key) }
         let deadline = ContinuousClock.now + options.drainTimeout
         var reached: [String: Int] = [:]
+        var capped: Set<String> = []
+        var missing: [String: String] = [:]
         repeat {
             reached = Dictionary(whatsapp.messages.map { ("+" + $0.to, 1) }, uniquingKeysWith: +)
-            if numbers.values.allSatisfy({ reached[$0] != nil }) { break }
+            capped = try await refusedAfterUncertainSend(numbers.filter { reached[$0.value] == nil }.map(\.key))
+            missing = numbers.filter { reached[$0.value] == nil && !capped.contains($0.key) }
+            if missing.isEmpty { break }
             try await Task.sleep(for: .milliseconds(500))
         } while ContinuousClock.now < deadline
-        let missing = numbers.filter { reached[$0.value] == nil }
         let duplicated = numbers.values.reduce(0) { $0 + max(0, (reached[$1] ?? 0) - 1) }
-        result.notes.append("fallbacks: \(numbers.count) verifications [sms, whatsapp], \(numbers.count - missing.count) reached WhatsApp, \(duplicated) more than once")
+        result.notes.append("fallbacks: \(numbers.count) verifications [sms, whatsapp], \(numbers.count - missing.count - capped.count) reached WhatsApp, "
+            + "\(capped.count) refused by sms.fallback.max_paid_sends after an uncertain send, \(duplicated) more than once")
         result.require(!numbers.isEmpty, "no fallback verification was published")
         result.require(missing.isEmpty, "\(missing.count) fallback verifications never reached WhatsApp (a channel skipped): \(missing.keys.sorted().prefix(5))")
         return duplicated
+    }
+
+    /// Of `ids`, the verifications whose fallback the paid-sends limit refused because a kill
+    /// left an SMS uncertain: the retry sent a fresh code, the uncertain one counts as paid
+    /// (issue 46: cost is a limit), so the next channel would exceed `sms.fallback.max_paid_sends`.
+    /// Herald's record says so (`fallback_refused:rate_limited:paid_sends`, `uncertain_sends`):
+    /// a refusal recorded, not a channel skipped.
+    func refusedAfterUncertainSend(_ ids: [String]) async throws -> Set<String> {
+        guard !ids.isEmpty else { return [] }
+        let rows = try await tally.database.query("""
+            SELECT verification_id FROM herald.sms_verifications
+             WHERE verification_id = ANY(\(ids)::text[]) AND reason = 'fallback_refused:rate_limited:paid_sends' AND uncertain_sends > 0
+            """, logger: logger)
+        var refused: Set<String> = []
+        for try await id in rows.decode(String.self) { refused.insert(id) }
+        return refused
     }
 
     /// The shape of the fault scenarios: `count` jobs paced over `span`, the fault started
