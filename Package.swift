@@ -5,7 +5,14 @@ import PackageDescription
 /// one). SwiftPM ignores warning settings of a package built as another's dependency (SE-0480).
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6), .treatAllWarnings(as: .error)]
 
-/// What a channel may use besides HeraldRuntime: the libraries its providers and store speak.
+/// What a check module may use besides HeraldRuntime and HeraldWire: its store and metrics.
+let check: [Target.Dependency] = [
+    .product(name: "Logging", package: "swift-log"),
+    .product(name: "Metrics", package: "swift-metrics"),
+    .product(name: "Crypto", package: "swift-crypto"),
+    .product(name: "PostgresNIO", package: "postgres-nio"),
+]
+/// What a worker module may use besides HeraldRuntime: the libraries its providers and store speak.
 let channel: [Target.Dependency] = [
     .product(name: "Logging", package: "swift-log"),
     .product(name: "Metrics", package: "swift-metrics"),
@@ -19,7 +26,10 @@ let channel: [Target.Dependency] = [
     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
     .product(name: "Yams", package: "Yams"),
 ]
-let channels: [Target.Dependency] = ["HeraldSMS", "HeraldEmail", "HeraldPush", "HeraldCleanup", "HeraldApple"]
+/// What herald-api and HeraldClient link of the channels: the wire and each channel's check module.
+let checks: [Target.Dependency] = ["HeraldWire", "HeraldPhoneCheck", "HeraldEmailCheck", "HeraldPushCheck", "HeraldAppleCheck"]
+/// What the tools and tests that work across every worker link (never herald-api).
+let workers: [Target.Dependency] = ["HeraldWorkers", "HeraldSMS", "HeraldEmail", "HeraldPush", "HeraldCleanup", "HeraldApple"] + checks
 
 let package = Package(
     name: "herald",
@@ -27,12 +37,14 @@ let package = Package(
     products: [
         .library(name: "AMQP", targets: ["AMQP"]),
         .library(name: "HeraldRuntime", targets: ["HeraldRuntime"]),
+        .library(name: "HeraldWire", targets: ["HeraldWire"]),
         .library(name: "HeraldSMS", targets: ["HeraldSMS"]),
         .library(name: "HeraldEmail", targets: ["HeraldEmail"]),
         .library(name: "HeraldPush", targets: ["HeraldPush"]),
         .library(name: "HeraldCleanup", targets: ["HeraldCleanup"]),
         .library(name: "HeraldApple", targets: ["HeraldApple"]),
         .library(name: "HeraldClient", targets: ["HeraldClient"]),
+        .library(name: "HeraldWorkers", targets: ["HeraldWorkers"]),
         .library(name: "HeraldAPIStore", targets: ["HeraldAPIStore"]),
         .library(name: "HeraldAPI", targets: ["HeraldAPI"]),
         .executable(name: "herald-sms", targets: ["herald-sms"]),
@@ -116,31 +128,53 @@ let package = Package(
             swiftSettings: strict,
             plugins: ["EmbedFiles"]
         ),
-        // One target per channel; each depends on HeraldRuntime only, never on another
-        // channel (scripts/check-structure.py fails `make test` when one does).
+        // The wire: the job types of every queue and the values they carry, which herald-api,
+        // HeraldClient and the workers share. On HeraldRuntime only: no SQL, no provider.
+        .target(name: "HeraldWire", dependencies: ["HeraldRuntime"], swiftSettings: strict),
         // libphonenumber (Debian's libphonenumber-dev, C++) behind a C header: validity, region
-        // and type of a phone number. HeraldSMS imports the C functions only (no C++ interop).
+        // and type of a phone number. HeraldPhoneCheck imports the C functions only (no C++ interop).
         .target(
             name: "CPhoneNumber",
             linkerSettings: [.linkedLibrary("phonenumber"), .linkedLibrary("protobuf")]
         ),
-        .target(name: "HeraldSMS", dependencies: ["HeraldRuntime", "CPhoneNumber"] + channel, swiftSettings: strict, plugins: ["EmbedFiles"]),
+        // A channel's check module: what herald-api and a front API run of it without its worker
+        // (the verifiers, the configuration section they read, their statements). On HeraldRuntime
+        // and HeraldWire only (scripts/check-structure.py).
+        .target(
+            name: "HeraldPhoneCheck",
+            dependencies: ["HeraldRuntime", "HeraldWire", "CPhoneNumber"] + check,
+            swiftSettings: strict,
+            plugins: ["EmbedFiles"]
+        ),
+        .target(name: "HeraldEmailCheck", dependencies: ["HeraldRuntime", "HeraldWire"] + check, swiftSettings: strict, plugins: ["EmbedFiles"]),
+        .target(name: "HeraldPushCheck", dependencies: ["HeraldRuntime", "HeraldWire"] + check, swiftSettings: strict, plugins: ["EmbedFiles"]),
+        .target(
+            name: "HeraldAppleCheck",
+            dependencies: [
+                "HeraldRuntime", "HeraldWire", .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ] + check,
+            swiftSettings: strict
+        ),
+        // One worker module per worker kind: on HeraldRuntime, HeraldWire and its own channel's
+        // check module, never on another worker's or channel's (scripts/check-structure.py).
+        .target(name: "HeraldSMS", dependencies: ["HeraldRuntime", "HeraldWire", "HeraldPhoneCheck"] + channel, swiftSettings: strict, plugins: ["EmbedFiles"]),
         .target(
             name: "HeraldEmail",
-            dependencies: ["HeraldRuntime", .product(name: "Mustache", package: "swift-mustache")] + channel,
+            dependencies: ["HeraldRuntime", "HeraldWire", "HeraldEmailCheck", .product(name: "Mustache", package: "swift-mustache")] + channel,
             swiftSettings: strict,
             plugins: ["EmbedFiles"]
         ),
         .target(
             name: "HeraldPush",
-            dependencies: ["HeraldRuntime", .product(name: "JWTKit", package: "jwt-kit")] + channel,
+            dependencies: ["HeraldRuntime", "HeraldWire", "HeraldPushCheck", .product(name: "JWTKit", package: "jwt-kit")] + channel,
             swiftSettings: strict,
             plugins: ["EmbedFiles"]
         ),
-        .target(name: "HeraldCleanup", dependencies: ["HeraldRuntime"] + channel, swiftSettings: strict, plugins: ["EmbedFiles"]),
+        .target(name: "HeraldCleanup", dependencies: ["HeraldRuntime", "HeraldWire"] + channel, swiftSettings: strict, plugins: ["EmbedFiles"]),
         .target(
             name: "HeraldApple",
-            dependencies: ["HeraldRuntime", .product(name: "JWTKit", package: "jwt-kit")] + channel,
+            dependencies: ["HeraldRuntime", "HeraldWire", "HeraldAppleCheck", .product(name: "JWTKit", package: "jwt-kit")] + channel,
             swiftSettings: strict,
             plugins: ["EmbedFiles"]
         ),
@@ -177,8 +211,16 @@ let package = Package(
         ),
         .target(
             name: "HeraldClient",
-            dependencies: ["HeraldRuntime", "HeraldAPIStore", "AMQP", .product(name: "PostgresNIO", package: "postgres-nio"),
-                           .product(name: "Tracing", package: "swift-distributed-tracing")] + channels,
+            dependencies: ["HeraldRuntime", "AMQP", .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "Tracing", package: "swift-distributed-tracing")] + checks,
+            swiftSettings: strict
+        ),
+        // Every worker module, for the programs that work across all of them (heraldctl, the
+        // harnesses, the tests): configuration sections, schema groups, job types. Never deployed
+        // in herald-api or a front API.
+        .target(
+            name: "HeraldWorkers",
+            dependencies: ["HeraldRuntime", "HeraldAPIStore", "HeraldSMS", "HeraldEmail", "HeraldPush", "HeraldCleanup", "HeraldApple"],
             swiftSettings: strict
         ),
         // herald-api: Herald's HTTP API (/v1) and Twilio Verify v2's, on Hummingbird.
@@ -195,7 +237,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ] + channel + channels,
+            ] + channel + checks,
             swiftSettings: strict,
             plugins: ["EmbedFiles"]
         ),
@@ -210,7 +252,7 @@ let package = Package(
             dependencies: [
                 "HeraldRuntime", "HeraldClient", "HeraldAPIStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ] + channels,
+            ] + workers,
             swiftSettings: strict,
             // Its statements (SQL/queries/), as HeraldStatement types.
             plugins: ["EmbedFiles"]
@@ -224,18 +266,18 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
-            ] + channels,
+            ] + workers,
             swiftSettings: strict),
         .executableTarget(
             name: "herald-chaos",
             dependencies: ["HeraldRuntime", "HeraldClient", "HeraldStubs", "AMQP", .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                           .product(name: "PostgresNIO", package: "postgres-nio")] + channels,
+                           .product(name: "PostgresNIO", package: "postgres-nio")] + workers,
             swiftSettings: strict
         ),
         // make run's local Apple and its demo steps (scripts/run-local.sh); never deployed.
         .executableTarget(
             name: "herald-dev-apple",
-            dependencies: ["HeraldRuntime", "HeraldClient", "HeraldStubs", "HeraldApple", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            dependencies: ["HeraldRuntime", "HeraldClient", "HeraldStubs", "HeraldWorkers", "HeraldApple", "HeraldAppleCheck", "HeraldWire", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Crypto", package: "swift-crypto"),
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
             swiftSettings: strict
@@ -253,7 +295,7 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
-            ] + channels,
+            ] + workers,
             swiftSettings: strict
         ),
         .testTarget(
@@ -263,7 +305,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            ] + channels,
+            ] + workers,
             // A database as the old migrator left it, restored with psql by SchemaMigrationTests.
             exclude: ["Fixtures"],
             swiftSettings: strict

@@ -13,38 +13,50 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "architecture"
 package = (ROOT / "Package.swift").read_text()
 
-# Named dependency lists (`let channels: [Target.Dependency] = [...]`), as Package.swift uses them.
-lists = {name: re.findall(r'"([\w-]+)"', re.sub(r'\.product\([^)]*\)', "", body))
-         for name, body in re.findall(r"let (\w+): \[Target\.Dependency\] = \[(.*?)\]\n", package, re.S)}
+# Named dependency lists (`let checks: [Target.Dependency] = [...]`), as Package.swift uses them.
+lists = {}
+for name, body, more in re.findall(r"let (\w+): \[Target\.Dependency\] = \[(.*?)\]((?:[ \t]*\+[ \t]*\w+)*)\n", package, re.S):
+    lists[name] = re.findall(r'"([\w-]+)"', re.sub(r'\.product\([^)]*\)', "", body))
+    for listed in re.findall(r"\w+", more):
+        lists[name] += lists.get(listed, [])
 targets = {}
 for match in re.finditer(r'\.(target|executableTarget|testTarget|systemLibrary|plugin)\(\s*name:\s*"([\w-]+)"(.*?)(?=\n        \.\w+\(|\n    \]\n\))', package, re.S):
     kind, name, rest = match.groups()
     deps = []
-    dep_match = re.search(r"dependencies:\s*(\[.*?\])(\s*\+\s*(\w+))?", rest, re.S)
+    dep_match = re.search(r"dependencies:\s*(\[.*?\])((?:\s*\+\s*\w+)*)", rest, re.S)
     if dep_match:
         deps = [d for d in re.findall(r'"([\w-]+)"', re.sub(r'\.product\([^)]*\)', "", dep_match.group(1)))]
-        if dep_match.group(3):
-            deps += lists.get(dep_match.group(3), [])
+        for listed in re.findall(r"\w+", dep_match.group(2)):
+            deps += lists.get(listed, [])
     plugin_match = re.search(r"plugins:\s*\[(.*?)\]", rest, re.S)
     plugins = re.findall(r'"([\w-]+)"', plugin_match.group(1)) if plugin_match else []
     targets[name] = (kind, deps, plugins)
 
 shown = {n: v for n, v in targets.items() if v[0] != "testTarget"}
-channels = [n for n in shown if re.fullmatch(r"Herald(SMS|Email|Push|Cleanup|Apple)", n)]
+# The clusters: the worker modules, the channels' check modules (what the door links of them).
+clusters = [
+    ("workers", "worker modules: each on HeraldRuntime, HeraldWire and its channel's check", "#ffe3d6",
+     [n for n in shown if re.fullmatch(r"Herald(SMS|Email|Push|Cleanup|Apple)", n)]),
+    ("checks", "check modules: each on HeraldRuntime and HeraldWire", "#f3e6ff",
+     [n for n in shown if re.fullmatch(r"Herald\w+Check", n)]),
+]
+clustered = {n for _, _, _, members in clusters for n in members}
 style = {
     "HeraldRuntime": 'shape=box, style="filled,bold", fillcolor="#dbe9ff"',
     "AMQP": 'shape=box, style=filled, fillcolor="#eeeeee"',
     "CRabbitMQ": 'shape=box, style=filled, fillcolor="#eeeeee"',
     "HeraldClient": 'shape=box, style=filled, fillcolor="#e6f5e6"',
+    "HeraldWire": 'shape=box, style="filled,bold", fillcolor="#e6f5e6"',
     "HeraldStubs": 'shape=box, style="filled,dashed", fillcolor="#fff4d6"',
 }
 lines = ["digraph targets {", '  rankdir=BT; node [fontname="Helvetica", fontsize=11]; edge [color="#555555"];']
-lines.append('  subgraph cluster_channels { label="channels: each on HeraldRuntime only"; fontname="Helvetica"; style=rounded; color="#88aaaa";')
-for c in channels:
-    lines.append(f'    "{c}" [shape=box, style=filled, fillcolor="#ffe3d6"];')
-lines.append("  }")
+for cluster, label, color, members in clusters:
+    lines.append(f'  subgraph cluster_{cluster} {{ label="{label}"; fontname="Helvetica"; style=rounded; color="#88aaaa";')
+    for member in members:
+        lines.append(f'    "{member}" [shape=box, style=filled, fillcolor="{color}"];')
+    lines.append("  }")
 for name, (kind, deps, plugins) in shown.items():
-    if name in channels:
+    if name in clustered:
         continue
     attrs = style.get(name, 'shape=ellipse' if kind == "executableTarget" else 'shape=component, style=dashed' if kind == "plugin" else "shape=box")
     lines.append(f'  "{name}" [{attrs}];')

@@ -2,7 +2,7 @@
 """The docs that a new user trips on (issue 34), checked against the Swift sources they describe:
 
 - the E.164 rule: `PhoneNumber.minimumDigits` and `maximumDigits`
-  (Sources/HeraldSMS/Phone/PhoneNumber.swift) against the `phone_number` pattern and
+  (Sources/HeraldWire/Phone/PhoneNumber.swift) against the `phone_number` pattern and
   description of every JSON Schema (docs/schemas, deploy/schemas), every E.164 digit range
   and pattern the docs state, and any such pattern written out in a Swift source;
 - heraldctl: every command and option the docs show in code (`heraldctl dlq show --raw`,
@@ -36,7 +36,7 @@ def read(name):
 # ---------------------------------------------------------------------------------------------
 # The E.164 rule.
 
-phone_swift = read("Sources/HeraldSMS/Phone/PhoneNumber.swift")
+phone_swift = read("Sources/HeraldWire/Phone/PhoneNumber.swift")
 low = int(re.search(r"static let minimumDigits = (\d+)", phone_swift).group(1))
 high = int(re.search(r"static let maximumDigits = (\d+)", phone_swift).group(1))
 PHONE_PATTERN = "^\\+[1-9][0-9]{%d,%d}$" % (low - 1, high - 1)

@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
-"""The architecture, checked: a channel target depends on HeraldRuntime only, never on another
-channel, in Package.swift and in its sources' import lines; and SQL is SQL: no table, index,
-function, trigger or view is defined in a Swift source under Sources/ (they live in each
-module's SQL/ folder, docs/architecture.md), and no statement is written in a Swift source of a
-product module (it lives in SQL/queries/, HeraldStatement): the files that still hold some are
-listed in scripts/statements-in-swift.txt with their count, which may only fall (the list is
-edited down as they move; the bench, chaos, stub and dev tools keep theirs). Exits 1 naming each
-breach.
+"""The architecture, checked (docs/architecture.md, "Modules"): in Package.swift and in the sources'
+import lines,
+- HeraldWire (the job types and values every side shares) depends on HeraldRuntime only;
+- a channel's check module (what herald-api and a front API run of it: HeraldPhoneCheck, …) on
+  HeraldRuntime and HeraldWire only;
+- a worker module (HeraldSMS, …) on those and its own check module, never on another worker's
+  module or another channel's check;
+- the door (HeraldAPI, herald-api, HeraldClient) on no worker module;
+- the runtime names no other module of Herald's.
+And SQL is SQL: no table, index, function, trigger or view is defined in a Swift source under
+Sources/ (they live in each module's SQL/ folder), and no statement is written in a Swift source
+of a product module (it lives in SQL/queries/, HeraldStatement): the files that still hold some
+are listed in scripts/statements-in-swift.txt with their count, which may only fall (the bench,
+chaos, stub and dev tools keep theirs). Exits 1 naming each breach.
 
     scripts/check-structure.py            (run by `make test`)
 """
@@ -15,37 +21,69 @@ import re
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-CHANNELS = sorted(p.name for p in (ROOT / "Sources").iterdir() if p.is_dir() and p.name.startswith("Herald")
-                  and p.name not in ("HeraldRuntime", "HeraldClient", "HeraldStubs", "HeraldAPI", "HeraldAPIStore"))
+WIRE = "HeraldWire"
+# Each worker module and its channel's check module (cleanup checks nothing for the door).
+WORKERS = {"HeraldSMS": "HeraldPhoneCheck", "HeraldEmail": "HeraldEmailCheck", "HeraldPush": "HeraldPushCheck",
+           "HeraldApple": "HeraldAppleCheck", "HeraldCleanup": None}
+CHECKS = {check for check in WORKERS.values() if check}
+DOOR = ("HeraldAPI", "herald-api", "HeraldClient")
+# Modules with no rule of their own here: the runtime (checked below), the aggregate of every
+# worker, herald-api's store, the stand-ins of remote providers.
+OTHERS = {"HeraldRuntime", "HeraldWorkers", "HeraldAPIStore", "HeraldStubs"}
+ALLOWED = {WIRE: {"HeraldRuntime"}}
+ALLOWED.update({check: {"HeraldRuntime", WIRE} for check in CHECKS})
+ALLOWED.update({worker: {"HeraldRuntime", WIRE} | ({check} if check else set()) for worker, check in WORKERS.items()})
 problems = []
 
-# Package.swift: the dependencies of each channel target.
-package = (ROOT / "Package.swift").read_text()
-for channel in CHANNELS:
-    match = re.search(r'\.target\(\s*name:\s*"%s",\s*dependencies:\s*(\[[^\]]*\])' % channel, package, re.S)
-    if not match:
-        problems.append(f"Package.swift: no target {channel} with dependencies")
-        continue
-    deps = set(re.findall(r'"(Herald\w+)"', match.group(1)))
-    if "HeraldRuntime" not in deps:
-        problems.append(f"Package.swift: {channel} does not depend on HeraldRuntime")
-    for other in sorted(deps - {"HeraldRuntime"}):
-        problems.append(f"Package.swift: {channel} depends on {other} (a channel depends on HeraldRuntime only)")
+for folder in sorted((ROOT / "Sources").iterdir()):
+    if folder.is_dir() and folder.name.startswith("Herald") and folder.name not in set(ALLOWED) | OTHERS | set(DOOR):
+        problems.append(f"Sources/{folder.name}: a module scripts/check-structure.py gives no place (a worker, a check, the door or another)")
 
-# Sources: no channel imports another channel, the client, or the test support.
-for channel in CHANNELS:
-    for source in sorted((ROOT / "Sources" / channel).rglob("*.swift")):
+package = (ROOT / "Package.swift").read_text()
+LISTS = {name: body for name, body in re.findall(r"^let (\w+): \[Target\.Dependency\] = (\[.*?\])$", package, re.S | re.M)}
+
+
+def package_dependencies(target):
+    """Herald's own modules `target` depends on in Package.swift, its `+ list` terms expanded."""
+    match = re.search(r'[tT]arget\(\s*name:\s*"%s",\s*dependencies:\s*(\[[^\]]*\])((?:\s*\+\s*\w+)*)' % re.escape(target), package, re.S)
+    if not match:
+        return None
+    text = match.group(1) + "".join(LISTS.get(name, "") for name in re.findall(r"\w+", match.group(2)))
+    return set(re.findall(r'"(Herald\w+)"', text))
+
+
+def imports(module):
+    """(file, line, module) of each `import Herald…` in a module's sources."""
+    for source in sorted((ROOT / "Sources" / module).rglob("*.swift")):
         for number, line in enumerate(source.read_text().splitlines(), 1):
             imported = re.match(r"^\s*(?:@testable\s+)?import\s+(Herald\w+)\s*$", line)
-            if imported and imported.group(1) != "HeraldRuntime":
-                problems.append(f"{source.relative_to(ROOT)}:{number}: {channel} imports {imported.group(1)}")
+            if imported:
+                yield source.relative_to(ROOT), number, imported.group(1)
 
-# The runtime names no channel.
-for source in sorted((ROOT / "Sources" / "HeraldRuntime").rglob("*.swift")):
-    for number, line in enumerate(source.read_text().splitlines(), 1):
-        imported = re.match(r"^\s*import\s+(Herald\w+)\s*$", line)
-        if imported:
-            problems.append(f"{source.relative_to(ROOT)}:{number}: HeraldRuntime imports {imported.group(1)}")
+
+for module, allowed_modules in sorted(ALLOWED.items()):
+    deps = package_dependencies(module)
+    if deps is None:
+        problems.append(f"Package.swift: no target {module} with dependencies")
+        continue
+    if "HeraldRuntime" not in deps:
+        problems.append(f"Package.swift: {module} does not depend on HeraldRuntime")
+    for other in sorted(deps - allowed_modules):
+        problems.append(f"Package.swift: {module} depends on {other} (it may depend on {', '.join(sorted(allowed_modules))})")
+    for source, number, other in imports(module):
+        if other not in allowed_modules:
+            problems.append(f"{source}:{number}: {module} imports {other}")
+
+for module in DOOR:
+    for other in sorted((package_dependencies(module) or set()) & set(WORKERS)):
+        problems.append(f"Package.swift: {module} depends on the worker module {other} (the door links the wire and the checks)")
+    for source, number, other in imports(module):
+        if other in WORKERS or other == "HeraldWorkers":
+            problems.append(f"{source}:{number}: {module} imports the worker module {other}")
+
+# The runtime names no other module of Herald's.
+for source, number, other in imports("HeraldRuntime"):
+    problems.append(f"{source}:{number}: HeraldRuntime imports {other}")
 
 # SQL definitions live in .sql files (Sources/*/SQL), never in Swift literals.
 DEFINITION = re.compile(r"\b(CREATE\s+(OR\s+REPLACE\s+)?(FUNCTION|TABLE|TRIGGER|VIEW|PROCEDURE)|CREATE\s+(UNIQUE\s+)?INDEX|ALTER\s+TABLE)\b", re.I)
@@ -82,6 +120,6 @@ for path in sorted(set(found) | set(allowed)):
 if problems:
     print("structure check failed:\n  " + "\n  ".join(problems), file=sys.stderr)
     sys.exit(1)
-print(f"structure: {len(CHANNELS)} channels ({', '.join(CHANNELS)}), each on HeraldRuntime only; "
+print(f"structure: {len(WORKERS)} worker modules, {len(CHECKS)} check modules and the wire in their places, the door on no worker; "
       f"{len(sql_files)} SQL files, no SQL definition in Swift; {sum(found.values())} statement keywords left in "
       f"{len(found)} Swift files of the product, none new")

@@ -34,10 +34,10 @@ for f in Sources/HeraldRuntime/Wire/*.swift; do
   case "$(basename "$f")" in HeraldTopology.swift) ;; *) SOURCES+=("$f") ;; esac
 done
 # Phone/ less the classifier, which calls libphonenumber (C++) and is tested by the unit tests.
-SOURCES+=(Sources/HeraldRuntime/Logging/Redact.swift Sources/HeraldSMS/Phone/PhoneNumber.swift Sources/HeraldSMS/Phone/PhoneNumberType.swift Sources/HeraldSMS/Phone/PhoneNumberInfo.swift
-  Sources/HeraldSMS/SMSVerificationJob.swift Sources/HeraldEmail/EmailActionJob.swift
-  Sources/HeraldPush/PushVerificationJob.swift Sources/HeraldCleanup/CleanupRunJob.swift
-  Sources/HeraldEmail/EmailAddress.swift Sources/HeraldEmail/Link/EmailLinkPolicy.swift Sources/HeraldSMS/Abuse/SMSVerificationJob+AppVerification.swift
+SOURCES+=(Sources/HeraldRuntime/Logging/Redact.swift Sources/HeraldWire/Phone/PhoneNumber.swift Sources/HeraldPhoneCheck/Phone/PhoneNumberType.swift Sources/HeraldPhoneCheck/Phone/PhoneNumberInfo.swift
+  Sources/HeraldWire/Phone/SMSVerificationJob.swift Sources/HeraldWire/Email/EmailActionJob.swift
+  Sources/HeraldWire/Push/PushVerificationJob.swift Sources/HeraldWire/Cleanup/CleanupRunJob.swift
+  Sources/HeraldWire/Email/EmailAddress.swift Sources/HeraldEmail/Link/EmailLinkPolicy.swift Sources/HeraldWire/Phone/SMSVerificationJob+AppVerification.swift
   Sources/HeraldAPI/Server/APIFailure.swift Sources/HeraldAPI/Server/FieldRule.swift Sources/HeraldAPI/Server/JSONFields.swift Sources/HeraldAPI/Verify/FormFields.swift
   Sources/HeraldAPI/V1/V1DecodingFailure.swift)
 # One module of them all: the runtime's and the channels' files as they are, less their

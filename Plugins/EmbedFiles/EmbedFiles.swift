@@ -13,6 +13,11 @@ struct EmbedFiles: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {
         guard let module = target as? SourceModuleTarget else { return [] }
         let tool = try context.tool(named: "embed-files").url
+        // The module's own Swift dependencies: a statement's `as T` may name a type of one.
+        let imports = module.dependencies.compactMap { dependency -> String? in
+            guard case .target(let target) = dependency, target is SwiftSourceModuleTarget else { return nil }
+            return target.name
+        }
         return Self.folders.compactMap { folder, enumName, fileExtension in
             let root = module.directoryURL.appending(path: folder).standardizedFileURL.path(percentEncoded: false)
             let prefix = root.hasSuffix("/") ? root : root + "/"
@@ -25,7 +30,7 @@ struct EmbedFiles: BuildToolPlugin {
             return .buildCommand(
                 displayName: "Embedding \(files.count) files of \(module.name)/\(folder)",
                 executable: tool,
-                arguments: [enumName, root, output.path(percentEncoded: false)] + files.map { $0.path(percentEncoded: false) },
+                arguments: [enumName, root, output.path(percentEncoded: false), imports.joined(separator: ",")] + files.map { $0.path(percentEncoded: false) },
                 inputFiles: files,
                 outputFiles: [output])
         }

@@ -1,4 +1,6 @@
+import HeraldAppleCheck
 import HeraldRuntime
+import HeraldWire
 
 /// `herald-apple`: the server side of Sign in with Apple (token exchange and revocation), as
 /// the runtime runs it.

@@ -11,8 +11,6 @@ import JWTKit
 public actor AppleClientSecret {
     /// The `aud` Apple requires.
     public static let audience = "https://appleid.apple.com"
-    /// Apple's limit on a client secret's lifetime.
-    public static let maximumLifetimeSeconds = 15_777_000
 
     public let teamID: String
     public let keyID: String

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldAppleCheck
 import HeraldRuntime
 import Logging
 

@@ -1,5 +1,7 @@
 import Foundation
+import HeraldAppleCheck
 import HeraldRuntime
+import HeraldWire
 import Logging
 import PostgresNIO
 

@@ -1,4 +1,5 @@
 import HeraldRuntime
+import HeraldWire
 
 /// `herald-cleanup`: scheduled deletion of expired anonymous accounts, as the runtime runs it.
 public enum CleanupChannel: HeraldChannel {

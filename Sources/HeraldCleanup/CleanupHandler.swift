@@ -1,5 +1,6 @@
 import Foundation
 import HeraldRuntime
+import HeraldWire
 import Logging
 
 /// `herald-cleanup`'s handler of `cleanup.run`: joins the run named by the job (creating it

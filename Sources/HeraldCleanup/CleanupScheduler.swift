@@ -1,5 +1,6 @@
 import Foundation
 import HeraldRuntime
+import HeraldWire
 import Logging
 import PostgresNIO
 

@@ -1,8 +1,4 @@
-import HeraldCleanup
-import HeraldEmail
-import HeraldPush
 import HeraldRuntime
-import HeraldSMS
 import Logging
 import PostgresNIO
 

@@ -1,6 +1,7 @@
 import Foundation
-import HeraldApple
+import HeraldAppleCheck
 import HeraldRuntime
+import HeraldWire
 import Logging
 
 /// Sign in with Apple for a front API written in Swift: checks the identity token the app

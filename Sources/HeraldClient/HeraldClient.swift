@@ -1,10 +1,6 @@
 import AMQP
 import Foundation
-import HeraldCleanup
-import HeraldEmail
-import HeraldPush
 import HeraldRuntime
-import HeraldSMS
 import Logging
 import Tracing
 

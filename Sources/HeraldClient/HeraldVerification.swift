@@ -1,9 +1,9 @@
 import Foundation
-import HeraldCleanup
-import HeraldEmail
-import HeraldPush
+import HeraldEmailCheck
+import HeraldPhoneCheck
+import HeraldPushCheck
 import HeraldRuntime
-import HeraldSMS
+import HeraldWire
 import Logging
 import PostgresNIO
 

@@ -1,4 +1,5 @@
 import HeraldRuntime
+import HeraldWire
 
 /// `herald-email`: email sign-in links, the other email actions and one-time email codes, as the runtime runs it.
 public enum EmailChannel: HeraldChannel {

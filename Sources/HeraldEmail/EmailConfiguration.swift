@@ -1,5 +1,6 @@
 import Foundation
 import HeraldRuntime
+import HeraldWire
 
 /// `email.*`: link safety, one-time codes, templates, enumeration protection and the
 /// delivery providers of `herald-email`.

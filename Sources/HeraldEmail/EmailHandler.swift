@@ -1,5 +1,7 @@
 import Foundation
+import HeraldEmailCheck
 import HeraldRuntime
+import HeraldWire
 import Logging
 import PostgresNIO
 
@@ -132,7 +134,7 @@ public struct EmailHandler: JobHandler {
             }
         }
         let stored = code.map {
-            EmailStore.Code(hash: hasher.hash($0, context: EmailLink.hashContext),
+            EmailStore.Code(hash: hasher.hash($0, context: EmailLinkVerifier.hashContext),
                             settings: EmailLink.settingsJSON(job.actionCodeSettings, approved: approved),
                             expiresSeconds: configuration.expiry(job.mode))
         }

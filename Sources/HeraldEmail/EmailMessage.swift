@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 import HeraldRuntime
+import HeraldWire
 #endif
 
 /// One email to hand to a provider: addresses, subject and both bodies. ``mime()`` makes

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldRuntime
+import HeraldWire
 import Mustache
 
 /// The email texts, per locale and mode, loaded from `email.templates_dir`: files

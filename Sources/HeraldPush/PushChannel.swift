@@ -1,4 +1,5 @@
 import HeraldRuntime
+import HeraldWire
 
 /// `herald-push`: app verification by silent push, as the runtime runs it.
 public enum PushChannel: HeraldChannel {

@@ -1,4 +1,6 @@
+import HeraldPhoneCheck
 import HeraldRuntime
+import HeraldWire
 
 /// `herald-sms`: phone verification codes by SMS, as the runtime runs it.
 public enum SMSChannel: HeraldChannel {

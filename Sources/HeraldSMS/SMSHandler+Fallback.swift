@@ -1,5 +1,7 @@
 import Foundation
+import HeraldPhoneCheck
 import HeraldRuntime
+import HeraldWire
 import Logging
 
 extension SMSHandler {

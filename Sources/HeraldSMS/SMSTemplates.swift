@@ -1,5 +1,7 @@
 import Foundation
+import HeraldPhoneCheck
 import HeraldRuntime
+import HeraldWire
 import Yams
 
 /// The SMS texts, per locale and purpose, loaded from `sms.templates_dir` (one

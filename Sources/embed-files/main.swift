@@ -1,11 +1,13 @@
 import Foundation
 
-// embed-files ENUM ROOT OUTPUT FILE...: writes OUTPUT, a Swift file with `ENUM.files`, the text
-// of each FILE by its path below ROOT, and for each statement file (`queries/NAME.sql`) its typed
-// statement (Statement.swift). Run by the EmbedFiles build plugin; never by hand.
+// embed-files ENUM ROOT OUTPUT IMPORTS FILE...: writes OUTPUT, a Swift file with `ENUM.files`, the
+// text of each FILE by its path below ROOT, and for each statement file (`queries/NAME.sql`) its
+// typed statement (Statement.swift), which imports the modules of IMPORTS (comma-separated: the
+// module's own dependencies, whose types an `as T` may name). Run by the EmbedFiles build plugin;
+// never by hand.
 let arguments = CommandLine.arguments
-guard arguments.count >= 4 else {
-    FileHandle.standardError.write(Data("usage: embed-files ENUM ROOT OUTPUT FILE...\n".utf8))
+guard arguments.count >= 5 else {
+    FileHandle.standardError.write(Data("usage: embed-files ENUM ROOT OUTPUT IMPORTS FILE...\n".utf8))
     exit(64)
 }
 let enumName = arguments[1]
@@ -21,7 +23,7 @@ var swift = """
     """
 var count = 0
 var statements: [Statement] = []
-for path in arguments.dropFirst(4).sorted() {
+for path in arguments.dropFirst(5).sorted() {
     guard path.hasPrefix(root) else { continue }
     let text = try String(contentsOfFile: path, encoding: .utf8)
     // A Swift literal turns CRLF into LF: the checksum the ledger keeps would not be the file's.
@@ -45,7 +47,8 @@ swift += count == 0 ? "        :]\n}\n" : "    ]\n}\n"
 if !statements.isEmpty {
     // The module: the folder above ROOT (Sources/HeraldSMS/SQL/ → HeraldSMS).
     let module = URL(fileURLWithPath: root).deletingLastPathComponent().lastPathComponent
-    let imports = ["Foundation", "NIOCore", "PostgresNIO"] + (module == "HeraldRuntime" ? [] : ["HeraldRuntime"])
+    let dependencies = arguments[4].split(separator: ",").map(String.init).filter { $0 != "HeraldRuntime" }
+    let imports = ["Foundation", "NIOCore", "PostgresNIO"] + (module == "HeraldRuntime" ? [] : ["HeraldRuntime"]) + dependencies.sorted()
     swift = imports.map { "import \($0)\n" }.joined() + "\n" + swift
     for statement in statements {
         swift += "\n" + statement.swift(module: module, access: "")

@@ -5,6 +5,7 @@ import HeraldClient
 import HeraldRuntime
 import HeraldSMS
 import HeraldStubs
+import HeraldWire
 import Logging
 import PostgresNIO
 

@@ -1,14 +1,15 @@
 import AMQP
 import Foundation
-import HeraldClient
 import HeraldCleanup
+import HeraldClient
 import HeraldEmail
 import HeraldPush
 import HeraldRuntime
 import HeraldSMS
+import HeraldStubs
+import HeraldWire
 import Logging
 import ServiceLifecycle
-import HeraldStubs
 
 /// Baseline: the broker alone. Publish `count` messages with confirms to a queue and
 /// consume them with manual acks at the same prefetch the worker uses. `pacedRate`: published

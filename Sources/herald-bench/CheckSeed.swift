@@ -1,6 +1,7 @@
 import Foundation
 import HeraldRuntime
 import HeraldSMS
+import HeraldWire
 import Logging
 import PostgresNIO
 

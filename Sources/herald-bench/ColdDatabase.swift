@@ -1,6 +1,7 @@
 import Foundation
 import HeraldClient
 import HeraldRuntime
+import HeraldWorkers
 import Logging
 import PostgresNIO
 

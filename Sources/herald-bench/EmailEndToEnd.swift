@@ -2,6 +2,7 @@ import Foundation
 import HeraldEmail
 import HeraldRuntime
 import HeraldStubs
+import HeraldWire
 import Logging
 
 /// `herald-email` end to end: HeraldClient publishes `email.action` sign-in jobs, each to its

@@ -6,6 +6,7 @@ import HeraldPush
 import HeraldRuntime
 import HeraldSMS
 import HeraldStubs
+import HeraldWire
 import Logging
 #if canImport(Glibc)
 import Glibc

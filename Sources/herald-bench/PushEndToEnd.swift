@@ -3,6 +3,7 @@ import Foundation
 import HeraldPush
 import HeraldRuntime
 import HeraldStubs
+import HeraldWire
 import Logging
 import Synchronization
 

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldRuntime
 import HeraldSMS
+import HeraldWire
 import Logging
 
 /// Delivery receipts (issue 35): the SMS job of ``smsEndToEnd`` first, its provider naming each

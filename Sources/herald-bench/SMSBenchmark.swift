@@ -1,10 +1,12 @@
 import Foundation
 import HeraldCleanup
 import HeraldEmail
+import HeraldPhoneCheck
 import HeraldPush
 import HeraldRuntime
 import HeraldSMS
 import HeraldStubs
+import HeraldWire
 import Logging
 
 /// `herald-sms` end to end: HeraldClient publishes `sms.verification` jobs; the real

@@ -1,3 +1,4 @@
+import HeraldPhoneCheck
 import HeraldRuntime
 import HeraldSMS
 

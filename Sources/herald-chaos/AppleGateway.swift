@@ -3,6 +3,7 @@ import Foundation
 import HeraldApple
 import HeraldRuntime
 import HeraldStubs
+import HeraldWire
 import Logging
 import NIOConcurrencyHelpers
 import PostgresNIO

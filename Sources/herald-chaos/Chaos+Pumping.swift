@@ -2,6 +2,7 @@ import Foundation
 import HeraldClient
 import HeraldRuntime
 import HeraldSMS
+import HeraldWire
 import PostgresNIO
 
 extension Chaos {

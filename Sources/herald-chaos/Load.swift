@@ -1,12 +1,13 @@
 import AMQP
 import Foundation
 import HeraldApple
-import HeraldClient
 import HeraldCleanup
+import HeraldClient
 import HeraldEmail
 import HeraldPush
 import HeraldRuntime
 import HeraldSMS
+import HeraldWire
 import NIOConcurrencyHelpers
 
 /// Publishes jobs as a front API does (HeraldClient, publisher confirms, `mandatory`) and

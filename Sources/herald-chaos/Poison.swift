@@ -5,6 +5,7 @@ import HeraldEmail
 import HeraldPush
 import HeraldRuntime
 import HeraldSMS
+import HeraldWire
 
 /// Malformed messages of every sort the issue names, on every kind's routing key: random
 /// bytes, truncated JSON, invalid UTF-8, wrong types, oversize bodies, an unknown job type,

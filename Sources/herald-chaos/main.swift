@@ -5,6 +5,7 @@ import HeraldCleanup
 import HeraldEmail
 import HeraldPush
 import HeraldRuntime
+import HeraldWorkers
 import HeraldSMS
 import HeraldStubs
 import Logging

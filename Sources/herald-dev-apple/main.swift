@@ -3,6 +3,8 @@ import Foundation
 import HeraldApple
 import HeraldClient
 import HeraldRuntime
+import HeraldWorkers
+import HeraldWire
 import Logging
 import PostgresNIO
 

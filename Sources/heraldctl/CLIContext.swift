@@ -4,6 +4,7 @@ import HeraldCleanup
 import HeraldEmail
 import HeraldPush
 import HeraldRuntime
+import HeraldWorkers
 import HeraldSMS
 import Logging
 import PostgresNIO

@@ -1,11 +1,12 @@
 import ArgumentParser
 import Foundation
-import HeraldClient
 import HeraldCleanup
+import HeraldClient
 import HeraldEmail
 import HeraldPush
 import HeraldRuntime
 import HeraldSMS
+import HeraldWire
 
 /// `heraldctl cleanup …`: the expired anonymous account cleanup (docs/operations.md, "Cleanup").
 struct Cleanup: AsyncParsableCommand {

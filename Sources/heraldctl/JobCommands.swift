@@ -1,12 +1,14 @@
 import AMQP
 import ArgumentParser
 import Foundation
-import HeraldClient
 import HeraldCleanup
+import HeraldClient
 import HeraldEmail
 import HeraldPush
 import HeraldRuntime
+import HeraldWorkers
 import HeraldSMS
+import HeraldWire
 
 struct Enqueue: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Publish one job (with publisher confirms).")

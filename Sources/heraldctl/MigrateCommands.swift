@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HeraldClient
 import HeraldRuntime
+import HeraldWorkers
 
 /// `heraldctl migrate [--dry-run]` and `heraldctl migrate status`: the schema groups' SQL files
 /// against `public.herald_schema_ledger` (docs/operations.md, "Schema migrations").

@@ -1,11 +1,14 @@
 import ArgumentParser
 import Foundation
-import HeraldClient
 import HeraldCleanup
+import HeraldClient
 import HeraldEmail
+import HeraldEmailCheck
+import HeraldPhoneCheck
 import HeraldPush
 import HeraldRuntime
 import HeraldSMS
+import HeraldWire
 import PostgresNIO
 
 /// `heraldctl verify`: check a code by hand, or look at a verification, for support.
@@ -215,7 +218,7 @@ struct ShowEmail: AsyncParsableCommand {
                     code["used_at"] = c.usedAt
                     return code
                 }
-                out["provider_calls"] = try await EmailStore.attempts.read(id, client: client, logger: logger).map(\.record)
+                out["provider_calls"] = try await AttemptLog.email.read(id, client: client, logger: logger).map(\.record)
                 return try JSONSerialization.data(withJSONObject: out)
             }
             return nil

@@ -1,11 +1,13 @@
 import ArgumentParser
 import Foundation
-import HeraldClient
 import HeraldCleanup
+import HeraldClient
 import HeraldEmail
 import HeraldPush
+import HeraldPushCheck
 import HeraldRuntime
 import HeraldSMS
+import HeraldWire
 import PostgresNIO
 
 /// `heraldctl verify push RECEIPT [SECRET|-]`: the confirm API, as a front API calls it (a
@@ -71,7 +73,7 @@ struct ShowPush: AsyncParsableCommand {
                 out["device_token"] = r.tokenHint
                 out["token_status"] = r.tokenStatus
                 out["token_reason"] = r.tokenReason
-                out["provider_calls"] = try await PushStore.attempts.read(receipt, client: client, logger: logger).map(\.record)
+                out["provider_calls"] = try await AttemptLog.push.read(receipt, client: client, logger: logger).map(\.record)
                 return try JSONSerialization.data(withJSONObject: out)
             }
             return nil

@@ -1,8 +1,10 @@
 import Foundation
 import HeraldApple
+import HeraldAppleCheck
 import HeraldClient
 import HeraldRuntime
 import HeraldStubs
+import HeraldWire
 import Logging
 import Testing
 

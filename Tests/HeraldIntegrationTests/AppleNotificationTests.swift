@@ -1,12 +1,14 @@
 import AMQP
 import Crypto
 import Foundation
-import HeraldStubs
-import PostgresNIO
-import Testing
 @testable import HeraldApple
+@testable import HeraldAppleCheck
 @testable import HeraldEmail
 @testable import HeraldRuntime
+import HeraldStubs
+@testable import HeraldWire
+import PostgresNIO
+import Testing
 
 /// `apple.notification` through a running herald-apple against the local Apple (its JWKS and
 /// its notification signer): each event type does what it says (email-disabled stops mail to

@@ -1,10 +1,12 @@
 import Crypto
 import Foundation
-import HeraldClient
-import HeraldStubs
-import Testing
 @testable import HeraldApple
+@testable import HeraldAppleCheck
+import HeraldClient
 @testable import HeraldRuntime
+import HeraldStubs
+@testable import HeraldWire
+import Testing
 
 /// `herald-apple`'s `apple.token` and `apple.revoke` against the real RabbitMQ and PostgreSQL
 /// and a local Apple that checks the client secret as Apple does and accepts each code once.
@@ -142,7 +144,7 @@ import Testing
             #expect(record.state == .stored)
             #expect(record.calls == 3)
             #expect(record.uncertainCalls == 1, "the call that hung may have reached Apple")
-            let attempts = try await AppleStore.attempts.read(id, client: harness.database, logger: harness.logger)
+            let attempts = try await AttemptLog.apple.read(id, client: harness.database, logger: harness.logger)
             #expect(attempts.map(\.result) == [.transient, .timeout, .accepted])
             #expect(try await apple.tokenRow(account) != nil)
             try await worker.stop()

@@ -1,10 +1,12 @@
 import AMQP
 import Foundation
 import HeraldClient
+@testable import HeraldEmail
+@testable import HeraldEmailCheck
+@testable import HeraldRuntime
+@testable import HeraldWire
 import PostgresNIO
 import Testing
-@testable import HeraldEmail
-@testable import HeraldRuntime
 
 /// The email actions other than sign-in, end to end over real SMTP: verify an address, change
 /// it (and the recovery notice the old address gets), links superseding each other (OWASP

@@ -1,10 +1,12 @@
 import AMQP
 import Foundation
+@testable import HeraldEmail
+@testable import HeraldEmailCheck
+@testable import HeraldRuntime
 import HeraldStubs
+@testable import HeraldWire
 import PostgresNIO
 import Testing
-@testable import HeraldEmail
-@testable import HeraldRuntime
 
 /// One-time email codes (`email.code`) end to end: the job through a running herald-email, the
 /// email as the real SMTP server stored it, the code read from it and checked with

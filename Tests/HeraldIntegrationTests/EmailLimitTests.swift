@@ -1,9 +1,10 @@
 import AMQP
 import Foundation
-import PostgresNIO
-import Testing
 @testable import HeraldEmail
 @testable import HeraldRuntime
+@testable import HeraldWire
+import PostgresNIO
+import Testing
 
 /// `email.limits.*` against the real broker, database and SMTP server: each limit refuses
 /// past its maximum, and only then, whatever the mode and whether or not an account exists.

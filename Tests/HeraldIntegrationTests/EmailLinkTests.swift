@@ -1,12 +1,13 @@
 import Foundation
-import HeraldClient
-import PostgresNIO
-import Testing
 @testable import HeraldCleanup
+import HeraldClient
 @testable import HeraldEmail
+@testable import HeraldEmailCheck
 @testable import HeraldPush
 @testable import HeraldRuntime
 @testable import HeraldSMS
+import PostgresNIO
+import Testing
 
 /// Email-link sign-in end to end: the job goes out over real SMTP (STARTTLS, AUTH) to the
 /// test server; the test reads the stored message, follows its link and consumes the code.

@@ -1,11 +1,12 @@
 import AMQP
 import Foundation
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
 @testable import HeraldPush
 @testable import HeraldRuntime
 @testable import HeraldSMS
+@testable import HeraldWire
+import Testing
 
 /// Every malicious continue URL of the unit suite, and bad link domains, sent as jobs to a
 /// running worker: each is dead-lettered with a reason that says why, and nothing is sent.

@@ -202,7 +202,7 @@ import Testing
                 #expect(body.contains("oobCode=********"), "the outbox table holds it masked")
             }
             // Both calls are recorded, and `heraldctl verify show-email` prints them as they were.
-            let calls = try await EmailStore.attempts.read(job.requestID, client: harness.database, logger: harness.logger)
+            let calls = try await AttemptLog.email.read(job.requestID, client: harness.database, logger: harness.logger)
             #expect(calls.map(\.provider) == ["smtp", "outbox"])
             #expect(calls.map(\.result) == [.transient, .accepted])
             let shown = try JSONSerialization.jsonObject(with: Data(try await runHeraldctl(

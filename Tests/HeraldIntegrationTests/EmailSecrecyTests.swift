@@ -1,12 +1,13 @@
 import Foundation
-import HeraldClient
-import HeraldStubs
-import Testing
 @testable import HeraldCleanup
+import HeraldClient
 @testable import HeraldEmail
 @testable import HeraldPush
 @testable import HeraldRuntime
 @testable import HeraldSMS
+import HeraldStubs
+@testable import HeraldWire
+import Testing
 
 /// A real `herald-email` process at the most verbose log level, delivering over SMTP
 /// (STARTTLS, AUTH) with some messages failing over to the dev outbox: none of the link

@@ -1,8 +1,9 @@
 import Foundation
-import HeraldStubs
-import Testing
 @testable import HeraldRuntime
 @testable import HeraldSMS
+import HeraldStubs
+@testable import HeraldWire
+import Testing
 
 /// The fraud guard as friction, not a wall (issue 46, docs/abuse.md): a burst is judged inside
 /// itself, and during a pause a request that proves more (its app verification accepted) gets its

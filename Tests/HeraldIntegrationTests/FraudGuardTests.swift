@@ -1,9 +1,11 @@
 import Foundation
-import HeraldStubs
-import PostgresNIO
-import Testing
+@testable import HeraldPhoneCheck
 @testable import HeraldRuntime
 @testable import HeraldSMS
+import HeraldStubs
+@testable import HeraldWire
+import PostgresNIO
+import Testing
 
 /// The fraud guard against the real broker and database, through `herald-sms`'s handler and
 /// runner: a pumping burst is cut off after the floor, other traffic flows, the real

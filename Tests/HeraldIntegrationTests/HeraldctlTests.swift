@@ -1,12 +1,13 @@
 import AMQP
 import Foundation
-import HeraldStubs
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
 @testable import HeraldPush
 @testable import HeraldRuntime
 @testable import HeraldSMS
+import HeraldStubs
+@testable import HeraldWire
+import Testing
 
 /// The operator's commands against a test namespace on the real broker and database: the
 /// built `heraldctl` binary, its JSON output read as a script would read it.

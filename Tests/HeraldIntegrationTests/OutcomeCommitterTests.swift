@@ -1,8 +1,9 @@
 import Foundation
 import HeraldClient
+@testable import HeraldRuntime
+import HeraldWorkers
 import PostgresNIO
 import Testing
-@testable import HeraldRuntime
 
 /// The grouped commit of outcomes and events, against the real PostgreSQL: outcomes and events
 /// are one statement, alone for a batch without handler writes, and it must stay as atomic as

@@ -1,8 +1,9 @@
 import AMQP
 import Foundation
-import Testing
 @testable import HeraldRuntime
 @testable import HeraldSMS
+@testable import HeraldWire
+import Testing
 
 /// Bodies far over `runner.max_message_bytes` against a real `herald-sms` process: refused
 /// from their content header, drained without being kept, dead-lettered with the reason,

@@ -1,9 +1,10 @@
 import Foundation
-import HeraldClient
 import HeraldCleanup
+import HeraldClient
+@testable import HeraldRuntime
+import HeraldWorkers
 import PostgresNIO
 import Testing
-@testable import HeraldRuntime
 
 /// The tables partitioned by day (issue 33: runtime migration 0007, functions/partitions.sql,
 /// functions/job_claim.sql) on the real PostgreSQL, each test in a database of its own: rows of

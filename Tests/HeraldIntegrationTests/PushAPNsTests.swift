@@ -1,12 +1,13 @@
 import Foundation
-import HeraldClient
-import HeraldStubs
-import Testing
 @testable import HeraldCleanup
+import HeraldClient
 @testable import HeraldEmail
 @testable import HeraldPush
 @testable import HeraldRuntime
 @testable import HeraldSMS
+import HeraldStubs
+@testable import HeraldWire
+import Testing
 
 /// `herald-push` against local HTTP/2 TLS servers that speak Apple's provider API and check
 /// every request (the JWT's signature with the public key, headers, path, payload): delivery,
@@ -246,7 +247,7 @@ import Testing
             #expect(try await push.confirm(failing.receipt, secrets[0].1) == .mismatch)
             #expect(try await push.confirm(failing.receipt, secrets[2].1) == .verified(appID: failing.appID, platform: .apns))
             // Every try's call is in the attempt log, and `heraldctl verify show-push` prints them.
-            let calls = try await PushStore.attempts.read(failing.receipt, client: harness.database, logger: harness.logger)
+            let calls = try await AttemptLog.push.read(failing.receipt, client: harness.database, logger: harness.logger)
             #expect(calls.map(\.result) == [.transient, .transient, .accepted])
             #expect(calls.prefix(2).map(\.httpStatus) == [500, 503])
             let shown = try JSONSerialization.jsonObject(with: Data(try await runHeraldctl(

@@ -1,12 +1,13 @@
 import AMQP
 import Foundation
-import HeraldStubs
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
 @testable import HeraldPush
+@testable import HeraldPushCheck
 @testable import HeraldRuntime
 @testable import HeraldSMS
+import HeraldStubs
+import Testing
 
 /// States that tell the truth: a receipt whose job was dead-lettered after its tries ends
 /// `failed` with its secret void and `push.failed` emitted, and a receipt is bound to the

@@ -1,12 +1,13 @@
 import Foundation
-import HeraldClient
-import HeraldStubs
-import Testing
 @testable import HeraldCleanup
+import HeraldClient
 @testable import HeraldEmail
 @testable import HeraldPush
 @testable import HeraldRuntime
 @testable import HeraldSMS
+import HeraldStubs
+@testable import HeraldWire
+import Testing
 
 /// A real `herald-push` process at the most verbose log level, pushing through APNs and FCM
 /// (local servers) with its key and service account given as files: none of the push secrets,

@@ -1,12 +1,14 @@
 import AMQP
 import Foundation
-import HeraldStubs
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
 @testable import HeraldPush
+@testable import HeraldPushCheck
 @testable import HeraldRuntime
 @testable import HeraldSMS
+import HeraldStubs
+@testable import HeraldWire
+import Testing
 
 /// App verification end to end: a `push.verification` job through the queue, the push at the
 /// local APNs server, the test playing the app (receipt and secret from the payload), and the

@@ -1,9 +1,10 @@
 import AMQP
 import Foundation
-import PostgresNIO
-import Testing
 @testable import HeraldRuntime
 @testable import HeraldSMS
+@testable import HeraldWire
+import PostgresNIO
+import Testing
 
 /// Sliding-window counting (``RateWindows``) on the real database: `herald.sms_rate_take` is
 /// called with the request's time as a parameter, so window edges are crossed without waiting;

@@ -1,9 +1,10 @@
 import Crypto
 import Foundation
-import HeraldStubs
-import Testing
+@testable import HeraldPhoneCheck
 @testable import HeraldRuntime
 @testable import HeraldSMS
+import HeraldStubs
+import Testing
 
 /// Receipts only the provider can write (issue 46), for each of the four providers on the real
 /// herald-api: a signed receipt is taken, and the same one sent again (a replay) is the same job

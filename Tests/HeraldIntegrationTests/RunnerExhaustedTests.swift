@@ -1,12 +1,13 @@
 import Foundation
-import Logging
-import PostgresNIO
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
 @testable import HeraldPush
 @testable import HeraldRuntime
 @testable import HeraldSMS
+@testable import HeraldWire
+import Logging
+import PostgresNIO
+import Testing
 
 /// The runner's side of ``JobHandler/exhausted(_:reason:context:)``: what a handler returns
 /// for a job out of attempts commits with the ledger's `dead`, or not at all.

@@ -1,13 +1,14 @@
 import AMQP
 import Foundation
-import HeraldStubs
-import Testing
 @testable import HeraldCleanup
+@testable import HeraldClient
 @testable import HeraldEmail
 @testable import HeraldPush
 @testable import HeraldRuntime
 @testable import HeraldSMS
-@testable import HeraldClient
+import HeraldStubs
+@testable import HeraldWire
+import Testing
 
 /// The job runner against the real RabbitMQ and PostgreSQL.
 @Suite(.needsServers) struct RunnerTests {

@@ -1,12 +1,15 @@
 import Foundation
 import HeraldClient
+@testable import HeraldPhoneCheck
+@testable import HeraldPush
+@testable import HeraldPushCheck
+@testable import HeraldRuntime
+@testable import HeraldSMS
 import HeraldStubs
+@testable import HeraldWire
 import NIOCore
 import PostgresNIO
 import Testing
-@testable import HeraldPush
-@testable import HeraldRuntime
-@testable import HeraldSMS
 
 /// App verification before an SMS (`sms.app_verification`), through `herald-sms`'s handler
 /// and runner against the real broker and database: a push receipt confirmed through

@@ -1,8 +1,9 @@
 import Foundation
-import HeraldStubs
-import Testing
 @testable import HeraldRuntime
 @testable import HeraldSMS
+import HeraldStubs
+@testable import HeraldWire
+import Testing
 
 /// Every paid send judged (issue 46, docs/abuse.md "Fallbacks and the fraud guard"): a fallback's
 /// next channel meets the fraud guard, the per-IP limit of the request that started it and the

@@ -1,8 +1,9 @@
 import Foundation
-import HeraldStubs
-import Testing
 @testable import HeraldRuntime
 @testable import HeraldSMS
+import HeraldStubs
+@testable import HeraldWire
+import Testing
 
 /// The voice channel and fallback between channels (docs/voice.md, docs/fallback.md): herald-sms
 /// in-process with the Twilio stand-in (Messages and Calls) and the WhatsApp stand-in, whose signed

@@ -1,13 +1,14 @@
 import AMQP
 import Foundation
 import Glibc
-import HeraldStubs
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
 @testable import HeraldPush
 @testable import HeraldRuntime
 @testable import HeraldSMS
+import HeraldStubs
+@testable import HeraldWire
+import Testing
 
 /// States that tell the truth: a verification whose job was dead-lettered after its tries ends
 /// `failed` with its code closed and `sms.failed` emitted, and a verification id is bound to

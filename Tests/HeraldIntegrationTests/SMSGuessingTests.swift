@@ -1,9 +1,10 @@
 import AMQP
 import Foundation
-import PostgresNIO
-import Testing
 @testable import HeraldRuntime
 @testable import HeraldSMS
+@testable import HeraldWire
+import PostgresNIO
+import Testing
 
 /// The guessing lockout (`sms.guessing.*`): wrong codes counted per number across codes and
 /// purposes, against the real broker and database. The lock's end is moved through the database

@@ -1,12 +1,13 @@
 import Crypto
 import Foundation
-import HeraldStubs
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
 @testable import HeraldPush
 @testable import HeraldRuntime
 @testable import HeraldSMS
+import HeraldStubs
+@testable import HeraldWire
+import Testing
 
 /// The SMS providers against local servers that speak their APIs (Twilio's Messages API, a
 /// Standard Webhooks receiver) and against a real Kannel with its fake SMSC.

@@ -1,10 +1,12 @@
 import Crypto
 import Foundation
-import HeraldStubs
-import NIOHTTP1
-import Testing
+@testable import HeraldPhoneCheck
 @testable import HeraldRuntime
 @testable import HeraldSMS
+import HeraldStubs
+@testable import HeraldWire
+import NIOHTTP1
+import Testing
 
 /// Delivery receipts end to end: the real herald-api takes each provider's callbacks (Twilio's
 /// status callbacks from the Twilio stand-in, DLRs from the real Kannel, the webhook provider's

@@ -1,7 +1,9 @@
 import Foundation
-import Testing
+@testable import HeraldPhoneCheck
 @testable import HeraldRuntime
 @testable import HeraldSMS
+@testable import HeraldWire
+import Testing
 
 /// The region, number-type and per-region cap policy of herald-sms (docs/abuse.md), numbers
 /// read by libphonenumber, against the real broker and database.

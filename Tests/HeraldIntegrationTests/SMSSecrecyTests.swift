@@ -1,12 +1,13 @@
 import Foundation
-import HeraldClient
-import HeraldStubs
-import Testing
 @testable import HeraldCleanup
+import HeraldClient
 @testable import HeraldEmail
 @testable import HeraldPush
 @testable import HeraldRuntime
 @testable import HeraldSMS
+import HeraldStubs
+@testable import HeraldWire
+import Testing
 
 /// A real `herald-sms` process at the most verbose log level, sending through Twilio-,
 /// Kannel providers (failing over from one to the other): none of the codes it sent

@@ -1,12 +1,14 @@
 import AMQP
 import Foundation
-import PostgresNIO
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
+@testable import HeraldPhoneCheck
 @testable import HeraldPush
 @testable import HeraldRuntime
 @testable import HeraldSMS
+@testable import HeraldWire
+import PostgresNIO
+import Testing
 
 /// The rules of phone verification, against the real broker and database, with the dev
 /// outbox provider as the phone.

@@ -1,8 +1,9 @@
 import Foundation
-import HeraldStubs
-import Testing
 @testable import HeraldRuntime
 @testable import HeraldSMS
+import HeraldStubs
+@testable import HeraldWire
+import Testing
 
 /// The same phone verification's code as a WhatsApp authentication template: herald-sms in-process
 /// sending through the WhatsApp Cloud API stand-in, whose signed status webhooks reach the real

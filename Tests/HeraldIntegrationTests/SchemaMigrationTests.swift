@@ -1,9 +1,10 @@
 import Foundation
 import HeraldClient
+@testable import HeraldRuntime
 import HeraldStubs
+import HeraldWorkers
 import PostgresNIO
 import Testing
-@testable import HeraldRuntime
 
 /// The migrator on the real PostgreSQL: a database left by the old single-sequence migrator
 /// (Fixtures/legacy-v29.sql, frozen, with rows in every table) upgrades to exactly the schema of

@@ -1,9 +1,10 @@
 import AMQP
 import Foundation
-import HeraldStubs
-import Testing
 @testable import HeraldRuntime
 @testable import HeraldSMS
+import HeraldStubs
+@testable import HeraldWire
+import Testing
 
 /// Traces on the real executables (`herald-api`, `herald-sms`), exported over OTLP/HTTP to a
 /// local receiver: one SMS verification's spans form one tree from the caller's request to the

@@ -1,11 +1,12 @@
 import Foundation
-import HeraldStubs
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
 @testable import HeraldPush
 @testable import HeraldRuntime
 @testable import HeraldSMS
+import HeraldStubs
+@testable import HeraldWire
+import Testing
 
 /// Real worker processes: killed and stopped mid-job.
 @Suite(.needsServers) struct WorkerProcessTests {

@@ -1,7 +1,9 @@
 import Foundation
-import HeraldRuntime
-import Testing
 @testable import HeraldApple
+@testable import HeraldAppleCheck
+import HeraldRuntime
+@testable import HeraldWire
+import Testing
 
 /// The pieces of the identity-token check that need no server: the nonce hash, the
 /// Cache-Control reading, the `apple.*` keys of the check, and error texts.

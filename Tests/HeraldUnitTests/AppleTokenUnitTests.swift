@@ -1,9 +1,10 @@
 import AMQP
 import Crypto
 import Foundation
-import Testing
 @testable import HeraldApple
 @testable import HeraldRuntime
+@testable import HeraldWire
+import Testing
 
 /// The parts of `apple.token` / `apple.revoke` that need no server: the queue's several job
 /// types, the sealing of refresh tokens and its key rotation, and Apple's answers.

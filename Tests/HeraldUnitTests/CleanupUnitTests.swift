@@ -1,11 +1,12 @@
 import Foundation
-import Testing
-import HeraldClient
 @testable import HeraldCleanup
+import HeraldClient
 @testable import HeraldEmail
 @testable import HeraldPush
 @testable import HeraldRuntime
 @testable import HeraldSMS
+@testable import HeraldWire
+import Testing
 
 @Suite struct CleanupUnitTests {
     @Test func theAccountDeletedBodyIsTheEventShapeWithEscapedFields() throws {

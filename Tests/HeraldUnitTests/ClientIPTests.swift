@@ -1,7 +1,8 @@
-import Testing
 @testable import HeraldEmail
 @testable import HeraldRuntime
 @testable import HeraldSMS
+@testable import HeraldWire
+import Testing
 
 /// `client.ip`: parsed by inet_pton, canonicalised, IPv6 counted per network.
 @Suite struct ClientIPTests {

@@ -1,8 +1,9 @@
 import Foundation
-import Testing
 @testable import HeraldEmail
+@testable import HeraldPhoneCheck
 @testable import HeraldRuntime
 @testable import HeraldSMS
+import Testing
 
 /// Relative template directories are found from any working directory: against the
 /// configuration file's directory, or the working directory for an environment override.

@@ -1,8 +1,10 @@
 import AMQP
 import Foundation
-import Testing
 @testable import HeraldEmail
+@testable import HeraldEmailCheck
 @testable import HeraldRuntime
+@testable import HeraldWire
+import Testing
 
 /// The parts of `email.code` that need no server: the queue's two job types, the job's
 /// validation (the field named), the `email.code.*` keys (the key named), the code templates in

@@ -1,10 +1,11 @@
 import Foundation
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
 @testable import HeraldPush
 @testable import HeraldRuntime
 @testable import HeraldSMS
+@testable import HeraldWire
+import Testing
 
 /// Continue URLs an attacker might slip into `action_code_settings.url` (open redirects,
 /// phishing through a link on our domain): each is refused with a reason that names the rule.

@@ -1,12 +1,13 @@
 import Foundation
-import NIOCore
-import NIOEmbedded
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
 @testable import HeraldPush
 @testable import HeraldRuntime
 @testable import HeraldSMS
+@testable import HeraldWire
+import NIOCore
+import NIOEmbedded
+import Testing
 
 /// The pieces of `herald-email` that need no server: addresses, links, templates, MIME,
 /// SMTP reply parsing and the `email.*` configuration.

@@ -1,8 +1,10 @@
 import Foundation
-import Testing
 @testable import HeraldAPI
+@testable import HeraldPhoneCheck
 @testable import HeraldRuntime
 @testable import HeraldSMS
+@testable import HeraldWire
+import Testing
 
 /// The voice channel's TwiML and call statuses, and the configuration of voice and fallback:
 /// each bad value stops the worker naming its key.

@@ -1,11 +1,12 @@
 import AMQP
 import Foundation
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
 @testable import HeraldPush
 @testable import HeraldRuntime
 @testable import HeraldSMS
+@testable import HeraldWire
+import Testing
 
 @Suite struct JobDecoderTests {
     let decoder = JobDecoder<SMSVerificationJob>(maxBytes: 1024)

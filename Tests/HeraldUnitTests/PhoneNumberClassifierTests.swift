@@ -1,6 +1,8 @@
-import Testing
+@testable import HeraldPhoneCheck
 @testable import HeraldRuntime
 @testable import HeraldSMS
+@testable import HeraldWire
+import Testing
 
 /// libphonenumber through the CPhoneNumber shim: region (NANP area codes resolved), type
 /// and validity of real-format numbers, and the reasons of the ones not in use.

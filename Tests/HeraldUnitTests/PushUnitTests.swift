@@ -1,12 +1,13 @@
-import _CryptoExtras
 import Crypto
 import Foundation
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
 @testable import HeraldPush
+@testable import HeraldPushCheck
 @testable import HeraldRuntime
 @testable import HeraldSMS
+import Testing
+import _CryptoExtras
 
 /// The provider tokens (ES256 JWT for APNs, RS256 assertion for FCM), their caching, and how
 /// every APNs and FCM answer maps; no server needed.

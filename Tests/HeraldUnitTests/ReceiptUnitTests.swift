@@ -1,8 +1,10 @@
 import Foundation
-import Testing
 @testable import HeraldAPI
+@testable import HeraldPhoneCheck
 @testable import HeraldRuntime
 @testable import HeraldSMS
+@testable import HeraldWire
+import Testing
 
 /// The receipt callbacks' signatures and decoders (herald-api), the `sms.receipt` job's rules
 /// and the receipt settings (herald-sms), without servers.
@@ -253,7 +255,7 @@ import Testing
     @Test func theTemplateCarriesTheCodeInItsBodyAndButton() throws {
         let payload = WhatsAppProvider.payload(to: "+4915112345678", code: "123456", template: "herald_code", language: "de", messageID: "m-9")
         let json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(payload)) as? [String: Any])
-        #expect(json["biz_opaque_callback_data"] as? String == "herald:m-9" && WhatsAppProvider.sentByHerald("herald:m-9"))
+        #expect(json["biz_opaque_callback_data"] as? String == "herald:m-9" && WhatsAppCallbackData.sentByHerald("herald:m-9"))
         #expect(json["to"] as? String == "4915112345678" && json["messaging_product"] as? String == "whatsapp" && json["type"] as? String == "template")
         let template = try #require(json["template"] as? [String: Any])
         #expect(template["name"] as? String == "herald_code" && (template["language"] as? [String: Any])?["code"] as? String == "de")

@@ -1,6 +1,8 @@
-import Testing
+@testable import HeraldPhoneCheck
 @testable import HeraldRuntime
 @testable import HeraldSMS
+@testable import HeraldWire
+import Testing
 
 /// The region, number-type and per-region cap configuration: defaults, decisions, and the
 /// errors that name their key (docs/abuse.md).

@@ -1,10 +1,12 @@
 import Foundation
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
+@testable import HeraldPhoneCheck
 @testable import HeraldPush
 @testable import HeraldRuntime
 @testable import HeraldSMS
+@testable import HeraldWire
+import Testing
 
 /// E.164 syntax, SMS lengths, templates and the SMS configuration (libphonenumber's reading:
 /// PhoneNumberClassifierTests; the region and type policy: SMSNumberPolicyTests).

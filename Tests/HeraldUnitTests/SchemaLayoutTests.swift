@@ -1,7 +1,8 @@
 import Foundation
 import HeraldClient
-import Testing
 @testable import HeraldRuntime
+import HeraldWorkers
+import Testing
 
 /// The SQL files' layout and the migrator's plan, with no database: statement splitting as psql
 /// reads a file, the groups' numbering, and what the ledger makes of drift, gaps and the old ledger.

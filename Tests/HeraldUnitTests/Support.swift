@@ -1,5 +1,6 @@
 import HeraldClient
 import HeraldRuntime
+import HeraldWorkers
 
 extension HeraldConfiguration {
     /// Every section, the platform's and every channel's, as `heraldctl config check` reads them.

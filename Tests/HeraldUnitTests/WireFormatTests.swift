@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 @testable import HeraldRuntime
 @testable import HeraldSMS
+@testable import HeraldWire
+import Testing
 
 /// What the wire contract promises of reasons and event timestamps.
 @Suite struct WireFormatTests {

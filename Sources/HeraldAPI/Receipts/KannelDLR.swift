@@ -1,6 +1,7 @@
 import Foundation
+import HeraldPhoneCheck
 import HeraldRuntime
-import HeraldSMS
+import HeraldWire
 
 /// A Kannel delivery report: the `dlr-url` herald-sms gave the message
 /// (``SMSConfiguration/Receipts/kannelURL(id:now:)``) with Kannel's escapes filled in: `id`, `exp`

@@ -1,8 +1,9 @@
 import Crypto
 import Foundation
-import HeraldRuntime
-import HeraldSMS
 import HTTPTypes
+import HeraldPhoneCheck
+import HeraldRuntime
+import HeraldWire
 import Hummingbird
 import Logging
 

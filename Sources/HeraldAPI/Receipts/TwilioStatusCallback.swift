@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import HeraldRuntime
-import HeraldSMS
+import HeraldWire
 
 /// Twilio's message status callback: a form POST to the message's `StatusCallback` with
 /// `MessageSid`, `MessageStatus` and, when it failed, `ErrorCode`, signed in `X-Twilio-Signature`:

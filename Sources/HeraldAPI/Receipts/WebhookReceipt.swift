@@ -1,6 +1,6 @@
 import Foundation
 import HeraldRuntime
-import HeraldSMS
+import HeraldWire
 
 /// A receipt of the webhook provider, signed as Herald signs its requests to it (Standard
 /// Webhooks, `sms.webhook.secret`): `{"type": "sms.status", "data": {"message_id", "status",

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 import HeraldRuntime
-import HeraldSMS
+import HeraldWire
 
 /// WhatsApp Business Cloud API's webhooks, as Meta sends them to the callback URL of the app:
 /// a subscription handshake (`GET ?hub.mode=subscribe&hub.verify_token=…&hub.challenge=…`,
@@ -67,7 +67,7 @@ enum WhatsAppWebhook {
                 guard (value["metadata"] as? [String: Any])?["phone_number_id"] as? String == phoneNumberID else { continue }
                 for item in value["statuses"] as? [[String: Any]] ?? [] {
                     guard let id = item["id"] as? String, (1...128).contains(id.utf8.count), let word = item["status"] as? String,
-                          let status = status(word), WhatsAppProvider.sentByHerald(item["biz_opaque_callback_data"] as? String) else { continue }
+                          let status = status(word), WhatsAppCallbackData.sentByHerald(item["biz_opaque_callback_data"] as? String) else { continue }
                     let code = ((item["errors"] as? [[String: Any]])?.first?["code"] as? Int).map { "whatsapp-\($0)" }
                     let occurred = (item["timestamp"] as? String).flatMap(Int.init).map { Date(timeIntervalSince1970: TimeInterval($0)) }
                     guard let job = try? JSONFields.validated(SMSReceiptJob(

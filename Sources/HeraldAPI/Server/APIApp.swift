@@ -1,11 +1,11 @@
 import AMQP
 import Foundation
-import HeraldAPIStore
-import HeraldApple
-import HeraldClient
-import HeraldRuntime
-import HeraldSMS
 import HTTPTypes
+import HeraldAPIStore
+import HeraldAppleCheck
+import HeraldClient
+import HeraldPhoneCheck
+import HeraldRuntime
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS

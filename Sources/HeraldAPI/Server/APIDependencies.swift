@@ -1,9 +1,8 @@
-import HeraldAPIStore
-import HeraldApple
-import HeraldClient
-import HeraldRuntime
-import HeraldSMS
 import HTTPTypes
+import HeraldAPIStore
+import HeraldClient
+import HeraldPhoneCheck
+import HeraldRuntime
 import Hummingbird
 import Logging
 import PostgresNIO

@@ -1,7 +1,8 @@
 import Foundation
-import HeraldApple
+import HeraldAppleCheck
 import HeraldClient
 import HeraldRuntime
+import HeraldWire
 
 /// `/v1/apple`: check an identity token with its raw nonce; hand herald-apple an authorization
 /// code to exchange (and keep the refresh token it gets, sealed, for revocation).

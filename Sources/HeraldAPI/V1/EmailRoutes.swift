@@ -1,7 +1,8 @@
 import Foundation
 import HeraldClient
-import HeraldEmail
+import HeraldEmailCheck
 import HeraldRuntime
+import HeraldWire
 
 /// `/v1/email/actions`: send an email action (sign-in link, verify, reset, change, recover),
 /// answered with herald-email's decision, and consume its link code.

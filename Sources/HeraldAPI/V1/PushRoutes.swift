@@ -1,7 +1,7 @@
 import Foundation
 import HeraldClient
-import HeraldPush
 import HeraldRuntime
+import HeraldWire
 
 /// `/v1/push`: app verification by silent push (start, confirm the secret the app received),
 /// and a device token the app registered again.

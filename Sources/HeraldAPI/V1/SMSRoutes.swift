@@ -2,8 +2,9 @@ import Crypto
 import Foundation
 import HeraldAPIStore
 import HeraldClient
+import HeraldPhoneCheck
 import HeraldRuntime
-import HeraldSMS
+import HeraldWire
 
 /// `/v1/sms/verifications`: start (answered with herald-sms's decision), check a code, read the
 /// state (masked, as `heraldctl verify show-sms`).

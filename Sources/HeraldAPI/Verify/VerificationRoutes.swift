@@ -1,10 +1,11 @@
 import Foundation
+import HTTPTypes
 import HeraldAPIStore
 import HeraldClient
-import HeraldEmail
+import HeraldEmailCheck
+import HeraldPhoneCheck
 import HeraldRuntime
-import HeraldSMS
-import HTTPTypes
+import HeraldWire
 import Hummingbird
 
 /// `/v2/Services/{ServiceSid}/Verifications[/{Sid}]` and `/VerificationCheck`: Twilio Verify's

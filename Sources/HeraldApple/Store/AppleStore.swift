@@ -31,9 +31,6 @@ public enum AppleStore {
         public var ownerKey: Int64
     }
 
-    /// `herald.apple_attempts`: every call to Apple of a job (`message_id`).
-    public static let attempts = AttemptLog { AppleAttemptsRead(key: $0) }
-
     /// What stands for a code in the records: its SHA-256, hex. (A code is 64 random bytes of
     /// Apple's and single use: its hash needs no key.)
     public static func codeHash(_ code: Secret) -> String {
@@ -163,6 +160,11 @@ public enum AppleStore {
         return Record(operation: row.operation, state: row.state, step: row.step, calls: row.calls, uncertainCalls: row.uncertainCalls,
                       httpStatus: row.httpStatus, error: row.error, reason: row.reason)
     }
+}
+
+extension AttemptLog {
+    /// `herald.apple_attempts`: every call to Apple of a job (`message_id`).
+    public static let apple = AttemptLog { AppleAttemptsRead(key: $0) }
 }
 
 extension AppleAttemptsRead.Row: DeliveryAttemptRow {}

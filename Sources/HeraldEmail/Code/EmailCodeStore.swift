@@ -1,4 +1,5 @@
 import Foundation
+import HeraldEmailCheck
 import HeraldRuntime
 import Logging
 import PostgresNIO
@@ -115,7 +116,7 @@ public enum EmailCodeStore {
         if let email = record["email"] as? String { record["email"] = Redact.email(email) }
         // A list, as a request's link codes are shown.
         record["codes"] = record.removeValue(forKey: "code").map { [$0] } ?? []
-        record["provider_calls"] = try await EmailStore.attempts.read(verificationID, client: client, logger: logger).map(\.record)
+        record["provider_calls"] = try await AttemptLog.email.read(verificationID, client: client, logger: logger).map(\.record)
         return record
     }
 }

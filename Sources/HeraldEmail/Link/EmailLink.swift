@@ -1,14 +1,11 @@
 import Foundation
 import HeraldRuntime
+import HeraldWire
 
 /// Builds an action link from approved settings only: `https://<link domain><link path>?mode=…
 /// &oobCode=…&continueUrl=…&lang=…` (Firebase's parameter names; the mode in Firebase's
 /// spelling: signIn, verifyEmail, resetPassword, verifyAndChangeEmail, recoverEmail).
 public enum EmailLink {
-    /// The context every link code is hashed under: the code alone finds its row, and the
-    /// row then says which email and mode it belongs to.
-    static let hashContext = "email-link"
-
     public static func firebaseMode(_ mode: EmailActionJob.Mode) -> String {
         switch mode {
         case .signIn: "signIn"

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldRuntime
+import HeraldWire
 
 /// Decides whether a job's action code settings may be put in a link: the continue URL's
 /// host must be an authorized domain, the link domain a configured one, and the app ids

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldEmailCheck
 import HeraldRuntime
 import Logging
 import PostgresNIO
@@ -47,10 +48,6 @@ public enum EmailStore {
         /// Counted when the request is new (``RateLimits``: email_address, ip, global).
         public var limits = RateLimits()
     }
-
-    /// `herald.email_send_attempts`: every provider call of a request (`heraldctl verify show-*`
-    /// prints them).
-    public static let attempts = AttemptLog { EmailAttemptsRead(key: $0) }
 
     /// Records the request (or finds it), supersedes an earlier try's pending code, and stores
     /// the new code, in one statement.
@@ -127,6 +124,11 @@ public enum EmailStore {
     public static func hasAccount(_ email: String, client: PostgresClient, logger: Logger) async throws -> Bool {
         try await EmailHasAccount(email: email).first(on: client, logger: logger)?.exists ?? false
     }
+}
+
+extension AttemptLog {
+    /// `herald.email_send_attempts`: every provider call of a request (`heraldctl verify show-email` prints them).
+    public static let email = AttemptLog { EmailAttemptsRead(key: $0) }
 }
 
 extension EmailAttemptsRead.Row: DeliveryAttemptRow {}

@@ -1,5 +1,7 @@
 import Foundation
+import HeraldPushCheck
 import HeraldRuntime
+import HeraldWire
 
 /// The dev push provider (``DevOutboxDelivery``): the push in `herald.dev_outbox` without its
 /// secret, in full in `push.jsonl` of `outbox.directory` (the stand-in device a dev run or a

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldPushCheck
 import HeraldRuntime
 import Logging
 import PostgresNIO
@@ -54,10 +55,6 @@ public enum PushStore {
         throw StoreError("herald.push_prepare gave no decision")
     }
 
-    /// `herald.push_send_attempts`: every provider call of a receipt (`heraldctl verify show-*`
-    /// prints them).
-    public static let attempts = AttemptLog { PushAttemptsRead(key: $0) }
-
     /// The provider accepted: the receipt is `sent`, the token healthy (valid again if it was not).
     public static func sent(_ receipt: String, tokenHash: String, delivery attempts: [DeliveryAttempt], client: PostgresClient, logger: Logger) async throws {
         let last = attempts.last
@@ -111,6 +108,11 @@ public enum PushStore {
             providerMessageIDs: attempts.providerMessageIDs, durations: attempts.durations
         ).rows(on: client, logger: logger)
     }
+}
+
+extension AttemptLog {
+    /// `herald.push_send_attempts`: every provider call of a receipt (`heraldctl verify show-push` prints them).
+    public static let push = AttemptLog { PushAttemptsRead(key: $0) }
 }
 
 extension PushAttemptsRead.Row: DeliveryAttemptRow {}

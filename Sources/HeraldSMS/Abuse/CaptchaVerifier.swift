@@ -1,6 +1,8 @@
 import AsyncHTTPClient
 import Foundation
+import HeraldPhoneCheck
 import HeraldRuntime
+import HeraldWire
 import Logging
 import NIOCore
 

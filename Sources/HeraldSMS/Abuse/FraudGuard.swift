@@ -1,4 +1,5 @@
 import Foundation
+import HeraldPhoneCheck
 import HeraldRuntime
 import Logging
 import Metrics

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HeraldPhoneCheck
 import HeraldRuntime
 import Logging
 import NIOCore

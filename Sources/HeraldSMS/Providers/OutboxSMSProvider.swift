@@ -1,5 +1,6 @@
 import Foundation
 import HeraldRuntime
+import HeraldWire
 
 /// The dev SMS provider (``DevOutboxDelivery``): the message in `herald.dev_outbox` with the
 /// code masked, in full in `sms.jsonl` of `outbox.directory` (how a dev run reads its codes).

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Crypto
 import Foundation
+import HeraldPhoneCheck
 import HeraldRuntime
 import Logging
 import NIOCore

@@ -1,6 +1,8 @@
 import AsyncHTTPClient
 import Foundation
+import HeraldPhoneCheck
 import HeraldRuntime
+import HeraldWire
 import Logging
 import NIOCore
 
@@ -15,7 +17,7 @@ import NIOCore
 /// 401 (190, the token) and 5xx are transient.
 /// Each send carries `biz_opaque_callback_data` `herald:<message id>`, which Meta echoes in the
 /// message's status webhooks: herald-api keeps only statuses of messages Herald sent
-/// (``sentByHerald(_:)``); another sender's on the same business number are dropped at once.
+/// (`WhatsAppCallbackData.sentByHerald(_:)`); another sender's on the same business number are dropped at once.
 public struct WhatsAppProvider: DeliveryProvider {
     let configuration: SMSConfiguration.WhatsApp
     let http: ProviderHTTP
@@ -51,19 +53,13 @@ public struct WhatsAppProvider: DeliveryProvider {
         }
     }
 
-    /// What a send's `biz_opaque_callback_data` starts with.
-    static let callbackPrefix = "herald:"
-
-    /// A status whose `biz_opaque_callback_data` is this is of a message Herald sent.
-    public static func sentByHerald(_ callbackData: String?) -> Bool { callbackData?.hasPrefix(callbackPrefix) == true }
-
     /// The body of one send: the number without its `+`, the code in the body and the button, and
     /// Herald's mark with the job's message id (not a secret; Meta's limit is 512 characters).
     static func payload(to: String, code: String, template: String, language: String, messageID: String) -> Payload {
         Payload(to: String(to.drop { $0 == "+" }), template: .init(name: template, language: .init(code: language), components: [
             .init(type: "body", parameters: [.init(text: code)]),
             .init(type: "button", subType: "url", index: "0", parameters: [.init(text: code)]),
-        ]), callbackData: callbackPrefix + messageID)
+        ]), callbackData: WhatsAppCallbackData.mark(messageID: messageID))
     }
 
     public func send(_ message: SMSMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {

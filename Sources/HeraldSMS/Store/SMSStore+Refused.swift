@@ -1,3 +1,4 @@
+import HeraldWire
 import Logging
 import PostgresNIO
 

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldPhoneCheck
 import HeraldRuntime
 import Logging
 import PostgresNIO
@@ -109,10 +110,6 @@ public enum SMSStore {
         }
     }
 
-    /// `herald.sms_send_attempts`: every provider call of a verification (`heraldctl verify show-*`
-    /// prints them).
-    public static let attempts = AttemptLog { SMSAttemptsRead(key: $0) }
-
     /// What a provider accepted, for ``sent(_:client:logger:)``.
     public struct Sent: Sendable {
         public var verificationID: String
@@ -174,5 +171,3 @@ public enum SMSStore {
                                        durations: attempts.durations).rows(on: client, logger: logger)
     }
 }
-
-extension SMSAttemptsRead.Row: DeliveryAttemptRow {}

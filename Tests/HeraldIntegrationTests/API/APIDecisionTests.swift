@@ -1,9 +1,10 @@
 import Foundation
+@testable import HeraldPhoneCheck
+@testable import HeraldRuntime
+@testable import HeraldSMS
 import HeraldStubs
 import NIOHTTP1
 import Testing
-@testable import HeraldRuntime
-@testable import HeraldSMS
 
 /// The door decides (issue 45): a start on the real `herald-api` is answered with herald-sms's
 /// decision (in-process, dev outbox), and a refused start sends nothing.

@@ -1,13 +1,15 @@
 import AMQP
 import Foundation
-import Logging
-import HeraldClient
-import PostgresNIO
 @testable import HeraldCleanup
+import HeraldClient
 @testable import HeraldEmail
 @testable import HeraldPush
 @testable import HeraldRuntime
 @testable import HeraldSMS
+@testable import HeraldWire
+import HeraldWorkers
+import Logging
+import PostgresNIO
 
 /// The cleanup suites' own database (`<test database>_cleanup`, made and migrated on first
 /// use). Cleanup acts on whole tables (accounts, the policy row, the one active run), so its

@@ -1,9 +1,10 @@
 import AMQP
 import Foundation
-import HeraldStubs
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldRuntime
+import HeraldStubs
+@testable import HeraldWire
+import Testing
 
 /// Deletion dates as Firebase documents them: given while cleanup is enabled (creation +
 /// retention, or enabling + retention for accounts that existed before), kept when it is

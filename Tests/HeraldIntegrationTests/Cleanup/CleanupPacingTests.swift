@@ -1,7 +1,8 @@
 import Foundation
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldRuntime
+@testable import HeraldWire
+import Testing
 
 /// Pacing (`cleanup.pace.*`) against the real PostgreSQL. In ``CleanupTests`` (serialized:
 /// the policy row and the one active run are global to the cleanup database).

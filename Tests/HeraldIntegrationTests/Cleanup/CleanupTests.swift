@@ -1,11 +1,12 @@
 import AMQP
 import Foundation
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
 @testable import HeraldPush
 @testable import HeraldRuntime
 @testable import HeraldSMS
+@testable import HeraldWire
+import Testing
 
 /// Cleanup against the real PostgreSQL (its own database, see ``CleanupDatabase``) and
 /// RabbitMQ. Serialized: the policy row and the one active run are global to the database.

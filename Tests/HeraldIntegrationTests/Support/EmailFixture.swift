@@ -1,14 +1,16 @@
 import AMQP
 import Foundation
-import HeraldClient
-import Logging
-import HeraldStubs
-import PostgresNIO
 @testable import HeraldCleanup
+import HeraldClient
 @testable import HeraldEmail
+@testable import HeraldEmailCheck
 @testable import HeraldPush
 @testable import HeraldRuntime
 @testable import HeraldSMS
+import HeraldStubs
+@testable import HeraldWire
+import Logging
+import PostgresNIO
 
 /// `herald-email` in-process on a test's namespace, delivering to the real SMTP server
 /// `make test` starts (scripts/smtp-server.py: its maildir is the mailbox the test reads),

@@ -1,17 +1,19 @@
 import AMQP
-import HeraldStubs
 import Foundation
+@testable import HeraldCleanup
 import HeraldClient
+@testable import HeraldEmail
+@testable import HeraldPush
+@testable import HeraldRuntime
+@testable import HeraldSMS
+import HeraldStubs
+@testable import HeraldWire
+import HeraldWorkers
 import Logging
 import PostgresNIO
 import ServiceLifecycle
 import Synchronization
 import Testing
-@testable import HeraldCleanup
-@testable import HeraldEmail
-@testable import HeraldPush
-@testable import HeraldRuntime
-@testable import HeraldSMS
 
 /// A test's own namespace on the real broker and database: topology declared, a client to
 /// enqueue, and helpers to read the ledger and queues. ``close()`` deletes the namespace.

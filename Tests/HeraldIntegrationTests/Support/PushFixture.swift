@@ -1,16 +1,18 @@
-import _CryptoExtras
 import AMQP
 import Crypto
 import Foundation
-import HeraldClient
-import HeraldStubs
-import Logging
-import PostgresNIO
 @testable import HeraldCleanup
+import HeraldClient
 @testable import HeraldEmail
 @testable import HeraldPush
+@testable import HeraldPushCheck
 @testable import HeraldRuntime
 @testable import HeraldSMS
+import HeraldStubs
+@testable import HeraldWire
+import Logging
+import PostgresNIO
+import _CryptoExtras
 
 /// A clock the provider tokens read, which a test can move forward.
 final class TestClock: @unchecked Sendable {

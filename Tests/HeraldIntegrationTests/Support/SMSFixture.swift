@@ -1,13 +1,14 @@
 import AMQP
 import Foundation
-import HeraldClient
-import Logging
-import PostgresNIO
 @testable import HeraldCleanup
+import HeraldClient
 @testable import HeraldEmail
+@testable import HeraldPhoneCheck
 @testable import HeraldPush
 @testable import HeraldRuntime
 @testable import HeraldSMS
+import Logging
+import PostgresNIO
 
 /// `herald-sms` in-process on a test's namespace: its configuration, its dev outbox spool
 /// (the stand-in phone, where the codes can be read), the events it emits, and the check API.
@@ -98,7 +99,7 @@ final class SMSFixture: Sendable {
 
     /// Provider calls recorded for a verification, as `heraldctl verify show-sms` reads them.
     func attempts(_ id: String) async throws -> [DeliveryAttempt] {
-        try await SMSStore.attempts.read(id, client: harness.database, logger: harness.logger)
+        try await AttemptLog.sms.read(id, client: harness.database, logger: harness.logger)
     }
 
     func close() async {

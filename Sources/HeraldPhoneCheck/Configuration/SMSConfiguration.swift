@@ -1,5 +1,6 @@
 import Foundation
 import HeraldRuntime
+import HeraldWire
 
 /// `sms.*`: codes, templates, abuse controls and providers of `herald-sms`.
 public struct SMSConfiguration: ConfigurationSection {

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldRuntime
+import HeraldWire
 
 extension SMSConfiguration {
     /// `sms.fallback.*`: the channels a verification tries in turn (docs/fallback.md). The next

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldRuntime
+import HeraldWire
 import Logging
 import PostgresNIO
 
@@ -28,7 +29,7 @@ public struct PushVerifier: Sendable {
     }
 
     /// What a secret's hash is bound to: the same secret for another receipt is worthless.
-    static func hashContext(receipt: String) -> String { "push:\(receipt)" }
+    public static func hashContext(receipt: String) -> String { "push:\(receipt)" }
 
     public func confirm(receipt: String, secret: String, logger: Logger) async throws -> Result {
         let secret = Secret(secret)

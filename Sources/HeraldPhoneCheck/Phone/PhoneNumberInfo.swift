@@ -1,3 +1,5 @@
+import HeraldWire
+
 /// A valid phone number as the telephone network reads it: its region (ISO 3166-1 alpha-2,
 /// North American area codes resolved: +1 876 is `JM`) and its type of line.
 public struct PhoneNumberInfo: Sendable, Hashable, CustomStringConvertible {

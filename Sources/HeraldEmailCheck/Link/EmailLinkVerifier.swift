@@ -1,5 +1,6 @@
 import Foundation
 import HeraldRuntime
+import HeraldWire
 import Logging
 import PostgresNIO
 
@@ -27,6 +28,10 @@ public struct EmailLinkVerifier: Sendable {
         /// No such code, a code of another mode, or one whose send failed.
         case notFound
     }
+
+    /// The context every link code is hashed under (herald-email hashes, this verifies): the
+    /// code alone finds its row, and the row then says which email and mode it belongs to.
+    public static let hashContext = "email-link"
 
     /// The settings the link was made with, as the app needs them after sign-in.
     public struct Settings: Sendable, Equatable, Decodable {
@@ -58,7 +63,7 @@ public struct EmailLinkVerifier: Sendable {
     public func consume(email: String, oobCode: String, mode: EmailActionJob.Mode?, logger: Logger) async throws -> Result {
         let code = Secret(oobCode)
         guard (16...256).contains(oobCode.utf8.count) else { return .notFound }
-        let candidates = hasher.hashesUnderEveryKey(code, context: EmailLink.hashContext)
+        let candidates = hasher.hashesUnderEveryKey(code, context: Self.hashContext)
         let find = LinkCodesFind(digests: candidates.map { Self.hex($0.digest) })
         let normal = EmailAddress.normalize(email)
         // Two links of one (address, mode) used at once lock each other's rows (each supersedes
@@ -67,7 +72,7 @@ public struct EmailLinkVerifier: Sendable {
             var found: LinkCodesFind.Row?
             for row in try await find.rows(on: connection, logger: logger) {
                 // The digest matched by index; confirm under its own key, in constant time.
-                if hasher.verify(code, context: EmailLink.hashContext, against: StoredSecretHash(keyID: row.keyID, digest: row.codeHash)) {
+                if hasher.verify(code, context: Self.hashContext, against: StoredSecretHash(keyID: row.keyID, digest: row.codeHash)) {
                     found = row
                 }
             }

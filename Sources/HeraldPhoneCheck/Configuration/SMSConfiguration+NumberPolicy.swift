@@ -1,4 +1,5 @@
 import HeraldRuntime
+import HeraldWire
 
 extension SMSConfiguration {
     /// Which regions may receive SMS, by ISO 3166-1 alpha-2 code (as Firebase's SMS region
@@ -55,7 +56,7 @@ extension SMSConfiguration {
         public func cap(for region: String) -> Cap { regions[region] ?? defaultCap }
 
         /// Adds the caps of `region` to a request's limits.
-        public func add(to limits: inout SMSStore.Limits, region: String) {
+        public func add(to limits: inout RateLimits, region: String) {
             let cap = cap(for: region)
             if let hour = cap.hour { limits.add("region_hour", key: region, Limit(max: hour, windowSeconds: 3600)) }
             if let day = cap.day { limits.add("region_day", key: region, Limit(max: day, windowSeconds: 86_400)) }

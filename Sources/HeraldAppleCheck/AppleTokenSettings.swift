@@ -15,8 +15,11 @@ public struct AppleTokenSettings: Sendable {
     public var privateKey = ""
     public var tokenURL = "https://appleid.apple.com/auth/token"
     public var revokeURL = "https://appleid.apple.com/auth/revoke"
-    /// A client secret's `exp` - `iat`; it is signed again at half of it. Apple: six months at most.
+    /// A client secret's `exp` - `iat`; it is signed again at half of it. Apple: six months at most
+    /// (``maximumClientSecretLifetimeSeconds``).
     public var clientSecretLifetimeSeconds = 86_400
+    /// Apple's limit on a client secret's lifetime.
+    public static let maximumClientSecretLifetimeSeconds = 15_777_000
     public var timeoutMilliseconds = 10_000
     /// `id:base64,…` (32+ random bytes each): the refresh tokens' AES-GCM keys. Secret: a file
     /// (`token_keys_file:`, `HERALD_APPLE_TOKEN_KEYS_FILE`).
@@ -33,7 +36,7 @@ public struct AppleTokenSettings: Sendable {
         tokenURL = try AppleConfiguration.url(source, "apple.token_url", tokenURL)
         revokeURL = try AppleConfiguration.url(source, "apple.revoke_url", revokeURL)
         clientSecretLifetimeSeconds = try source.int("apple.client_secret_lifetime_seconds", default: clientSecretLifetimeSeconds,
-                                                     range: 300...AppleClientSecret.maximumLifetimeSeconds)
+                                                     range: 300...Self.maximumClientSecretLifetimeSeconds)
         timeoutMilliseconds = try source.int("apple.timeout_ms", default: timeoutMilliseconds, range: 100...120_000)
         tokenKeys = try source.string("apple.token_keys", default: "", secret: true)
         tokenActiveKey = try source.string("apple.token_active_key", default: "")

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldRuntime
+import HeraldWire
 import Logging
 import PostgresNIO
 
@@ -36,7 +37,7 @@ public struct PhoneVerifier: Sendable {
 
     /// What a code's hash is bound to: the same code for another number, purpose or tenant is
     /// worthless. A code of no tenant keeps the context codes had before tenants.
-    static func hashContext(phone: String, purpose: String, tenant: String) -> String {
+    public static func hashContext(phone: String, purpose: String, tenant: String) -> String {
         tenant.isEmpty ? "sms:\(phone):\(purpose)" : "sms:\(phone):\(purpose):\(tenant)"
     }
 

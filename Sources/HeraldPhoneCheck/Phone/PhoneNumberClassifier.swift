@@ -1,5 +1,6 @@
 import CPhoneNumber
 import HeraldRuntime
+import HeraldWire
 
 /// Reads phone numbers with libphonenumber (Google's reference library, the metadata the
 /// telephone-facing industry uses; Debian's `libphonenumber-dev`, see docs/sms.md for the

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HeraldRuntime
+import HeraldWire
 import JWTKit
 import Logging
 

@@ -1,4 +1,5 @@
 import HeraldRuntime
+import HeraldWire
 
 /// `sms.app_verification.*`: evidence that a genuine app asked for the SMS (a confirmed push
 /// receipt or a captcha token), checked before anything is sent (docs/abuse.md).

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldRuntime
+import HeraldWire
 
 extension SMSConfiguration {
     /// `sms.voice.*`: the same verification's code read out in a phone call (Twilio's Calls API,

@@ -31,7 +31,7 @@ public enum SMSVerificationRecord {
             fallback["next_at"] = row.fallbackNextAt
             out["fallback"] = fallback
         }
-        out["provider_calls"] = try await SMSStore.attempts.read(id, client: client, logger: logger).map(\.record)
+        out["provider_calls"] = try await AttemptLog.sms.read(id, client: client, logger: logger).map(\.record)
         return try JSONSerialization.data(withJSONObject: out, options: [.sortedKeys])
     }
 

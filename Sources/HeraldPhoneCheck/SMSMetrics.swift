@@ -1,4 +1,5 @@
 import HeraldRuntime
+import HeraldWire
 import Metrics
 
 /// `herald-sms`'s own metrics (documented in docs/operations.md).
@@ -33,11 +34,6 @@ public struct SMSMetrics: Sendable {
     /// in which a verification gets a second SMS.
     public func uncertainSend() {
         Counter(label: "herald_sms_uncertain_sends_total").increment()
-    }
-
-    /// `herald_sms_segments_total{encoding}`: segments sent (what the operator pays for).
-    public func segments(_ encoding: SMSEncoding) {
-        Counter(label: "herald_sms_segments_total", dimensions: [("encoding", encoding.scheme.rawValue)]).increment(by: encoding.segments)
     }
 
     /// `herald_sms_fraud_guard_pauses_total{scope}`: regions or prefixes the fraud guard paused.
