@@ -29,7 +29,7 @@ let channel: [Target.Dependency] = [
 /// What herald-api and HeraldClient link of the channels: the wire and each channel's check module.
 let checks: [Target.Dependency] = ["HeraldWire", "HeraldPhoneCheck", "HeraldEmailCheck", "HeraldPushCheck", "HeraldAppleCheck"]
 /// What the tools and tests that work across every worker link (never herald-api).
-let workers: [Target.Dependency] = ["HeraldWorkers", "HeraldSMS", "HeraldEmail", "HeraldPush", "HeraldCleanup", "HeraldApple"] + checks
+let workers: [Target.Dependency] = ["HeraldWorkers", "HeraldPhone", "HeraldEmail", "HeraldPush", "HeraldCleanup", "HeraldApple"] + checks
 
 let package = Package(
     name: "herald",
@@ -38,7 +38,7 @@ let package = Package(
         .library(name: "AMQP", targets: ["AMQP"]),
         .library(name: "HeraldRuntime", targets: ["HeraldRuntime"]),
         .library(name: "HeraldWire", targets: ["HeraldWire"]),
-        .library(name: "HeraldSMS", targets: ["HeraldSMS"]),
+        .library(name: "HeraldPhone", targets: ["HeraldPhone"]),
         .library(name: "HeraldEmail", targets: ["HeraldEmail"]),
         .library(name: "HeraldPush", targets: ["HeraldPush"]),
         .library(name: "HeraldCleanup", targets: ["HeraldCleanup"]),
@@ -158,7 +158,7 @@ let package = Package(
         ),
         // One worker module per worker kind: on HeraldRuntime, HeraldWire and its own channel's
         // check module, never on another worker's or channel's (scripts/check-structure.py).
-        .target(name: "HeraldSMS", dependencies: ["HeraldRuntime", "HeraldWire", "HeraldPhoneCheck"] + channel, swiftSettings: strict, plugins: ["EmbedFiles"]),
+        .target(name: "HeraldPhone", dependencies: ["HeraldRuntime", "HeraldWire", "HeraldPhoneCheck"] + channel, swiftSettings: strict, plugins: ["EmbedFiles"]),
         .target(
             name: "HeraldEmail",
             dependencies: ["HeraldRuntime", "HeraldWire", "HeraldEmailCheck", .product(name: "Mustache", package: "swift-mustache")] + channel,
@@ -220,7 +220,7 @@ let package = Package(
         // in herald-api or a front API.
         .target(
             name: "HeraldWorkers",
-            dependencies: ["HeraldRuntime", "HeraldAPIStore", "HeraldSMS", "HeraldEmail", "HeraldPush", "HeraldCleanup", "HeraldApple"],
+            dependencies: ["HeraldRuntime", "HeraldAPIStore", "HeraldPhone", "HeraldEmail", "HeraldPush", "HeraldCleanup", "HeraldApple"],
             swiftSettings: strict
         ),
         // herald-api: Herald's HTTP API (/v1) and Twilio Verify v2's, on Hummingbird.
@@ -242,7 +242,7 @@ let package = Package(
             plugins: ["EmbedFiles"]
         ),
         .executableTarget(name: "herald-api", dependencies: ["HeraldRuntime", "HeraldAPI"], swiftSettings: strict),
-        .executableTarget(name: "herald-sms", dependencies: ["HeraldRuntime", "HeraldSMS"], swiftSettings: strict),
+        .executableTarget(name: "herald-sms", dependencies: ["HeraldRuntime", "HeraldPhone"], swiftSettings: strict),
         .executableTarget(name: "herald-email", dependencies: ["HeraldRuntime", "HeraldEmail"], swiftSettings: strict),
         .executableTarget(name: "herald-push", dependencies: ["HeraldRuntime", "HeraldPush"], swiftSettings: strict),
         .executableTarget(name: "herald-apple", dependencies: ["HeraldRuntime", "HeraldApple"], swiftSettings: strict),

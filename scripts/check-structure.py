@@ -4,7 +4,7 @@ import lines,
 - HeraldWire (the job types and values every side shares) depends on HeraldRuntime only;
 - a channel's check module (what herald-api and a front API run of it: HeraldPhoneCheck, …) on
   HeraldRuntime and HeraldWire only;
-- a worker module (HeraldSMS, …) on those and its own check module, never on another worker's
+- a worker module (HeraldPhone, …) on those and its own check module, never on another worker's
   module or another channel's check;
 - the door (HeraldAPI, herald-api, HeraldClient) on no worker module;
 - the runtime names no other module of Herald's.
@@ -23,7 +23,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 WIRE = "HeraldWire"
 # Each worker module and its channel's check module (cleanup checks nothing for the door).
-WORKERS = {"HeraldSMS": "HeraldPhoneCheck", "HeraldEmail": "HeraldEmailCheck", "HeraldPush": "HeraldPushCheck",
+WORKERS = {"HeraldPhone": "HeraldPhoneCheck", "HeraldEmail": "HeraldEmailCheck", "HeraldPush": "HeraldPushCheck",
            "HeraldApple": "HeraldAppleCheck", "HeraldCleanup": None}
 CHECKS = {check for check in WORKERS.values() if check}
 DOOR = ("HeraldAPI", "herald-api", "HeraldClient")

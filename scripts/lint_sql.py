@@ -50,9 +50,9 @@ def sql_files(kind: str) -> list[pathlib.Path]:
 
 
 def group_of(path: pathlib.Path) -> str:
-    """The ledger's group of a module's file: HeraldSMS -> sms, HeraldAPIStore -> api (SchemaGroup.name)."""
+    """The ledger's group of a module's file: HeraldPhone -> sms (the group kept its name), HeraldAPIStore -> api (SchemaGroup.name)."""
     module = path.relative_to(SOURCES).parts[0]
-    return {"HeraldAPIStore": "api"}.get(module, module.removeprefix("Herald").lower())
+    return {"HeraldAPIStore": "api", "HeraldPhone": "sms"}.get(module, module.removeprefix("Herald").lower())
 
 
 def result(**counts) -> None:

@@ -5,7 +5,7 @@ import Logging
 
 /// `herald-cleanup`'s handler of `cleanup.run`: joins the run named by the job (creating it
 /// when the job did not come from `heraldctl cleanup schedule`) and works it with a
-/// ``CleanupWorker`` until nothing is left for it. Every job of a run (a schedule publishes
+/// ``CleanupRunner`` until nothing is left for it. Every job of a run (a schedule publishes
 /// `cleanup.fan_out` of them) adds a worker to the same run.
 ///
 /// - dry run: records what a run would delete and purge (``CleanupReport``), deletes nothing;
@@ -73,7 +73,7 @@ public struct CleanupHandler: JobHandler {
             return .completed()
         }
         logger.info("working cleanup run", metadata: ["eligible_at_start": "\(joined.eligibleAtStart ?? 0)", "joins": "\(joined.joins)"])
-        let worker = CleanupWorker(client: context.database, configuration: configuration, eventsExchange: eventsExchange, logger: logger)
+        let worker = CleanupRunner(client: context.database, configuration: configuration, eventsExchange: eventsExchange, logger: logger)
         let ending = try await worker.work(runID: run.id)
         metrics.run(outcome: ending.rawValue)
         logger.info("left cleanup run", metadata: ["ending": "\(ending.rawValue)"])

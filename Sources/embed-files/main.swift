@@ -45,7 +45,7 @@ for path in arguments.dropFirst(5).sorted() {
 }
 swift += count == 0 ? "        :]\n}\n" : "    ]\n}\n"
 if !statements.isEmpty {
-    // The module: the folder above ROOT (Sources/HeraldSMS/SQL/ → HeraldSMS).
+    // The module: the folder above ROOT (Sources/HeraldPhone/SQL/ → HeraldPhone).
     let module = URL(fileURLWithPath: root).deletingLastPathComponent().lastPathComponent
     let dependencies = arguments[4].split(separator: ",").map(String.init).filter { $0 != "HeraldRuntime" }
     let imports = ["Foundation", "NIOCore", "PostgresNIO"] + (module == "HeraldRuntime" ? [] : ["HeraldRuntime"]) + dependencies.sorted()

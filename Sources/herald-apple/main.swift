@@ -4,5 +4,5 @@ import HeraldRuntime
 
 // herald-apple [--config PATH]: consumes the apple queue until SIGTERM/SIGINT.
 Bootstrap.concurrencyOnEventLoops()
-let code = await WorkerApp.main(AppleChannel.self, configPath: WorkerArguments.configPath())
+let code = await WorkerApp.main(AppleWorker.self, configPath: WorkerArguments.configPath())
 exit(code.rawValue)

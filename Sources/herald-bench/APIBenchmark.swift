@@ -2,8 +2,8 @@ import AMQP
 import Foundation
 import HeraldAPIStore
 import HeraldClient
+import HeraldPhone
 import HeraldRuntime
-import HeraldSMS
 import HeraldStubs
 import HeraldWire
 import Logging

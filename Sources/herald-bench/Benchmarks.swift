@@ -3,9 +3,9 @@ import Foundation
 import HeraldCleanup
 import HeraldClient
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
-import HeraldSMS
 import HeraldStubs
 import HeraldWire
 import Logging

@@ -1,6 +1,6 @@
 import Foundation
+import HeraldPhone
 import HeraldRuntime
-import HeraldSMS
 import HeraldWire
 import Logging
 import PostgresNIO

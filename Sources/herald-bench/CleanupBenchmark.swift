@@ -1,15 +1,15 @@
 import Foundation
-import HeraldStubs
 import HeraldCleanup
+import HeraldClient
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
+import HeraldStubs
 import HeraldWorkers
-import HeraldSMS
 import Logging
 import PostgresNIO
 import Synchronization
-import HeraldClient
 
 /// Cleanup: `accounts` accounts, half of them eligible, bulk-loaded with generate_series;
 /// `workers` in-process cleanup workers share one run (the handler's loop, no broker) with
@@ -59,7 +59,7 @@ struct CleanupBenchmark {
         let client = try Database.makeClient(database, logger: logger)
         let task = Task { await client.run() }
         defer { task.cancel() }
-        try await Migrator(client: client, groups: HeraldChannels.schema, logger: logger).migrate()
+        try await Migrator(client: client, groups: HeraldFleet.schema, logger: logger).migrate()
 
         let loadStarted = ContinuousClock.now
         let eligible = try await load(client)
@@ -86,7 +86,7 @@ struct CleanupBenchmark {
             for _ in 0..<workers {
                 group.addTask {
                     _ = try await runs.join(runID)
-                    _ = try await CleanupWorker(client: client, configuration: cleanup, eventsExchange: exchange, logger: logger).work(runID: runID)
+                    _ = try await CleanupRunner(client: client, configuration: cleanup, eventsExchange: exchange, logger: logger).work(runID: runID)
                 }
             }
             try await group.waitForAll()

@@ -110,7 +110,7 @@ struct ColdDatabase: Sendable {
     /// As `heraldctl migrate` does it: no ANALYZE after (empty tables analyzed are planned as
     /// one-page tables, which is worse).
     func migrate() async throws {
-        try await withClient(configuration) { try await Migrator(client: $0, groups: HeraldChannels.schema, logger: logger).migrate() }
+        try await withClient(configuration) { try await Migrator(client: $0, groups: HeraldFleet.schema, logger: logger).migrate() }
     }
 
     /// Statistics for every table, as autovacuum takes them once enough rows changed.

@@ -1,9 +1,9 @@
 import Foundation
 import HeraldCleanup
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
-import HeraldSMS
 import Logging
 #if canImport(Glibc)
 import Glibc

@@ -7,7 +7,7 @@ import Logging
 
 /// `herald-email` end to end: HeraldClient publishes `email.action` sign-in jobs, each to its
 /// own address; in-process workers assembled as the executable assembles them
-/// (`EmailChannel.handler`, `WorkerServices`) decide each in PostgreSQL
+/// (`EmailWorker.handler`, `WorkerServices`) decide each in PostgreSQL
 /// (`herald.email_prepare`: code hashed and stored, the three send limits counted), render
 /// the message and send it over SMTP with STARTTLS and AUTH, as the dev setup runs it, to
 /// the local SMTP server (`scripts/smtp-server.py`, HERALD_DEV_SMTP_* of
@@ -91,7 +91,7 @@ struct EmailEndToEnd {
         let result = try await workersEndToEnd(
             count: count, workers: workers, configuration: configuration, logger: logger,
             name: "herald-email, \(workers) worker\(workers == 1 ? "" : "s") (SMTP)",
-            makeHandler: { TimedHandler(inner: try EmailChannel.handler(configuration: configuration), watch: $0) },
+            makeHandler: { TimedHandler(inner: try EmailWorker.handler(configuration: configuration), watch: $0) },
             job: { id in
                 EmailActionJob(requestID: id, email: "\(prefix)\(counter.next())@example.net", mode: .signIn, locale: "en", actionCodeSettings: settings)
             })

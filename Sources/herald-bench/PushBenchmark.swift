@@ -3,9 +3,9 @@ import Crypto
 import Foundation
 import HeraldCleanup
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
-import HeraldSMS
 import HeraldStubs
 import Logging
 import NIOCore

@@ -9,7 +9,7 @@ import Synchronization
 
 /// `herald-push` end to end: HeraldClient publishes `push.verification` jobs (APNs, each its
 /// own device token and receipt); in-process workers assembled as the executable assembles
-/// them (`PushChannel.handler` with `push.delivery: live`, `WorkerServices`) decide each in
+/// them (`PushWorker.handler` with `push.delivery: live`, `WorkerServices`) decide each in
 /// PostgreSQL (`herald.push_prepare`: the receipt and its hashed secret stored, the device
 /// token's row and rate window), push over HTTP/2 + TLS to the local APNs server
 /// (`HeraldStubs/APNsStubServer`, in this process, the JWT verified on every request),
@@ -59,7 +59,7 @@ struct PushEndToEnd {
             result = try await workersEndToEnd(
                 count: count, workers: workers, configuration: configuration, logger: logger,
                 name: "herald-push, \(workers) worker\(workers == 1 ? "" : "s") (APNs)",
-                makeHandler: { TimedHandler(inner: try PushChannel.handler(configuration: configuration), watch: $0) },
+                makeHandler: { TimedHandler(inner: try PushWorker.handler(configuration: configuration), watch: $0) },
                 job: { id in
                     // A token of this job alone (64 hex digits): a new device, so no rate window is shared.
                     let token = SHA256Hex.of(id)

@@ -1,12 +1,12 @@
 import Foundation
+import HeraldPhone
 import HeraldRuntime
-import HeraldSMS
 import HeraldWire
 import Logging
 
 /// Delivery receipts (issue 35): the SMS job of ``smsEndToEnd`` first, its provider naming each
 /// SMS, then one `sms.receipt` (`delivered`) per SMS sent, published as herald-api publishes
-/// them and applied by the real SMSHandler (`herald.sms_receipt_apply`: the attempt found by its
+/// them and applied by the real PhoneHandler (`herald.sms_receipt_apply`: the attempt found by its
 /// provider message id across the table's days, its status moved on, `sms.delivered` emitted):
 /// receipts applied per second and the CPU per receipt, next to the SMS jobs' figures.
 func smsReceipts(count: Int, configuration: HeraldConfiguration, logger: Logger) async throws -> [BenchResult] {
@@ -19,7 +19,7 @@ func smsReceipts(count: Int, configuration: HeraldConfiguration, logger: Logger)
     let receipts = try await workersEndToEnd(
         count: count, workers: 1, configuration: receiving, logger: logger,
         name: "sms.receipt applied (delivered), 1 worker",
-        makeHandler: { TimedHandler(inner: try SMSHandler(configuration: receiving), watch: $0) },
+        makeHandler: { TimedHandler(inner: try PhoneHandler(configuration: receiving), watch: $0) },
         job: { _ in SMSReceiptJob(provider: .webhook, providerMessageID: "\(prefix)-\(next.next())", status: .delivered) })
     return [sms, receipts]
 }

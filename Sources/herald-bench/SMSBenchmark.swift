@@ -1,16 +1,16 @@
 import Foundation
 import HeraldCleanup
 import HeraldEmail
+import HeraldPhone
 import HeraldPhoneCheck
 import HeraldPush
 import HeraldRuntime
-import HeraldSMS
 import HeraldStubs
 import HeraldWire
 import Logging
 
 /// `herald-sms` end to end: HeraldClient publishes `sms.verification` jobs; the real
-/// SMSHandler decides each in PostgreSQL (code hashed, rate limits counted), renders it and
+/// PhoneHandler decides each in PostgreSQL (code hashed, rate limits counted), renders it and
 /// sends it to a local webhook provider (Standard Webhooks signed); the watch stops when the
 /// outcome commits (the ack follows at once). Every job has its own random number (the
 /// numbers of many people, spread over many prefixes), so every job sends one SMS.
@@ -42,7 +42,7 @@ func smsEndToEnd(count: Int, workers: Int, controls: Bool = false, statements: B
     let result = try await workersEndToEnd(
         count: count, workers: workers, configuration: configuration, logger: logger, statements: statements,
         name: "herald-sms, \(workers) worker\(workers == 1 ? "" : "s") (webhook)\(controls ? ", controls on" : "")",
-        makeHandler: { TimedHandler(inner: try SMSHandler(configuration: configuration), watch: $0) },
+        makeHandler: { TimedHandler(inner: try PhoneHandler(configuration: configuration), watch: $0) },
         job: { id in
             let n = (counter.next() + offset) % 1_000_000_000
             return SMSVerificationJob(verificationID: id, phoneNumber: "+4917" + String(format: "%09d", (n * 2_654_435_761) % 1_000_000_000), locale: "en")

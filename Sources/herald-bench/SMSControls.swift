@@ -1,6 +1,6 @@
+import HeraldPhone
 import HeraldPhoneCheck
 import HeraldRuntime
-import HeraldSMS
 
 /// The abuse controls of issue 16 (docs/abuse.md), all on, for `make bench`'s "controls on"
 /// run of herald-sms next to the same run with them off: their cost per job. One place:

@@ -1,11 +1,11 @@
 import Foundation
-import HeraldStubs
 import HeraldCleanup
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
+import HeraldStubs
 import HeraldWorkers
-import HeraldSMS
 import Logging
 
 // herald-bench [COUNT]: every figure next to a baseline measured in the same invocation.

@@ -1,9 +1,9 @@
 import Foundation
 import HeraldCleanup
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
-import HeraldSMS
 #if canImport(Glibc)
 import Glibc
 #endif

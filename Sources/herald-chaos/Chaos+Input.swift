@@ -1,10 +1,10 @@
 import Foundation
-import HeraldClient
 import HeraldCleanup
+import HeraldClient
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
-import HeraldSMS
 import HeraldStubs
 
 extension Chaos {

@@ -1,7 +1,7 @@
 import Foundation
 import HeraldClient
+import HeraldPhone
 import HeraldRuntime
-import HeraldSMS
 import HeraldWire
 import PostgresNIO
 

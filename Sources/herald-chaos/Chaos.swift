@@ -1,11 +1,11 @@
 import AMQP
 import Foundation
-import HeraldClient
 import HeraldCleanup
+import HeraldClient
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
-import HeraldSMS
 import HeraldStubs
 import Logging
 import PostgresNIO

@@ -2,9 +2,9 @@ import AsyncHTTPClient
 import Foundation
 import HeraldCleanup
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
-import HeraldSMS
 import HeraldStubs
 import NIOCore
 #if canImport(Glibc)

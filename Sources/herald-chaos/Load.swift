@@ -4,9 +4,9 @@ import HeraldApple
 import HeraldCleanup
 import HeraldClient
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
-import HeraldSMS
 import HeraldWire
 import NIOConcurrencyHelpers
 

@@ -2,9 +2,9 @@ import AMQP
 import Foundation
 import HeraldCleanup
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
-import HeraldSMS
 import HeraldWire
 
 /// Malformed messages of every sort the issue names, on every kind's routing key: random

@@ -2,9 +2,9 @@ import AMQP
 import Foundation
 import HeraldCleanup
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
-import HeraldSMS
 import Logging
 import PostgresNIO
 

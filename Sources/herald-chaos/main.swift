@@ -1,13 +1,13 @@
 import AMQP
 import Foundation
-import HeraldClient
 import HeraldCleanup
+import HeraldClient
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
-import HeraldWorkers
-import HeraldSMS
 import HeraldStubs
+import HeraldWorkers
 import Logging
 import PostgresNIO
 

@@ -4,5 +4,5 @@ import HeraldCleanup
 
 // herald-cleanup [--config PATH]: consumes the cleanup queue until SIGTERM/SIGINT.
 Bootstrap.concurrencyOnEventLoops()
-let code = await WorkerApp.main(CleanupChannel.self, configPath: WorkerArguments.configPath())
+let code = await WorkerApp.main(CleanupWorker.self, configPath: WorkerArguments.configPath())
 exit(code.rawValue)

@@ -4,5 +4,5 @@ import HeraldPush
 
 // herald-push [--config PATH]: consumes the push queue until SIGTERM/SIGINT.
 Bootstrap.concurrencyOnEventLoops()
-let code = await WorkerApp.main(PushChannel.self, configPath: WorkerArguments.configPath())
+let code = await WorkerApp.main(PushWorker.self, configPath: WorkerArguments.configPath())
 exit(code.rawValue)

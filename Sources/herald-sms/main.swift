@@ -1,8 +1,8 @@
 import Foundation
+import HeraldPhone
 import HeraldRuntime
-import HeraldSMS
 
 // herald-sms [--config PATH]: consumes the sms queue until SIGTERM/SIGINT.
 Bootstrap.concurrencyOnEventLoops()
-let code = await WorkerApp.main(SMSChannel.self, configPath: WorkerArguments.configPath())
+let code = await WorkerApp.main(PhoneWorker.self, configPath: WorkerArguments.configPath())
 exit(code.rawValue)

@@ -2,10 +2,10 @@ import AMQP
 import Foundation
 import HeraldCleanup
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
 import HeraldWorkers
-import HeraldSMS
 import Logging
 import PostgresNIO
 

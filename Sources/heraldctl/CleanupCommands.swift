@@ -3,9 +3,9 @@ import Foundation
 import HeraldCleanup
 import HeraldClient
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
-import HeraldSMS
 import HeraldWire
 
 /// `heraldctl cleanup …`: the expired anonymous account cleanup (docs/operations.md, "Cleanup").

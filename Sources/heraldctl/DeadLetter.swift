@@ -1,12 +1,12 @@
 import AMQP
 import Foundation
 import HeraldCleanup
+import HeraldClient
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
 import HeraldWorkers
-import HeraldSMS
-import HeraldClient
 
 /// A dead-lettered message as the CLI shows it.
 struct DeadLetter {
@@ -55,7 +55,7 @@ struct DeadLetter {
     }
 
     func routingKey(default kind: JobKind) -> String {
-        originalRoutingKey ?? HeraldChannels.jobTypes(kind).first!.name
+        originalRoutingKey ?? HeraldFleet.jobTypes(kind).first!.name
     }
 
     /// The job name without its version suffix: `sms.verification.v1` → `sms.verification`.

@@ -3,9 +3,9 @@ import ArgumentParser
 import Foundation
 import HeraldCleanup
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
-import HeraldSMS
 
 struct DeadLetters: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

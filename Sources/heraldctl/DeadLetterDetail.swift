@@ -2,9 +2,9 @@ import AMQP
 import Foundation
 import HeraldCleanup
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
-import HeraldSMS
 
 /// One dead letter in full, for `dlq show`: properties, headers and body. Unless `raw`, the
 /// body's personal data and the credentials some jobs carry (captcha tokens, Apple

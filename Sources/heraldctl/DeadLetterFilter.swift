@@ -2,9 +2,9 @@ import ArgumentParser
 import Foundation
 import HeraldCleanup
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
-import HeraldSMS
 
 /// Which dead letters a `dlq` subcommand works on. Every given filter must match.
 struct DeadLetterFilter: ParsableArguments {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
+import HeraldPhone
 import HeraldRuntime
-import HeraldSMS
 
 /// `heraldctl fraud …`: the SMS fraud guard's pauses (docs/operations.md, "Fraud guard").
 struct Fraud: AsyncParsableCommand {

@@ -2,9 +2,9 @@ import ArgumentParser
 import Foundation
 import HeraldCleanup
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
-import HeraldSMS
 
 /// `heraldctl`: the operator's command line.
 @main

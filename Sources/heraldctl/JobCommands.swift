@@ -4,11 +4,11 @@ import Foundation
 import HeraldCleanup
 import HeraldClient
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
-import HeraldWorkers
-import HeraldSMS
 import HeraldWire
+import HeraldWorkers
 
 struct Enqueue: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Publish one job (with publisher confirms).")
@@ -31,7 +31,7 @@ struct Enqueue: AsyncParsableCommand {
 
     func run() async throws {
         let context = try CLIContext.load(options)
-        guard let type = HeraldChannels.all.flatMap({ $0.jobTypes }).first(where: { $0.name == job }) else {
+        guard let type = HeraldFleet.workers.flatMap({ $0.jobTypes }).first(where: { $0.name == job }) else {
             throw CLIExit.fail("unknown job '\(job)'", code: .usage)
         }
         let body = Array(json.utf8)

@@ -22,7 +22,7 @@ struct Migrate: AsyncParsableCommand {
             let plan: MigrationPlan
             do {
                 plan = try await context.withDatabase { client in
-                    try await Migrator(client: client, groups: HeraldChannels.schema, logger: context.logger).migrate(dryRun: dryRun)
+                    try await Migrator(client: client, groups: HeraldFleet.schema, logger: context.logger).migrate(dryRun: dryRun)
                 }
             } catch let error as MigrationError {
                 throw CLIExit.fail(error.description)
@@ -54,14 +54,14 @@ struct Migrate: AsyncParsableCommand {
         func run() async throws {
             let context = try CLIContext.load(options)
             let plan = try await context.withDatabase { client in
-                try await Migrator(client: client, groups: HeraldChannels.schema, logger: context.logger).plan()
+                try await Migrator(client: client, groups: HeraldFleet.schema, logger: context.logger).plan()
             }
             if options.output == .json {
                 printJSON(["legacy_versions": plan.legacyVersions, "items": plan.items.map(\.json)])
                 do { try plan.check() } catch { throw CLIExit.fail(error.description) }
                 return
             }
-            for group in HeraldChannels.schema.map(\.name) {
+            for group in HeraldFleet.schema.map(\.name) {
                 let items = plan.items.filter { $0.group == group }
                 var counts: [MigrationPlan.Item.State: Int] = [:]
                 for item in items where item.kind == .migration { counts[item.state, default: 0] += 1 }

@@ -3,11 +3,11 @@ import ArgumentParser
 import Foundation
 import HeraldApple
 import HeraldCleanup
+import HeraldClient
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
-import HeraldSMS
-import HeraldClient
 
 struct Topology: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Broker topology.", subcommands: [Declare.self, Show.self, Export.self])

@@ -2,9 +2,9 @@ import AMQP
 import Foundation
 import HeraldCleanup
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
-import HeraldSMS
 import PostgresNIO
 
 /// What `heraldctl stats` shows: the broker's view of every queue, and the ledger's view of

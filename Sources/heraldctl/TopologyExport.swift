@@ -3,9 +3,9 @@ import ArgumentParser
 import Foundation
 import HeraldCleanup
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
-import HeraldSMS
 
 extension Topology {
     /// `heraldctl topology export`: the topology as a RabbitMQ definitions file

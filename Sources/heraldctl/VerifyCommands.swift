@@ -4,10 +4,10 @@ import HeraldCleanup
 import HeraldClient
 import HeraldEmail
 import HeraldEmailCheck
+import HeraldPhone
 import HeraldPhoneCheck
 import HeraldPush
 import HeraldRuntime
-import HeraldSMS
 import HeraldWire
 import PostgresNIO
 

@@ -3,10 +3,10 @@ import Foundation
 import HeraldCleanup
 import HeraldClient
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldPushCheck
 import HeraldRuntime
-import HeraldSMS
 import HeraldWire
 import PostgresNIO
 

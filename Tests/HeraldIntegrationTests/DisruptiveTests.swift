@@ -1,11 +1,11 @@
 import AMQP
 import Foundation
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
+@testable import HeraldPhone
 @testable import HeraldPush
 @testable import HeraldRuntime
-@testable import HeraldSMS
+import Testing
 
 /// Scenarios that restart or stop the shared servers. `make test` runs this suite alone,
 /// after the others (`swift test --filter Disruptive --no-parallel`).

@@ -1,11 +1,11 @@
 import Foundation
-import HeraldStubs
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
+@testable import HeraldPhone
 @testable import HeraldPush
 @testable import HeraldRuntime
-@testable import HeraldSMS
+import HeraldStubs
+import Testing
 
 /// The HTTP mail API provider against a local server (`HeraldStubs`), and SMTP command
 /// timeouts against the real SMTP server.

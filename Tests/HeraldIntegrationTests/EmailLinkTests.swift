@@ -3,9 +3,9 @@ import Foundation
 import HeraldClient
 @testable import HeraldEmail
 @testable import HeraldEmailCheck
+@testable import HeraldPhone
 @testable import HeraldPush
 @testable import HeraldRuntime
-@testable import HeraldSMS
 import PostgresNIO
 import Testing
 

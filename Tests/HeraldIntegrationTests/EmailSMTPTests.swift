@@ -1,12 +1,12 @@
 import Foundation
+@testable import HeraldCleanup
+@testable import HeraldEmail
+@testable import HeraldPhone
+@testable import HeraldPush
+@testable import HeraldRuntime
 import HeraldStubs
 import Logging
 import Testing
-@testable import HeraldCleanup
-@testable import HeraldEmail
-@testable import HeraldPush
-@testable import HeraldRuntime
-@testable import HeraldSMS
 
 /// The SMTP client against the real test server: STARTTLS and implicit TLS with AUTH,
 /// connection reuse, 421/451 retried, 550 final.

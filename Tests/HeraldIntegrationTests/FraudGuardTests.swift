@@ -1,7 +1,7 @@
 import Foundation
+@testable import HeraldPhone
 @testable import HeraldPhoneCheck
 @testable import HeraldRuntime
-@testable import HeraldSMS
 import HeraldStubs
 @testable import HeraldWire
 import PostgresNIO
@@ -118,7 +118,7 @@ import Testing
             func undelivered(_ n: Int) async throws {
                 let messageID = try #require(try await sms.attempts("\(harness.namespace)-u\(n)").first?.providerMessageID)
                 let receipt = SMSReceiptJob(provider: .webhook, providerMessageID: messageID, status: .undelivered, errorCode: "absent")
-                #expect(try await SMSStore.applyReceipt(receipt, jobID: "r-\(n)", maxAge: .seconds(3600), client: harness.database, logger: harness.logger).kind == .applied)
+                #expect(try await PhoneStore.applyReceipt(receipt, jobID: "r-\(n)", maxAge: .seconds(3600), client: harness.database, logger: harness.logger).kind == .applied)
             }
             for n in 0..<4 { #expect(try await send(n).0 == "sent") }
             try await undelivered(0)

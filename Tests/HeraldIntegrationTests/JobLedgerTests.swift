@@ -1,11 +1,11 @@
 import Foundation
-import PostgresNIO
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
+@testable import HeraldPhone
 @testable import HeraldPush
 @testable import HeraldRuntime
-@testable import HeraldSMS
+import PostgresNIO
+import Testing
 
 /// The idempotency ledger's claim rules, against the real PostgreSQL.
 @Suite(.needsServers) struct JobLedgerTests {

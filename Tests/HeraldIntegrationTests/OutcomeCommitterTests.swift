@@ -110,7 +110,7 @@ import Testing
     @Test func anEventPostgreSQLRefusesLeavesItsOutcomeUnrecorded() async throws {
         try await withScratchDatabase("outcomes") { _, client in
             let logger = TestEnvironment.logger("test.outcomes")
-            _ = try await Migrator(client: client, groups: HeraldChannels.schema, logger: logger).migrate()
+            _ = try await Migrator(client: client, groups: HeraldFleet.schema, logger: logger).migrate()
             let exchange = "test-outcomes-\(UUID().uuidString)"
             let refusedName = "test.refused.\(UUID().uuidString.lowercased())"
             let committer = committer(client, logger: logger, exchange: exchange)

@@ -40,7 +40,7 @@ import Testing
 
     @Test func rowsOfEarlierDaysGetTheirDayAndADropTakesOnlyWhatIsPastRetention() async throws {
         try await withScratchDatabase("partitions") { _, client in
-            try await Migrator(client: client, groups: HeraldChannels.schema, logger: Self.logger).migrate()
+            try await Migrator(client: client, groups: HeraldFleet.schema, logger: Self.logger).migrate()
             // A new install: each table has today and the coming week, a DEFAULT partition, no legacy one.
             for table in Self.tables {
                 let parts = try await partitions(table, client)
@@ -109,7 +109,7 @@ import Testing
     /// does that one. Each day gets the table's storage settings; a week is the most it makes ahead.
     @Test func aBusyTableIsLeftToTheNextUpkeepAndTheOthersAreDone() async throws {
         try await withScratchDatabase("upkeep") { _, client in
-            try await Migrator(client: client, groups: HeraldChannels.schema, logger: Self.logger).migrate()
+            try await Migrator(client: client, groups: HeraldFleet.schema, logger: Self.logger).migrate()
             for table in ["job_runs (message_id, job_type, queue, status, created_at) VALUES ('busy-1', 'x.v1', 'x', 'completed',",
                           "sms_send_attempts (verification_id, provider, result, duration_ms, created_at) VALUES ('v-busy', 'twilio', 'accepted', 5,"] {
                 try await client.query(PostgresQuery(unsafeSQL: "INSERT INTO herald.\(table) now() - interval '3 days')"), logger: Self.logger)
@@ -142,7 +142,7 @@ import Testing
     /// claim it (the day's key holds created_at, so two inserts do not collide).
     @Test func racingClaimsOfOneNewMessageClaimItOnce() async throws {
         try await withScratchDatabase("claimrace") { url, client in
-            try await Migrator(client: client, groups: HeraldChannels.schema, logger: Self.logger).migrate()
+            try await Migrator(client: client, groups: HeraldFleet.schema, logger: Self.logger).migrate()
             let ledger = JobLedger(client: client, logger: Self.logger)
             let owner = Int64.random(in: 1...Int64.max / 2)
             // The claimants' process lives (its presence lock held elsewhere), so a second claim cannot take over.

@@ -1,11 +1,11 @@
 import Foundation
-import HeraldStubs
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
+@testable import HeraldPhone
 @testable import HeraldPush
 @testable import HeraldRuntime
-@testable import HeraldSMS
+import HeraldStubs
+import Testing
 
 /// `herald-push` against a local server that speaks FCM HTTP v1 and Google's OAuth2 token
 /// endpoint (it verifies the RS256 assertion with the service account's public key).

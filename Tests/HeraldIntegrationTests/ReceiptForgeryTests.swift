@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
+@testable import HeraldPhone
 @testable import HeraldPhoneCheck
 @testable import HeraldRuntime
-@testable import HeraldSMS
 import HeraldStubs
 import Testing
 

@@ -3,9 +3,9 @@ import Foundation
 @testable import HeraldCleanup
 @testable import HeraldClient
 @testable import HeraldEmail
+@testable import HeraldPhone
 @testable import HeraldPush
 @testable import HeraldRuntime
-@testable import HeraldSMS
 import HeraldStubs
 @testable import HeraldWire
 import Testing

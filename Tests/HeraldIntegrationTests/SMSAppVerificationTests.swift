@@ -1,10 +1,10 @@
 import Foundation
 import HeraldClient
+@testable import HeraldPhone
 @testable import HeraldPhoneCheck
 @testable import HeraldPush
 @testable import HeraldPushCheck
 @testable import HeraldRuntime
-@testable import HeraldSMS
 import HeraldStubs
 @testable import HeraldWire
 import NIOCore

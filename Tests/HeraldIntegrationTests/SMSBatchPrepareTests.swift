@@ -1,8 +1,8 @@
 import Foundation
+@testable import HeraldPhone
+@testable import HeraldRuntime
 import PostgresNIO
 import Testing
-@testable import HeraldRuntime
-@testable import HeraldSMS
 
 /// `herald.sms_prepare_batch` on the real database: a group decides exactly what its requests
 /// decide one by one in the same order, whether its fast path holds (first requests, counted
@@ -17,7 +17,7 @@ import Testing
         var test = false
     }
 
-    private func group(_ entries: [Entry], base: String, prefixLimit: Int) -> [SMSStore.Request] {
+    private func group(_ entries: [Entry], base: String, prefixLimit: Int) -> [PhoneStore.Request] {
         entries.map { entry in
             // Numbers 0–3 end in 00x of one prefix (drop 3 digits); 4 and up have a prefix each.
             let phone = entry.number < 4 ? "+4915\(base)000\(entry.number)" : "+4915\(base)\(entry.number)999"
@@ -26,7 +26,7 @@ import Testing
             limits.add("resend", key: phone, RateLimit(max: 3, windowSeconds: 3600))
             limits.add("prefix", key: String(phone.dropLast(3)), RateLimit(max: prefixLimit, windowSeconds: 3600))
             limits.add("global", key: "", RateLimit(max: 100_000_000, windowSeconds: 3600))
-            return SMSStore.Request(
+            return PhoneStore.Request(
                 verificationID: "batch-\(base)-\(entry.id)", messageID: UUID().uuidString, phone: phone, purpose: "sign_in",
                 force: false, test: entry.test, hash: StoredSecretHash(keyID: "k1", digest: Array(repeating: UInt8(entry.id), count: 32)),
                 ttlSeconds: 300, maxAttempts: 5, resendIntervalSeconds: 30, limits: limits)
@@ -55,14 +55,14 @@ import Testing
 
     /// Runs `entries` as one group and, on other numbers, one request at a time: the same
     /// decisions, rows and counts.
-    private func expectSameAsOneByOne(_ entries: [Entry], prefixLimit: Int) async throws -> [SMSStore.Decision] {
+    private func expectSameAsOneByOne(_ entries: [Entry], prefixLimit: Int) async throws -> [PhoneStore.Decision] {
         try await withHarness { harness async throws in
             let (grouped, single) = (base(), base())
-            let decisions = try await SMSStore.prepare(group(entries, base: grouped, prefixLimit: prefixLimit),
+            let decisions = try await PhoneStore.prepare(group(entries, base: grouped, prefixLimit: prefixLimit),
                                                        client: harness.database, logger: harness.logger)
-            var alone: [SMSStore.Decision] = []
+            var alone: [PhoneStore.Decision] = []
             for request in group(entries, base: single, prefixLimit: prefixLimit) {
-                alone.append(try await SMSStore.prepare(request, client: harness.database, logger: harness.logger))
+                alone.append(try await PhoneStore.prepare(request, client: harness.database, logger: harness.logger))
             }
             #expect(decisions == alone)
             #expect(try await states(harness, base: grouped) == states(harness, base: single))
@@ -98,13 +98,13 @@ import Testing
     }
 
     /// A first request on counters other groups share: its `prefix`, and the global shards.
-    private func sharedCounters(id: String, phone: String, prefix: String) -> SMSStore.Request {
+    private func sharedCounters(id: String, phone: String, prefix: String) -> PhoneStore.Request {
         var limits = RateLimits()
         limits.add("phone", key: phone, RateLimit(max: 5, windowSeconds: 3600))
         limits.add("resend", key: phone, RateLimit(max: 3, windowSeconds: 3600))
         limits.add("prefix", key: prefix, RateLimit(max: 1_000, windowSeconds: 3600))
         limits.add("global", key: "", RateLimit(max: 100_000_000, windowSeconds: 3600))
-        return SMSStore.Request(
+        return PhoneStore.Request(
             verificationID: id, messageID: UUID().uuidString, phone: phone, purpose: "sign_in",
             force: false, test: false, hash: StoredSecretHash(keyID: "k1", digest: Array(repeating: 7, count: 32)),
             ttlSeconds: 300, maxAttempts: 5, resendIntervalSeconds: 30, limits: limits)
@@ -115,15 +115,15 @@ import Testing
             let shared = base()
             // Eight groups of 16 at once, every request on the same prefix counter (numbers
             // differ in their last three digits) and on the global shards.
-            let groups: [[SMSStore.Request]] = (0..<8).map { g in
+            let groups: [[PhoneStore.Request]] = (0..<8).map { g in
                 (0..<16).map { n in
                     sharedCounters(id: "batch-\(shared)-\(g)-\(n)", phone: "+4915\(shared)\(String(format: "%03d", g * 16 + n))",
                                    prefix: "+4915\(shared)")
                 }
             }
-            let decisions = try await withThrowingTaskGroup(of: [SMSStore.Decision].self) { tasks in
+            let decisions = try await withThrowingTaskGroup(of: [PhoneStore.Decision].self) { tasks in
                 for group in groups {
-                    tasks.addTask { try await SMSStore.prepare(group, client: harness.database, logger: harness.logger) }
+                    tasks.addTask { try await PhoneStore.prepare(group, client: harness.database, logger: harness.logger) }
                 }
                 return try await tasks.reduce(into: []) { $0 += $1 }
             }
@@ -151,17 +151,17 @@ import Testing
                     VALUES (\(phone), 'sign_in', 'pending', 'k1', '\\x00'::bytea, 5, 1, now() - interval '2 hours', now() - interval '1 hour')
                     """, logger: harness.logger)
             }
-            let groups: [[SMSStore.Request]] = (0..<8).map { g in
+            let groups: [[PhoneStore.Request]] = (0..<8).map { g in
                 phones[(g * 8)..<(g * 8 + 8)].enumerated().map { n, phone in
                     sharedCounters(id: "batch-\(shared)-\(g)-\(n)", phone: phone, prefix: "+4915\(shared)-\((g + (n >= 6 ? 1 : 0)) % 2)")
                 }
             }
             // prepareOnce: a deadlock (40P01) fails the test instead of being decided again.
-            let decisions = try await withThrowingTaskGroup(of: [SMSStore.Decision].self) { tasks in
+            let decisions = try await withThrowingTaskGroup(of: [PhoneStore.Decision].self) { tasks in
                 for group in groups {
                     tasks.addTask {
                         do {
-                            return try await SMSStore.prepareOnce(group, client: harness.database, logger: harness.logger)
+                            return try await PhoneStore.prepareOnce(group, client: harness.database, logger: harness.logger)
                         } catch {
                             Issue.record("a group failed with SQLSTATE \(Database.sqlState(of: error) ?? "none") (40P01: a deadlock)")
                             throw error
@@ -182,7 +182,7 @@ import Testing
         try await withHarness { harness async throws in
             let (grouped, region) = (base(), "Z\(harness.namespace.suffix(6))")
             let requests = group((0..<5).map { Entry(number: $0 + 4, id: $0) }, base: grouped, prefixLimit: 10)
-            #expect(try await SMSStore.prepare(requests, client: harness.database, logger: harness.logger)
+            #expect(try await PhoneStore.prepare(requests, client: harness.database, logger: harness.logger)
                     == Array(repeating: .send(uncertain: false), count: 5))
             // Marked as the fraud guard marks what it judged: one region, one prefix for all five.
             for request in requests {
@@ -192,13 +192,13 @@ import Testing
                     """, logger: harness.logger)
             }
             let sends = requests.enumerated().map { index, request in
-                SMSStore.Sent(verificationID: request.verificationID,
+                PhoneStore.Sent(verificationID: request.verificationID,
                               attempts: [DeliveryAttempt(provider: "webhook", result: .accepted, providerMessageID: "m\(index)", durationMilliseconds: 3)],
                               encoding: SMSEncoding("code"))
             }
-            try await SMSStore.sent(sends, client: harness.database, logger: harness.logger)
+            try await PhoneStore.sent(sends, client: harness.database, logger: harness.logger)
             // Recorded again (a repeat after a lost answer): nothing changes, nothing is counted twice.
-            try await SMSStore.sent(sends, client: harness.database, logger: harness.logger)
+            try await PhoneStore.sent(sends, client: harness.database, logger: harness.logger)
             #expect(try await states(harness, base: grouped) == Array(repeating: "sent", count: 5))
             let attempts = try await harness.database.query("""
                 SELECT count(*)::int FROM herald.sms_send_attempts WHERE verification_id LIKE \("batch-\(grouped)-%")

@@ -1,6 +1,6 @@
 import Foundation
+@testable import HeraldPhone
 @testable import HeraldRuntime
-@testable import HeraldSMS
 import HeraldStubs
 @testable import HeraldWire
 import Testing

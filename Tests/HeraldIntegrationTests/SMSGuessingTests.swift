@@ -1,7 +1,7 @@
 import AMQP
 import Foundation
+@testable import HeraldPhone
 @testable import HeraldRuntime
-@testable import HeraldSMS
 @testable import HeraldWire
 import PostgresNIO
 import Testing

@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
+@testable import HeraldPhone
 @testable import HeraldPhoneCheck
 @testable import HeraldRuntime
-@testable import HeraldSMS
 import HeraldStubs
 @testable import HeraldWire
 import NIOHTTP1
@@ -142,11 +142,11 @@ import Testing
             try await eventually("sent") { try await sms.attempts(job.verificationID).first?.providerMessageID == messageID }
 
             func apply(_ status: DeliveryStatus, _ jobID: String, id: String = messageID, error: String? = nil,
-                       receivedAt: Date = Date(), maxAge: Duration = .seconds(3600)) async throws -> SMSStore.ReceiptResult {
+                       receivedAt: Date = Date(), maxAge: Duration = .seconds(3600)) async throws -> PhoneStore.ReceiptResult {
                 let receipt = SMSReceiptJob(provider: .webhook, providerMessageID: id, status: status, errorCode: error, receivedAt: receivedAt)
-                return try await SMSStore.applyReceipt(receipt, jobID: jobID, maxAge: maxAge, client: harness.database, logger: harness.logger)
+                return try await PhoneStore.applyReceipt(receipt, jobID: jobID, maxAge: maxAge, client: harness.database, logger: harness.logger)
             }
-            let steps: [(DeliveryStatus, String, String?, SMSStore.ReceiptResult.Kind, DeliveryStatus, Bool)] = [
+            let steps: [(DeliveryStatus, String, String?, PhoneStore.ReceiptResult.Kind, DeliveryStatus, Bool)] = [
                 (.sent, "j1", nil, .applied, .sent, true),
                 (.queued, "j2", nil, .stale, .sent, false),
                 (.sent, "j3", nil, .duplicate, .sent, false),

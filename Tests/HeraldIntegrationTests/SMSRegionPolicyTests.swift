@@ -1,7 +1,7 @@
 import Foundation
+@testable import HeraldPhone
 @testable import HeraldPhoneCheck
 @testable import HeraldRuntime
-@testable import HeraldSMS
 @testable import HeraldWire
 import Testing
 

@@ -2,10 +2,10 @@ import AMQP
 import Foundation
 @testable import HeraldCleanup
 @testable import HeraldEmail
+@testable import HeraldPhone
 @testable import HeraldPhoneCheck
 @testable import HeraldPush
 @testable import HeraldRuntime
-@testable import HeraldSMS
 @testable import HeraldWire
 import PostgresNIO
 import Testing
@@ -297,11 +297,11 @@ import Testing
             let crashed = harness.sms(12)
             let configuration = sms.configuration()
             let hasher = SecretHasher(keyRing: try configuration.secrets.keyRing())
-            let request = SMSStore.Request(
+            let request = PhoneStore.Request(
                 verificationID: crashed.verificationID, messageID: "crashed-\(harness.namespace)", phone: crashed.phoneNumber, purpose: "sign_in",
                 force: false, test: false, hash: hasher.hash(Secret("123456"), context: PhoneVerifier.hashContext(phone: crashed.phoneNumber, purpose: "sign_in", tenant: "")),
                 ttlSeconds: 300, maxAttempts: 5, resendIntervalSeconds: 30, limits: .init())
-            #expect(try await SMSStore.prepare(request, client: harness.database, logger: harness.logger) == .send(uncertain: false))
+            #expect(try await PhoneStore.prepare(request, client: harness.database, logger: harness.logger) == .send(uncertain: false))
             // Its worker is gone: no presence lock is held for its owner key (0).
             let c = try await harness.enqueue(crashed)
             try await eventually("resent") { try await harness.ledger(c)?.0 == "completed" }
@@ -343,7 +343,7 @@ import Testing
             // Another job of this verification is at its provider call right now.
             let configuration = sms.configuration()
             let hasher = SecretHasher(keyRing: try configuration.secrets.keyRing())
-            var first = SMSStore.Request(
+            var first = PhoneStore.Request(
                 verificationID: job.verificationID, messageID: "first-\(harness.namespace)", phone: job.phoneNumber, purpose: "sign_in",
                 force: false, test: false, hash: hasher.hash(Secret("123456"), context: PhoneVerifier.hashContext(phone: job.phoneNumber, purpose: "sign_in", tenant: "")),
                 ttlSeconds: 300, maxAttempts: 5, resendIntervalSeconds: 30, limits: .init())
@@ -362,7 +362,7 @@ import Testing
                 for try await count in rows.decode(Int.self) { return count == 1 }
                 return false
             }
-            #expect(try await SMSStore.prepare(first, client: harness.database, logger: harness.logger) == .send(uncertain: false))
+            #expect(try await PhoneStore.prepare(first, client: harness.database, logger: harness.logger) == .send(uncertain: false))
             let id = try await harness.enqueue(job)
             try await eventually("waiting for the first") { try await harness.ledger(id)?.0 == "retrying" }
             #expect(sms.delivered().isEmpty)
@@ -383,11 +383,11 @@ import Testing
             // The old verification's send failed at every provider; its retry is in a delay queue.
             let configuration = sms.configuration()
             let hasher = SecretHasher(keyRing: try configuration.secrets.keyRing())
-            let request = SMSStore.Request(
+            let request = PhoneStore.Request(
                 verificationID: old.verificationID, messageID: "old-\(harness.namespace)", phone: old.phoneNumber, purpose: "sign_in",
                 force: false, test: false, hash: hasher.hash(Secret("123456"), context: PhoneVerifier.hashContext(phone: old.phoneNumber, purpose: "sign_in", tenant: "")),
                 ttlSeconds: 300, maxAttempts: 5, resendIntervalSeconds: 0, limits: .init())
-            #expect(try await SMSStore.prepare(request, client: harness.database, logger: harness.logger) == .send(uncertain: false))
+            #expect(try await PhoneStore.prepare(request, client: harness.database, logger: harness.logger) == .send(uncertain: false))
             try await harness.database.query("UPDATE herald.sms_verifications SET state = 'retrying' WHERE verification_id = \(old.verificationID)", logger: harness.logger)
             // The user asks again: a new code is sent.
             let newer = SMSVerificationJob(verificationID: "\(harness.namespace)-newer", phoneNumber: old.phoneNumber)

@@ -81,12 +81,12 @@ import Testing
             for (table, digest) in before where table != "cleanup_policy" {
                 #expect(!digest.hasPrefix("0 "), "the fixture has rows in \(table)")
             }
-            let plan = try await Migrator(client: old, groups: HeraldChannels.schema, logger: logger).migrate()
+            let plan = try await Migrator(client: old, groups: HeraldFleet.schema, logger: logger).migrate()
             #expect(plan.legacyVersions == Array(1...29).filter { $0 != 13 && $0 != 20 })
             #expect(plan.work.filter { $0.state == .adoptable }.count == 27)
             // What the old ledger ran is adopted; what came after it runs (runtime 0006's index, outside a transaction).
             let pending = plan.work.filter { $0.kind == .migration && $0.state == .pending }.map { "\($0.group)/\($0.path)" }
-            let since = HeraldChannels.schema.flatMap { group in group.migrations.filter { $0.legacyVersion == nil }.map { "\(group.name)/\($0.file.path)" } }
+            let since = HeraldFleet.schema.flatMap { group in group.migrations.filter { $0.legacyVersion == nil }.map { "\(group.name)/\($0.file.path)" } }
             #expect(pending == since)
             #expect(since.contains("runtime/migrations/0006_apple_relay_addresses_updated_idx.sql"))
             // Tables of migrations written after the old ledger (herald-api's, sms 0012's) are new and empty.
@@ -137,10 +137,10 @@ import Testing
                 """, logger: logger).decode((Bool, Int, Int).self).first { _ in true }
             #expect(ledger?.0 == true, "the old ledger is gone")
             #expect(ledger?.1 == 27)
-            #expect(try await Migrator(client: old, groups: HeraldChannels.schema, logger: logger).migrate().work.isEmpty)
+            #expect(try await Migrator(client: old, groups: HeraldFleet.schema, logger: logger).migrate().work.isEmpty)
 
             try await withScratchDatabase("fresh") { freshURL, fresh in
-                try await Migrator(client: fresh, groups: HeraldChannels.schema, logger: logger).migrate()
+                try await Migrator(client: fresh, groups: HeraldFleet.schema, logger: logger).migrate()
                 // The upgrade's legacy partitions, which also cover today, are all it has more.
                 let upgraded = try await schema(oldURL, without: ["_legacy"])
                 let installed = try await schema(freshURL, without: ["_legacy", "_p\(PartitionTests.day(0))"])
@@ -215,7 +215,7 @@ import Testing
             let json = try await ChildProcess.run(heraldctl, ["migrate", "status", "--output", "json"], environment: environment)
             let status = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
             let items = try #require(status["items"] as? [[String: Any]])
-            #expect(items.count == HeraldChannels.schema.reduce(0) { $0 + $1.migrations.count + $1.definitions.count })
+            #expect(items.count == HeraldFleet.schema.reduce(0) { $0 + $1.migrations.count + $1.definitions.count })
             #expect(items.allSatisfy { $0["state"] as? String == "applied" })
             let again = try await ChildProcess.run(heraldctl, ["migrate"], environment: environment)
             #expect(again.contains("schema up to date"))

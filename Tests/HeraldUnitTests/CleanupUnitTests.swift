@@ -2,9 +2,9 @@ import Foundation
 @testable import HeraldCleanup
 import HeraldClient
 @testable import HeraldEmail
+@testable import HeraldPhone
 @testable import HeraldPush
 @testable import HeraldRuntime
-@testable import HeraldSMS
 @testable import HeraldWire
 import Testing
 

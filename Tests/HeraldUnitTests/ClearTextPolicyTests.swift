@@ -1,10 +1,10 @@
-import _CryptoExtras
 import Foundation
-import Testing
 @testable import HeraldEmail
+@testable import HeraldPhone
 @testable import HeraldPush
 @testable import HeraldRuntime
-@testable import HeraldSMS
+import Testing
+import _CryptoExtras
 
 /// "No clear text to remote hosts": `http://` provider URLs, SMTP without TLS and Kannel only
 /// on loopback unless `<channel>.allow_insecure_transport` is set; refused naming both keys.

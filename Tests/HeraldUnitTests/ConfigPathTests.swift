@@ -1,8 +1,8 @@
 import Foundation
 @testable import HeraldEmail
+@testable import HeraldPhone
 @testable import HeraldPhoneCheck
 @testable import HeraldRuntime
-@testable import HeraldSMS
 import Testing
 
 /// Relative template directories are found from any working directory: against the

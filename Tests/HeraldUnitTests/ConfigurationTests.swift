@@ -1,10 +1,10 @@
 import Foundation
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
+@testable import HeraldPhone
 @testable import HeraldPush
 @testable import HeraldRuntime
-@testable import HeraldSMS
+import Testing
 
 @Suite struct ConfigurationTests {
     private func write(_ yaml: String) throws -> String {

@@ -1,10 +1,10 @@
-import Synchronization
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
+@testable import HeraldPhone
 @testable import HeraldPush
 @testable import HeraldRuntime
-@testable import HeraldSMS
+import Synchronization
+import Testing
 
 @Suite struct DeadlineTests {
     @Test func aFastOperationReturnsItsValue() async throws {

@@ -34,7 +34,7 @@ import Testing
         // An action body read as a code job: the code job's schema applies.
         #expect(reason(action)?.hasPrefix("missing required field") == true)
         #expect(reason(code, type: "sms.verification.v1")?.hasPrefix("unknown job type 'sms.verification.v1' for this queue") == true)
-        #expect(EmailChannel.jobTypes.map { $0.typeName } == ["email.action.v1", "email.code.v1"])
+        #expect(EmailWorker.jobTypes.map { $0.typeName } == ["email.action.v1", "email.code.v1"])
     }
 
     @Test func aMalformedCodeJobNamesItsField() {

@@ -1,8 +1,8 @@
 import Foundation
 @testable import HeraldAPI
+@testable import HeraldPhone
 @testable import HeraldPhoneCheck
 @testable import HeraldRuntime
-@testable import HeraldSMS
 @testable import HeraldWire
 import Testing
 

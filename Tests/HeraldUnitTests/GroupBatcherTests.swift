@@ -1,11 +1,11 @@
 import Foundation
-import Synchronization
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
+@testable import HeraldPhone
 @testable import HeraldPush
 @testable import HeraldRuntime
-@testable import HeraldSMS
+import Synchronization
+import Testing
 
 /// The group commit of claims and outcomes: batches in order, and a batch that never
 /// answers (a database call hung after a PostgreSQL restart) must not hold the later ones.

@@ -1,6 +1,6 @@
+@testable import HeraldPhone
 @testable import HeraldPhoneCheck
 @testable import HeraldRuntime
-@testable import HeraldSMS
 @testable import HeraldWire
 import Testing
 

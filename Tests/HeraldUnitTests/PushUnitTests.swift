@@ -2,10 +2,10 @@ import Crypto
 import Foundation
 @testable import HeraldCleanup
 @testable import HeraldEmail
+@testable import HeraldPhone
 @testable import HeraldPush
 @testable import HeraldPushCheck
 @testable import HeraldRuntime
-@testable import HeraldSMS
 import Testing
 import _CryptoExtras
 

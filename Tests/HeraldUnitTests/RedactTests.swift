@@ -1,10 +1,10 @@
-import Testing
-import HeraldClient
 @testable import HeraldCleanup
+import HeraldClient
 @testable import HeraldEmail
+@testable import HeraldPhone
 @testable import HeraldPush
 @testable import HeraldRuntime
-@testable import HeraldSMS
+import Testing
 
 @Suite struct RedactTests {
     @Test func phonesAndEmailsAreMasked() {

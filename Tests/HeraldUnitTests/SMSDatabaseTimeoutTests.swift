@@ -1,9 +1,9 @@
 import Foundation
+@testable import HeraldPhone
+@testable import HeraldRuntime
 import Logging
 import PostgresNIO
 import Testing
-@testable import HeraldRuntime
-@testable import HeraldSMS
 
 #if canImport(Glibc)
 import Glibc
@@ -38,14 +38,14 @@ import Glibc
         deinit { close(fd) }
     }
 
-    static func handler(operationTimeoutSeconds: Int) throws -> SMSHandler {
+    static func handler(operationTimeoutSeconds: Int) throws -> PhoneHandler {
         var configuration = HeraldConfiguration()
         configuration.database.operationTimeoutSeconds = operationTimeoutSeconds
         configuration.secrets.hmacKeys = "k1:" + Data(repeating: 7, count: 32).base64EncodedString()
         configuration.sms.templatesDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Config/templates/sms").path
         configuration.sms.fraudGuard.enabled = true
-        return try SMSHandler(configuration: configuration)
+        return try PhoneHandler(configuration: configuration)
     }
 
     /// Runs `body` with a client of the silent server: the error it threw, if any.
@@ -66,7 +66,7 @@ import Glibc
         let handler = try Self.handler(operationTimeoutSeconds: 1)
         let started = ContinuousClock.now
         let error = try await Self.timed { client, logger in
-            try await handler.groups.sent(SMSStore.Sent(verificationID: "v-timeout", attempts: [], encoding: SMSEncoding("123456")), client: client, logger: logger)
+            try await handler.groups.sent(PhoneStore.Sent(verificationID: "v-timeout", attempts: [], encoding: SMSEncoding("123456")), client: client, logger: logger)
         }
         let waited = ContinuousClock.now - started
         #expect(error is DeadlineExceeded, "\(String(describing: error))")

@@ -1,6 +1,6 @@
+@testable import HeraldPhone
 @testable import HeraldPhoneCheck
 @testable import HeraldRuntime
-@testable import HeraldSMS
 @testable import HeraldWire
 import Testing
 
@@ -53,11 +53,11 @@ import Testing
                                     environment: ["HERALD_SMS_REGIONS_CAPS_DEFAULT_DAY": "1000"])
         #expect(sms.regionCaps.cap(for: "JM") == .init(hour: 5, day: 20))
         #expect(sms.regionCaps.cap(for: "US") == .init(hour: 100, day: 1000))
-        var limits = SMSStore.Limits()
+        var limits = PhoneStore.Limits()
         sms.regionCaps.add(to: &limits, region: "JM")
         #expect(limits.scopes == ["region_hour", "region_day"] && limits.keys == ["JM", "JM"])
         #expect(limits.maxes == [5, 20] && limits.windows == [3600, 86_400])
-        var none = SMSStore.Limits()
+        var none = PhoneStore.Limits()
         try configuration().regionCaps.add(to: &none, region: "US")
         #expect(none.scopes.isEmpty)
     }

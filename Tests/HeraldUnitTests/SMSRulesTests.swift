@@ -1,10 +1,10 @@
 import Foundation
 @testable import HeraldCleanup
 @testable import HeraldEmail
+@testable import HeraldPhone
 @testable import HeraldPhoneCheck
 @testable import HeraldPush
 @testable import HeraldRuntime
-@testable import HeraldSMS
 @testable import HeraldWire
 import Testing
 

@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func everyGroupKeepsTheLayout() throws {
-        let groups = HeraldChannels.schema
+        let groups = HeraldFleet.schema
         #expect(groups.map(\.name) == ["runtime", "sms", "email", "push", "cleanup", "apple", "api"])
         for group in groups {
             try group.validate()
@@ -66,9 +66,9 @@ import Testing
     @Test func theEmbeddedFilesAreTheFilesOnDisk() throws {
         let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Sources")
-        let modules = ["runtime": "HeraldRuntime", "sms": "HeraldSMS", "email": "HeraldEmail", "push": "HeraldPush",
+        let modules = ["runtime": "HeraldRuntime", "sms": "HeraldPhone", "email": "HeraldEmail", "push": "HeraldPush",
                        "cleanup": "HeraldCleanup", "apple": "HeraldApple", "api": "HeraldAPIStore"]
-        for group in HeraldChannels.schema {
+        for group in HeraldFleet.schema {
             let root = sources.appendingPathComponent(try #require(modules[group.name])).appendingPathComponent("SQL")
             var onDisk: [String: String] = [:]
             let walker = try #require(FileManager.default.enumerator(atPath: root.path))
@@ -99,7 +99,7 @@ import Testing
                      "migrations/0002_b.sql": "-- an index\n-- herald:no-transaction\nCREATE INDEX CONCURRENTLY b ON t (x);",
                      "migrations/0003_c.sql": "SELECT 1;\n-- herald:no-transaction\n"]
         #expect(SchemaGroup(name: "g", files: files).migrations.map(\.transactional) == [true, false, true], "only in the header")
-        let outside = HeraldChannels.schema.flatMap { group in group.migrations.filter { !$0.transactional }.map { "\(group.name)/\($0.file.path)" } }
+        let outside = HeraldFleet.schema.flatMap { group in group.migrations.filter { !$0.transactional }.map { "\(group.name)/\($0.file.path)" } }
         #expect(outside == ["runtime/migrations/0006_apple_relay_addresses_updated_idx.sql", "sms/migrations/0016_sms_codes_per_tenant.sql",
                             "sms/migrations/0018_sms_fraud_marks_by_scope.sql",
                             "email/migrations/0008_email_codes_per_tenant.sql"])

@@ -1,9 +1,9 @@
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
+@testable import HeraldPhone
 @testable import HeraldPush
 @testable import HeraldRuntime
-@testable import HeraldSMS
+import Testing
 
 /// The wire rule for email addresses: what the email fuzzer found (control characters and
 /// bytes that were not UTF-8 passed) stays refused.

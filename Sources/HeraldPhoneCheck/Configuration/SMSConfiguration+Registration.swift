@@ -24,7 +24,7 @@ extension SMSConfiguration {
         }
     }
 
-    /// What goes with one SMS to the providers that take it (``SMSMessage/registration``).
+    /// What goes with one SMS to the providers that take it (``PhoneMessage/registration``).
     public struct RegisteredSend: Sendable, Equatable {
         public var sender: String?
         public var entityID: String?

@@ -10,7 +10,7 @@ import ServiceLifecycle
 /// operations endpoint, in one `ServiceGroup` that drains on SIGTERM/SIGINT.
 public enum WorkerApp {
     /// Runs until SIGTERM/SIGINT; returns the process exit code.
-    public static func main<Channel: HeraldChannel>(_ channel: Channel.Type, configPath: String?) async -> ExitCode {
+    public static func main<Channel: HeraldWorker>(_ channel: Channel.Type, configPath: String?) async -> ExitCode {
         let kind = Channel.kind
         return await Bootstrap.main("herald-\(kind.rawValue)", logLabel: "herald.\(kind.rawValue)", stopped: "worker stopped on an error") {
             let configuration = try HeraldConfiguration.loadChecked(path: configPath, sections: [Channel.section])

@@ -1,5 +1,5 @@
 /// A channel's section of the configuration (`sms.*`, `email.*`, …). The runtime loads and
-/// stores sections without knowing their types: each channel target declares its own and
+/// stores sections without knowing their types: each worker module declares its own and
 /// reaches it through an extension property (`configuration.sms`).
 public protocol ConfigurationSection: Sendable {
     /// The top-level key of the section, e.g. `sms`.

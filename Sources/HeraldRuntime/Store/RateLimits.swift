@@ -1,4 +1,4 @@
-/// A rate limit: at most `max` requests in any `windowSeconds` (counted in sliding windows by `herald.sms_rate_take` and `herald.email_rate_take`: `Sources/HeraldSMS/SQL/functions/sms_rate_take.sql`).
+/// A rate limit: at most `max` requests in any `windowSeconds` (counted in sliding windows by `herald.sms_rate_take` and `herald.email_rate_take`: `Sources/HeraldPhone/SQL/functions/sms_rate_take.sql`).
 public struct RateLimit: Sendable, Equatable {
     public var max: Int
     public var windowSeconds: Int

@@ -1,7 +1,7 @@
 import HeraldRuntime
 
 /// The jobs of queue `herald.sms`: the runtime's decoder picks the member by the AMQP `type`
-/// property and ``SMSHandler`` dispatches.
+/// property and ``PhoneHandler`` dispatches.
 public enum SMSJob: HeraldJobFamily, Equatable {
     case verification(SMSVerificationJob)
     case receipt(SMSReceiptJob)

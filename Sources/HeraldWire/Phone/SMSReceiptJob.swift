@@ -3,7 +3,7 @@ import HeraldRuntime
 
 /// `sms.receipt` v1: what a provider reported about an SMS it accepted. herald-api publishes one
 /// per valid, signed callback (`/v1/receipts/…`); herald-sms applies it to the send attempt the
-/// provider's message id names (``SMSStore/applyReceipt(_:client:logger:)``).
+/// provider's message id names (``PhoneStore/applyReceipt(_:client:logger:)``).
 public struct SMSReceiptJob: HeraldJob, Equatable {
     public static let kind = JobKind.sms
     public static let name = "sms.receipt"

@@ -1,9 +1,9 @@
 import Foundation
+@testable import HeraldPhone
+@testable import HeraldRuntime
 import HeraldStubs
 import NIOHTTP1
 import Testing
-@testable import HeraldRuntime
-@testable import HeraldSMS
 
 /// herald-api between its clients and a broker that stops answering, and under SIGTERM: it
 /// answers only what the broker confirmed, a 503 the client retries loses nothing and sends

@@ -1,10 +1,10 @@
 import Foundation
 import HeraldAPIStore
+@testable import HeraldPhone
+@testable import HeraldRuntime
 import HeraldStubs
 import NIOHTTP1
 import Testing
-@testable import HeraldRuntime
-@testable import HeraldSMS
 
 /// `/v1/sms` on the real `herald-api` executable, with `herald-sms` in-process delivering to its
 /// dev outbox: every answer of start, check and read, and each refusal.

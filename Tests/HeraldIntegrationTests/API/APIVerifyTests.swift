@@ -1,10 +1,10 @@
 import Foundation
+@testable import HeraldEmail
+@testable import HeraldPhone
+@testable import HeraldRuntime
 import HeraldStubs
 import NIOHTTP1
 import Testing
-@testable import HeraldEmail
-@testable import HeraldRuntime
-@testable import HeraldSMS
 
 /// The Twilio Verify routes' states that Twilio's own library cannot bring about from here
 /// (tests/api/twilio_verify_acceptance.py has the rest): a verification no SMS of which was sent.

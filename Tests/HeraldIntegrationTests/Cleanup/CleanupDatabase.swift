@@ -3,9 +3,9 @@ import Foundation
 @testable import HeraldCleanup
 import HeraldClient
 @testable import HeraldEmail
+@testable import HeraldPhone
 @testable import HeraldPush
 @testable import HeraldRuntime
-@testable import HeraldSMS
 @testable import HeraldWire
 import HeraldWorkers
 import Logging
@@ -32,7 +32,7 @@ final class CleanupDatabase: Sendable {
         client = try Database.makeClient(configuration, logger: logger)
         let client = self.client
         task = Task { await client.run() }
-        try await Migrator(client: client, groups: HeraldChannels.schema, logger: logger).migrate()
+        try await Migrator(client: client, groups: HeraldFleet.schema, logger: logger).migrate()
     }
 
     private static func ensureDatabase(logger: Logger) async throws {

@@ -1,10 +1,10 @@
 import Foundation
-import Testing
 @testable import HeraldCleanup
 @testable import HeraldEmail
+@testable import HeraldPhone
 @testable import HeraldPush
 @testable import HeraldRuntime
-@testable import HeraldSMS
+import Testing
 
 /// Cleanup workers killed mid-run. Runs alone with the other disruptive suites.
 @Suite(.needsServers, .disruptive, .serialized) struct CleanupDisruptiveTests {

@@ -4,9 +4,9 @@ import Foundation
 import HeraldClient
 @testable import HeraldEmail
 @testable import HeraldEmailCheck
+@testable import HeraldPhone
 @testable import HeraldPush
 @testable import HeraldRuntime
-@testable import HeraldSMS
 import HeraldStubs
 @testable import HeraldWire
 import Logging

@@ -3,9 +3,9 @@ import Foundation
 @testable import HeraldCleanup
 import HeraldClient
 @testable import HeraldEmail
+@testable import HeraldPhone
 @testable import HeraldPush
 @testable import HeraldRuntime
-@testable import HeraldSMS
 import HeraldStubs
 @testable import HeraldWire
 import HeraldWorkers
@@ -40,7 +40,7 @@ final class Harness: Sendable {
         database = try Database.makeClient(configuration.database, logger: logger)
         let database = self.database
         databaseTask = Task { await database.run() }
-        try await Migrator(client: database, groups: HeraldChannels.schema, logger: logger).migrate()
+        try await Migrator(client: database, groups: HeraldFleet.schema, logger: logger).migrate()
         connection = AMQPConnection(configuration: try configuration.amqp.connectionConfiguration(name: "test"), topology: topology.all, logger: logger)
         connection.start()
         try await connection.waitUntilConnected(timeout: .seconds(30))

@@ -4,10 +4,10 @@ import Foundation
 @testable import HeraldCleanup
 import HeraldClient
 @testable import HeraldEmail
+@testable import HeraldPhone
 @testable import HeraldPush
 @testable import HeraldPushCheck
 @testable import HeraldRuntime
-@testable import HeraldSMS
 import HeraldStubs
 @testable import HeraldWire
 import Logging

@@ -3,10 +3,10 @@ import Foundation
 @testable import HeraldCleanup
 import HeraldClient
 @testable import HeraldEmail
+@testable import HeraldPhone
 @testable import HeraldPhoneCheck
 @testable import HeraldPush
 @testable import HeraldRuntime
-@testable import HeraldSMS
 import Logging
 import PostgresNIO
 
@@ -39,7 +39,7 @@ final class SMSFixture: Sendable {
 
     func start(_ configure: (inout HeraldConfiguration) -> Void = { _ in }) async throws -> RunningWorker {
         let configuration = configuration(configure)
-        let handler = try SMSHandler(configuration: configuration)
+        let handler = try PhoneHandler(configuration: configuration)
         return try await harness.startRunner(.sms, handler) { $0 = configuration }
     }
 

@@ -1,15 +1,15 @@
 import AMQP
 import Foundation
-import HeraldStubs
+@testable import HeraldCleanup
 import HeraldClient
+@testable import HeraldEmail
+@testable import HeraldPhone
+@testable import HeraldPush
+@testable import HeraldRuntime
+import HeraldStubs
 import Logging
 import PostgresNIO
 import ServiceLifecycle
-@testable import HeraldCleanup
-@testable import HeraldEmail
-@testable import HeraldPush
-@testable import HeraldRuntime
-@testable import HeraldSMS
 
 /// Where the servers `make test` started are, and how to reach the built executables.
 enum TestEnvironment {

@@ -1,7 +1,7 @@
 /// One module's schema: its versioned migrations (`SQL/migrations/NNNN_name.sql`, applied once,
 /// in order, frozen) and its definitions (`SQL/functions/*.sql`: the current text of each
 /// function and its trigger, `CREATE OR REPLACE`, applied again whenever the text changes, in
-/// file-name order). The runtime's group comes first, then each channel's (`HeraldChannel.schema`).
+/// file-name order). The runtime's group comes first, then each channel's (`HeraldWorker.schema`).
 /// Its statements (`SQL/queries/*.sql`, ``HeraldStatement``) are the module's, not the schema's:
 /// the migrator leaves them, and they are kept here only so that the layout is whole.
 public struct SchemaGroup: Sendable {

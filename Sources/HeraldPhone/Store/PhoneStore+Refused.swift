@@ -2,7 +2,7 @@ import HeraldWire
 import Logging
 import PostgresNIO
 
-extension SMSStore {
+extension PhoneStore {
     /// The write of a verification refused before anything was decided in the database (its
     /// number's region or type, app verification, the fraud guard): recorded `refused` with its
     /// reason, in the job's outcome transaction. One already there is left as it is.

@@ -8,7 +8,7 @@ struct OutboxSMSProvider: DeliveryProvider {
     let outbox: DevOutboxDelivery
     var name: String { "outbox" }
 
-    func send(_ message: SMSMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
+    func send(_ message: PhoneMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
         let entry = DevOutbox.Entry(
             kind: JobKind.sms.rawValue, messageID: message.messageID, jobType: SMSVerificationJob.typeName,
             recipient: Redact.phone(message.to),

@@ -2,7 +2,7 @@ import HeraldRuntime
 import HeraldWire
 
 /// `herald-email`: email sign-in links, the other email actions and one-time email codes, as the runtime runs it.
-public enum EmailChannel: HeraldChannel {
+public enum EmailWorker: HeraldWorker {
     public typealias Section = EmailConfiguration
 
     public static let kind = JobKind.email

@@ -4,7 +4,7 @@ import HeraldWire
 
 /// `herald-apple`: the server side of Sign in with Apple (token exchange and revocation), as
 /// the runtime runs it.
-public enum AppleChannel: HeraldChannel {
+public enum AppleWorker: HeraldWorker {
     public typealias Section = AppleConfiguration
 
     public static let kind = JobKind.apple

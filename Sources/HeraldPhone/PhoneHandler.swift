@@ -5,7 +5,7 @@ import HeraldWire
 import Logging
 import PostgresNIO
 
-/// `herald-sms`: decides each `sms.verification` job in PostgreSQL (``SMSStore/prepare``:
+/// `herald-sms`: decides each `sms.verification` job in PostgreSQL (``PhoneStore/prepare``:
 /// re-entrancy, test numbers, rate limits), then renders the localised text, sends it
 /// through the providers in order and records the outcome with the job's.
 ///
@@ -13,18 +13,18 @@ import PostgresNIO
 /// again; the code is hashed and recorded (`sending`) before the provider call, so the only
 /// window for a second SMS is a crash between the provider's acceptance and our commit, and
 /// the retry after it is counted (`herald_sms_uncertain_sends_total`).
-public struct SMSHandler: JobHandler {
+public struct PhoneHandler: JobHandler {
     public typealias Job = SMSJob
     public typealias Channel = SMSVerificationJob.Channel
 
     public let configuration: SMSConfiguration
     let hasher: SecretHasher
     let templates: SMSTemplates
-    let providers: ProviderChain<SMSMessage, NoDetail>
+    let providers: ProviderChain<PhoneMessage, NoDetail>
     /// The WhatsApp channel's providers (`sms.whatsapp`), nil when it is not configured.
-    let whatsapp: ProviderChain<SMSMessage, NoDetail>?
+    let whatsapp: ProviderChain<PhoneMessage, NoDetail>?
     /// The voice channel's providers (`sms.voice`) and what its calls say, nil when it is not configured.
-    let voice: ProviderChain<SMSMessage, NoDetail>?
+    let voice: ProviderChain<PhoneMessage, NoDetail>?
     let voiceTemplates: SMSTemplates?
     /// Seals a code that a later channel may send again (`herald.sms_fallbacks`).
     let sealer: SecretSealer
@@ -45,8 +45,8 @@ public struct SMSHandler: JobHandler {
     /// deadline of each grouped database step.
     /// `voiceTemplates`: what a call says, with `voiceProviders`. `sealer`: the key ring's
     /// (the HMAC keys' ring, each key through HKDF: another purpose, another key).
-    public init(configuration: SMSConfiguration, hasher: SecretHasher, templates: SMSTemplates, providers: [SMSProvider],
-                whatsappProviders: [SMSProvider] = [], voiceProviders: [SMSProvider] = [], voiceTemplates: SMSTemplates? = nil,
+    public init(configuration: SMSConfiguration, hasher: SecretHasher, templates: SMSTemplates, providers: [PhoneProvider],
+                whatsappProviders: [PhoneProvider] = [], voiceProviders: [PhoneProvider] = [], voiceTemplates: SMSTemplates? = nil,
                 sealer: SecretSealer, topology: HeraldTopology, operationTimeout: Duration, receiptAttempts: Int = RunnerConfiguration().maxAttempts) {
         self.configuration = configuration
         self.hasher = hasher
@@ -69,7 +69,7 @@ public struct SMSHandler: JobHandler {
     public init(configuration: HeraldConfiguration) throws {
         let sms = configuration.sms
         let http = ProviderHTTP(timeoutMilliseconds: sms.providerTimeoutMilliseconds)
-        let providers: [SMSProvider] = try sms.providers.map { kind throws(ConfigError) -> SMSProvider in
+        let providers: [PhoneProvider] = try sms.providers.map { kind throws(ConfigError) -> PhoneProvider in
             switch kind {
             case .twilio: TwilioProvider(configuration: sms.twilio, http: http, statusCallback: sms.receipts.enabled ? sms.receipts.twilioURL : nil)
             case .kannel: KannelProvider(configuration: sms.kannel, http: http, receipts: sms.receipts.enabled ? sms.receipts : nil)
@@ -86,7 +86,7 @@ public struct SMSHandler: JobHandler {
             templates: try SMSTemplates.load(sms),
             providers: providers,
             whatsappProviders: sms.whatsapp.enabled ? [WhatsAppProvider(configuration: sms.whatsapp, http: http)] : [],
-            voiceProviders: try sms.voice.configuredProviders.map { kind throws -> SMSProvider in
+            voiceProviders: try sms.voice.configuredProviders.map { kind throws -> PhoneProvider in
                 switch kind {
                 case .twilio: TwilioVoiceProvider(twilio: sms.twilio, voice: sms.voice, http: http, statusCallback: callbacks)
                 case .webhook: try WebhookProvider(configuration: sms.webhook, http: http,
@@ -151,13 +151,13 @@ public struct SMSHandler: JobHandler {
         let plan = channelPlan(job, info: info)
         if plan.channels.isEmpty, let reason = plan.refusal {
             return refused(job, phone: phone, info: info, reason: reason, logger: logger,
-                           write: SMSStore.refusedRow(job, phone: phone.e164, messageID: context.envelope.messageID, reason: reason))
+                           write: PhoneStore.refusedRow(job, phone: phone.e164, messageID: context.envelope.messageID, reason: reason))
         }
         if let info, let refusal = try await abuseRefusal(job, info: info, context: context, logger: logger) { return refusal }
         var limits = limits(phone: phone, clientIP: job.client?.ip, resend: true)
         if let info { configuration.regionCaps.add(to: &limits, region: info.regionCode) }
         let code = testCode.map(Secret.init) ?? SecretGenerator.numericCode(length: job.codeLength ?? configuration.codeLength)
-        let request = SMSStore.Request(
+        let request = PhoneStore.Request(
             verificationID: job.verificationID, messageID: context.envelope.messageID,
             phone: phone.e164, purpose: job.purpose.rawValue, force: job.forceResend ?? false, test: testCode != nil,
             hash: hasher.hash(code, context: PhoneVerifier.hashContext(phone: phone.e164, purpose: job.purpose.rawValue, tenant: job.tenant ?? "")),
@@ -219,7 +219,7 @@ public struct SMSHandler: JobHandler {
         let phone = (try? PhoneNumber(job.phoneNumber))?.e164 ?? job.phoneNumber
         let (id, messageID, purpose) = (job.verificationID, context.envelope.messageID, job.purpose.rawValue)
         return .rejected(reason, events: [failedEvent(job, phone: phone, provider: nil, reason: reason)]) { connection, logger in
-            try await SMSStore.exhausted(id, messageID: messageID, phone: phone, purpose: purpose, reason: reason, on: connection, logger: logger)
+            try await PhoneStore.exhausted(id, messageID: messageID, phone: phone, purpose: purpose, reason: reason, on: connection, logger: logger)
         }
     }
 
@@ -272,7 +272,7 @@ public struct SMSHandler: JobHandler {
         let (id, messageID) = (job.verificationID, context.envelope.messageID)
         metrics.decision("fallback_failed")
         return .rejected("channel_unavailable") { connection, logger in
-            try await SMSStore.fallbackExhausted(id, messageID: messageID, reason: "fallback_failed:channel_unavailable", checkOwner: false,
+            try await PhoneStore.fallbackExhausted(id, messageID: messageID, reason: "fallback_failed:channel_unavailable", checkOwner: false,
                                                  on: connection, logger: logger)
         }
     }
@@ -280,7 +280,7 @@ public struct SMSHandler: JobHandler {
     /// One channel's message: the SMS text (its registration, app hash and WebOTP lines), the
     /// text a call says, or the WhatsApp template's code; the SMS's length (nil for the others).
     private func message(_ job: SMSVerificationJob, channel: Channel, phone: PhoneNumber, region: String?, code: Secret, messageID: String,
-                         logger: Logger) -> (SMSMessage, SMSEncoding?) {
+                         logger: Logger) -> (PhoneMessage, SMSEncoding?) {
         let rendered: RenderedSMS
         switch channel {
         case .voice:
@@ -296,7 +296,7 @@ public struct SMSHandler: JobHandler {
                     "units": "\(rendered.encoding.units)", "segments": "\(rendered.encoding.segments)"])
             }
         }
-        let message = SMSMessage(to: phone.e164, text: rendered.text, code: code, locale: job.locale, maskedText: rendered.maskedText, encoding: rendered.encoding,
+        let message = PhoneMessage(to: phone.e164, text: rendered.text, code: code, locale: job.locale, maskedText: rendered.maskedText, encoding: rendered.encoding,
                                  verificationID: job.verificationID, messageID: messageID,
                                  registration: channel == .sms ? configuration.registration(region: region, key: rendered.key, locale: rendered.locale) : nil)
         return (message, channel == .sms ? rendered.encoding : nil)
@@ -306,19 +306,19 @@ public struct SMSHandler: JobHandler {
     /// (not in the grouped outcome transaction, whose per-job statements run one after another),
     /// and never given up: giving up would make the redelivery send again, and a `retrying` re-run
     /// at once would skip the delay queue.
-    private func settle(_ delivery: ProviderChain<SMSMessage, NoDetail>.Delivery, job: SMSVerificationJob, channel: Channel, encoding: SMSEncoding?,
-                        arm: SMSStore.Arm?, phone: PhoneNumber, events: [OutgoingEvent], fallback: Bool,
+    private func settle(_ delivery: ProviderChain<PhoneMessage, NoDetail>.Delivery, job: SMSVerificationJob, channel: Channel, encoding: SMSEncoding?,
+                        arm: PhoneStore.Arm?, phone: PhoneNumber, events: [OutgoingEvent], fallback: Bool,
                         context: JobContext, logger: Logger) async throws -> JobOutcome {
         let (id, messageID, attempts, database, groups, metrics) = (job.verificationID, context.envelope.messageID, delivery.attempts, context.database, groups, metrics)
         return try await delivery.settle(in: context, accepted: {
             metrics.decision("sent")
             if delivery.uncertain { metrics.uncertainSend() }
             if let encoding { metrics.segments(encoding) }
-            let sent = SMSStore.Sent(verificationID: id, attempts: attempts, encoding: encoding, channel: channel.rawValue)
+            let sent = PhoneStore.Sent(verificationID: id, attempts: attempts, encoding: encoding, channel: channel.rawValue)
             let events = events + [sentEvent(job, phone: phone, delivery: delivery, encoding: encoding, channel: channel)]
             guard let arm else { return .finished(.completed(events: events)) { try await groups.sent(sent, client: database, logger: logger) } }
             return .finished(.completed(events: events)) {
-                try await SMSStore.sent(sent, arm: arm, fallbackJob: fallback ? messageID : nil, client: database, logger: logger)
+                try await PhoneStore.sent(sent, arm: arm, fallbackJob: fallback ? messageID : nil, client: database, logger: logger)
             }
         }, refused: { refusal in
             let reason = "provider_rejected:\(refusal)"
@@ -326,26 +326,26 @@ public struct SMSHandler: JobHandler {
                 // The earlier channel's send stands: the verification stays `sent`, its fallback ends.
                 metrics.decision("fallback_failed")
                 return .finished(.rejected(reason, events: events)) {
-                    try await SMSStore.fallbackFailed(id, messageID: messageID, reason: "fallback_failed:\(refusal)", attempts: attempts, client: database, logger: logger)
+                    try await PhoneStore.fallbackFailed(id, messageID: messageID, reason: "fallback_failed:\(refusal)", attempts: attempts, client: database, logger: logger)
                 }
             }
             metrics.decision("failed")
             return .finished(.rejected(reason, events: events + [failedEvent(job, phone: phone.e164, provider: delivery.provider, reason: reason)])) {
-                try await SMSStore.failed(id, reason: reason, attempts: attempts, client: database, logger: logger)
+                try await PhoneStore.failed(id, reason: reason, attempts: attempts, client: database, logger: logger)
             }
         }, failed: { reason in
             metrics.decision("retrying")
             if delivery.uncertain { metrics.uncertainSend() }
             if fallback {
                 return .retry(reason) {
-                    try await SMSStore.fallbackRetrying(id, messageID: messageID, reason: reason, attempts: attempts, client: database, logger: logger)
+                    try await PhoneStore.fallbackRetrying(id, messageID: messageID, reason: reason, attempts: attempts, client: database, logger: logger)
                 }
             }
-            return .retry(reason) { try await SMSStore.retrying(id, reason: reason, attempts: attempts, client: database, logger: logger) }
+            return .retry(reason) { try await PhoneStore.retrying(id, reason: reason, attempts: attempts, client: database, logger: logger) }
         })
     }
 
-    private func sentEvent(_ job: SMSVerificationJob, phone: PhoneNumber, delivery: ProviderChain<SMSMessage, NoDetail>.Delivery?, encoding: SMSEncoding?,
+    private func sentEvent(_ job: SMSVerificationJob, phone: PhoneNumber, delivery: ProviderChain<PhoneMessage, NoDetail>.Delivery?, encoding: SMSEncoding?,
                            channel: Channel? = nil) -> OutgoingEvent {
         let channel = channel ?? job.channel ?? .sms
         return OutgoingEvent(name: "sms.sent", payload: SMSEvent(
@@ -376,8 +376,8 @@ public struct SMSHandler: JobHandler {
 
     /// The rate limits of a send to `phone` for the request from `clientIP` (none without one):
     /// `resend` on a request of the user's own, not on a fallback's step (the user asked for nothing).
-    func limits(phone: PhoneNumber, clientIP: String?, resend: Bool) -> SMSStore.Limits {
-        var limits = SMSStore.Limits()
+    func limits(phone: PhoneNumber, clientIP: String?, resend: Bool) -> PhoneStore.Limits {
+        var limits = PhoneStore.Limits()
         limits.add("phone", key: phone.e164, configuration.phoneLimit)
         if resend { limits.add("resend", key: phone.e164, configuration.resendLimit) }
         limits.add("prefix", key: phone.prefix(droppingLast: configuration.prefixDropDigits), configuration.prefixLimit)

@@ -5,7 +5,7 @@ import Logging
 import PostgresNIO
 
 /// One SMS to hand to a provider.
-public struct SMSMessage: Sendable {
+public struct PhoneMessage: Sendable {
     public var to: String
     public var text: Secret
     /// The code alone (a WhatsApp template takes it as its parameter, not the text).
@@ -23,4 +23,4 @@ public struct SMSMessage: Sendable {
 }
 
 /// A way to send an SMS: Twilio, Kannel, a signed webhook, the dev outbox.
-public typealias SMSProvider = any DeliveryProvider<SMSMessage, NoDetail>
+public typealias PhoneProvider = any DeliveryProvider<PhoneMessage, NoDetail>

@@ -6,7 +6,7 @@ import PostgresNIO
 
 /// The SQL of `herald-sms`: the decision of a job (``prepare``), what its send did
 /// (``sent``, ``failed``, ``retrying``) or its giving up (``exhausted``), each in one statement.
-public enum SMSStore {
+public enum PhoneStore {
     /// What `herald.sms_prepare` decided.
     public enum Decision: Sendable, Equatable {
         /// Send the code just hashed. `uncertain`: an earlier try may have reached a provider.
@@ -153,7 +153,7 @@ public enum SMSStore {
     }
 
     /// The job ran out of attempts (`herald.sms_exhausted`): the verification `failed` with
-    /// `reason`, its code closed. Runs in the runner's transaction (``SMSHandler/exhausted(_:reason:context:)``);
+    /// `reason`, its code closed. Runs in the runner's transaction (``PhoneHandler/exhausted(_:reason:context:)``);
     /// throws when there is nothing of this job to end, so that no `sms.failed` is emitted.
     public static func exhausted(_ verificationID: String, messageID: String, phone: String, purpose: String, reason: String,
                           on connection: PostgresConnection, logger: Logger) async throws {

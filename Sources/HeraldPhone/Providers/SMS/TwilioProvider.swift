@@ -30,7 +30,7 @@ struct TwilioProvider: DeliveryProvider {
         return request
     }
 
-    func send(_ message: SMSMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
+    func send(_ message: PhoneMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
         var request = Self.request(configuration, resource: "Messages.json")
         var fields = [("To", message.to), ("Body", message.text.revealed)]
         if let sender = message.registration?.sender {

@@ -4,7 +4,7 @@ import HeraldWire
 import Logging
 import PostgresNIO
 
-extension SMSStore {
+extension PhoneStore {
     /// What ``applyReceipt(_:client:logger:)`` did.
     public struct ReceiptResult: Sendable, Equatable {
         /// `herald.sms_receipt_apply`'s answer.

@@ -3,32 +3,31 @@ import HeraldAPIStore
 import HeraldApple
 import HeraldCleanup
 import HeraldEmail
+import HeraldPhone
 import HeraldPush
 import HeraldRuntime
-import HeraldSMS
 
-/// Every channel Herald ships, for the programs that work across all of them (`heraldctl`,
-/// a front API that migrates the schema, the tests and harnesses): their configuration
-/// sections, schema groups and job types.
-public enum HeraldChannels {
-    public static var all: [any HeraldChannel.Type] { [SMSChannel.self, EmailChannel.self, PushChannel.self, CleanupChannel.self, AppleChannel.self] }
+/// Every worker kind Herald ships, for the programs that work across all of them (`heraldctl`,
+/// the tests and harnesses): their configuration sections, schema groups and job types.
+public enum HeraldFleet {
+    public static var workers: [any HeraldWorker.Type] { [PhoneWorker.self, EmailWorker.self, PushWorker.self, CleanupWorker.self, AppleWorker.self] }
 
-    /// Every configuration section (the channels' and herald-api's): `config check` and tools read them all.
-    public static var sections: [any ConfigurationSection.Type] { all.map { $0.section } + [APIConfiguration.self] }
+    /// Every configuration section (the workers' and herald-api's): `config check` and tools read them all.
+    public static var sections: [any ConfigurationSection.Type] { workers.map { $0.section } + [APIConfiguration.self] }
 
-    /// The runtime's schema group, every channel's, then herald-api's, in the order they are applied.
-    public static var schema: [SchemaGroup] { [RuntimeSchema.group] + all.map { $0.schema } + [APISchema.group] }
+    /// The runtime's schema group, every worker's, then herald-api's, in the order they are applied.
+    public static var schema: [SchemaGroup] { [RuntimeSchema.group] + workers.map { $0.schema } + [APISchema.group] }
 
     /// The job types of a worker kind's queue.
     public static func jobTypes(_ kind: JobKind) -> [any HeraldJob.Type] {
-        all.first { $0.kind == kind }?.jobTypes ?? []
+        workers.first { $0.kind == kind }?.jobTypes ?? []
     }
 }
 
 extension HeraldConfiguration {
-    /// Loads every section (the platform's and every channel's).
+    /// Loads every section (the platform's and every worker's).
     public static func loadAll(path: String?) throws -> (HeraldConfiguration, ConfigSource) {
-        try load(path: path, sections: HeraldChannels.sections)
+        try load(path: path, sections: HeraldFleet.sections)
     }
 
     /// ``loadAll(path:)`` for a tool's top level (herald-bench, herald-chaos, herald-dev-apple): an

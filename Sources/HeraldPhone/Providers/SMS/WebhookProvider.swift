@@ -94,7 +94,7 @@ struct WebhookProvider: DeliveryProvider {
         }
     }
 
-    func send(_ message: SMSMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
+    func send(_ message: PhoneMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
         let now = Date()
         let payload: Payload
         switch kind {

@@ -4,7 +4,7 @@ import HeraldRuntime
 import HeraldWire
 import Logging
 
-extension SMSHandler {
+extension PhoneHandler {
     /// The channels a verification goes out on, in order: the job's `channels`, its one `channel`,
     /// or `sms.fallback`'s list for the number's region; less those the number may not take (a
     /// call's number types are its own) or Herald has no providers for. `refusal`: why the first
@@ -25,7 +25,7 @@ extension SMSHandler {
     }
 
     /// A channel's providers, nil when it is not configured.
-    func chain(_ channel: Channel) -> ProviderChain<SMSMessage, NoDetail>? {
+    func chain(_ channel: Channel) -> ProviderChain<PhoneMessage, NoDetail>? {
         switch channel {
         case .sms: providers
         case .whatsapp: whatsapp
@@ -36,13 +36,13 @@ extension SMSHandler {
     /// What `herald.sms_fallback_arm` needs after channel `step` of `channels` was sent: on the
     /// verification's own job (`first`), the job (without its app-verification evidence) and the
     /// code sealed to the verification id; the channel's wait and its queue.
-    func arm(_ job: SMSVerificationJob, channels: [Channel], step: Int, code: Secret, first: Bool) throws -> SMSStore.Arm {
+    func arm(_ job: SMSVerificationJob, channels: [Channel], step: Int, code: Secret, first: Bool) throws -> PhoneStore.Arm {
         var stored = job
         stored.channel = nil
         stored.channels = channels
         stored.appVerification = nil
         let wait = configuration.fallback.wait(channels[step])
-        return SMSStore.Arm(channels: channels, step: step, job: first ? stored : nil,
+        return PhoneStore.Arm(channels: channels, step: step, job: first ? stored : nil,
                             code: first ? try sealer.seal(code, context: Self.sealingContext(job.verificationID)) : nil,
                             waitSeconds: wait ?? 0, exchange: topology.jobsExchange,
                             routingKey: wait.map { topology.waitRoutingKey(.sms, seconds: $0) })
@@ -52,7 +52,7 @@ extension SMSHandler {
     static func sealingContext(_ verificationID: String) -> String { "sms.fallback:\(verificationID)" }
 
     /// `sms.fallback`: the verification's next channel, if it is still wanted
-    /// (``SMSStore/takeFallback(_:messageID:ownerKey:limits:paused:maxPaidSends:client:logger:)``), with the code its
+    /// (``PhoneStore/takeFallback(_:messageID:ownerKey:limits:paused:maxPaidSends:client:logger:)``), with the code its
     /// first channel carried.
     func fallback(_ job: SMSFallbackJob, context: JobContext) async throws -> JobOutcome {
         var logger = context.logger
@@ -74,7 +74,7 @@ extension SMSHandler {
                                                client: context.database, logger: logger)
             if let pause, pause.new { noticePause(pause, logger: logger) }
         }
-        let stored = try await SMSStore.takeFallback(job, messageID: context.envelope.messageID, ownerKey: context.ownerKey, limits: limits,
+        let stored = try await PhoneStore.takeFallback(job, messageID: context.envelope.messageID, ownerKey: context.ownerKey, limits: limits,
                                                      paused: pause?.reason, maxPaidSends: configuration.fallback.maxPaidSends,
                                                      client: context.database, logger: logger)
         metrics.fallbackDecision(stored.label)
@@ -98,7 +98,7 @@ extension SMSHandler {
             // The key left the ring: the code cannot go out again; the earlier send stands.
             logger.error("the sealed code does not open", metadata: ["why": "\(error)"])
             return .rejected("fallback_code_unavailable") { connection, logger in
-                try await SMSStore.fallbackExhausted(job.verificationID, messageID: context.envelope.messageID, reason: "fallback_code_unavailable",
+                try await PhoneStore.fallbackExhausted(job.verificationID, messageID: context.envelope.messageID, reason: "fallback_code_unavailable",
                                                      checkOwner: false, on: connection, logger: logger)
             }
         }
@@ -117,7 +117,7 @@ extension SMSHandler {
     func exhausted(_ job: SMSFallbackJob, reason: String, context: JobContext) -> JobOutcome {
         let messageID = context.envelope.messageID
         return .rejected(reason) { connection, logger in
-            try await SMSStore.fallbackExhausted(job.verificationID, messageID: messageID, reason: "fallback_failed:\(reason)", on: connection, logger: logger)
+            try await PhoneStore.fallbackExhausted(job.verificationID, messageID: messageID, reason: "fallback_failed:\(reason)", on: connection, logger: logger)
         }
     }
 
@@ -129,7 +129,7 @@ extension SMSHandler {
     }
 }
 
-extension SMSStore.FallbackDecision {
+extension PhoneStore.FallbackDecision {
     /// The metric label and log word of a decision.
     var label: String {
         switch self {

@@ -5,7 +5,7 @@ import HeraldWire
 import Logging
 import PostgresNIO
 
-extension SMSHandler {
+extension PhoneHandler {
     /// App verification, then the fraud guard (docs/abuse.md): the refusal of a request that
     /// fails either, nil to go on; a request whose evidence was accepted passes a pause. Never
     /// asked for a test number; the region the fraud guard counts in is libphonenumber's
@@ -17,7 +17,7 @@ extension SMSHandler {
         case .passed: break
         case .proven: proven = true
         case .refused(let reason):
-            return refused(job, phone: phone, info: info, reason: reason, logger: logger, write: SMSStore.refusedRow(job, phone: phone.e164, messageID: context.envelope.messageID, reason: reason))
+            return refused(job, phone: phone, info: info, reason: reason, logger: logger, write: PhoneStore.refusedRow(job, phone: phone.e164, messageID: context.envelope.messageID, reason: reason))
         case .unavailable(let why):
             // The captcha provider's trouble, not the token's: the job is retried.
             metrics.decision("retrying")
@@ -31,7 +31,7 @@ extension SMSHandler {
         // A pause an operator lifts (no end) is answered with a retry an hour later.
         let retryAfter = pause.until.map { max(Int($0.timeIntervalSinceNow.rounded(.up)), 1) } ?? 3600
         return refused(job, phone: phone, info: info, reason: pause.reason, metricReason: "fraud_guard:\(pause.scope)", logger: logger,
-                       write: SMSStore.refusedRow(job, phone: phone.e164, messageID: context.envelope.messageID, reason: pause.reason))
+                       write: PhoneStore.refusedRow(job, phone: phone.e164, messageID: context.envelope.messageID, reason: pause.reason))
             .answering(.refused(pause.reason, retryAfterSeconds: retryAfter))
     }
 

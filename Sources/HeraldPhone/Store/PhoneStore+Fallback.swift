@@ -5,7 +5,7 @@ import Logging
 import NIOCore
 import PostgresNIO
 
-extension SMSStore {
+extension PhoneStore {
     /// What `herald.sms_fallback_take` decided for a `sms.fallback` job (functions/sms_fallback_take.sql).
     public enum FallbackDecision: Sendable, Equatable {
         /// Send the sealed code on `channels[step]` (and on, if that one's providers fail).

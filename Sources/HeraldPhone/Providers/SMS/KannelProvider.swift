@@ -18,7 +18,7 @@ struct KannelProvider: DeliveryProvider {
     var receipts: SMSConfiguration.Receipts?
     var name: String { "kannel" }
 
-    func send(_ message: SMSMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
+    func send(_ message: PhoneMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
         var fields = [
             ("username", configuration.username), ("password", configuration.password),
             ("to", message.to), ("text", message.text.revealed), ("charset", "UTF-8"),

@@ -3,8 +3,8 @@ import HeraldRuntime
 import Logging
 import PostgresNIO
 
-/// The batches of ``CleanupWorker``: each is one transaction.
-extension CleanupWorker {
+/// The batches of ``CleanupRunner``: each is one transaction.
+extension CleanupRunner {
     /// One batch of accounts; nil when the run refused it (cancelled, or the cap was passed
     /// by another worker's batch): it rolled back, and the caller looks at the run again.
     /// `paused`: the pause taken before it, added to the run's `paused_ms`.

@@ -2,7 +2,7 @@ import HeraldRuntime
 import HeraldWire
 
 /// `herald-push`: app verification by silent push, as the runtime runs it.
-public enum PushChannel: HeraldChannel {
+public enum PushWorker: HeraldWorker {
     public typealias Section = PushConfiguration
 
     public static let kind = JobKind.push

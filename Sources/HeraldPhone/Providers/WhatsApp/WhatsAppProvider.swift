@@ -62,7 +62,7 @@ public struct WhatsAppProvider: DeliveryProvider {
         ]), callbackData: WhatsAppCallbackData.mark(messageID: messageID))
     }
 
-    public func send(_ message: SMSMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
+    public func send(_ message: PhoneMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
         let payload = Self.payload(to: message.to, code: message.code.revealed, template: configuration.template,
                                    language: configuration.language(for: message.locale), messageID: message.messageID)
         guard let body = try? JSONEncoder().encode(payload) else { return .refused("encoding") }

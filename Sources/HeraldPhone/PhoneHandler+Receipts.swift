@@ -4,7 +4,7 @@ import HeraldRuntime
 import HeraldWire
 import Logging
 
-extension SMSHandler {
+extension PhoneHandler {
     /// `sms.receipt`: the provider's word on a message it accepted, applied to its send attempt.
     /// A receipt may come before the send's own commit (the provider answered, the worker has not
     /// recorded it yet): it is retried through the delay queues (`runner.retry_delays_ms`), and
@@ -19,7 +19,7 @@ extension SMSHandler {
         var logger = context.logger
         logger[metadataKey: "provider"] = "\(receipt.provider.rawValue)"
         logger[metadataKey: "provider_message_id"] = "\(receipt.providerMessageID)"
-        let result = try await SMSStore.applyReceipt(receipt, jobID: context.envelope.messageID, maxAge: .seconds(receiptMaxAgeSeconds),
+        let result = try await PhoneStore.applyReceipt(receipt, jobID: context.envelope.messageID, maxAge: .seconds(receiptMaxAgeSeconds),
                                                      client: context.database, logger: logger)
         let provider = receipt.provider.rawValue
         switch result.kind {
@@ -48,7 +48,7 @@ extension SMSHandler {
             // its current send (with the job's outcome: a stop before it commits loses neither).
             let (messageID, exchange) = (receipt.providerMessageID, topology.jobsExchange)
             return .completed(events: [event]) { connection, logger in
-                try await SMSStore.fallbackOnUndelivered(id, providerMessageID: messageID, exchange: exchange, on: connection, logger: logger)
+                try await PhoneStore.fallbackOnUndelivered(id, providerMessageID: messageID, exchange: exchange, on: connection, logger: logger)
             }
         }
     }

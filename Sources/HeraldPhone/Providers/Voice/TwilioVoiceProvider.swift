@@ -38,7 +38,7 @@ struct TwilioVoiceProvider: DeliveryProvider {
             .replacingOccurrences(of: "'", with: "&apos;")
     }
 
-    func send(_ message: SMSMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
+    func send(_ message: PhoneMessage, context: DeliveryContext) async -> ProviderAnswer<NoDetail> {
         var request = TwilioProvider.request(twilio, resource: "Calls.json")
         var fields = [("To", message.to), ("From", voice.from),
                       ("Twiml", Self.twiml(text: message.text.revealed, language: voice.language(for: message.locale), voice: voice.voice)),
