@@ -28,6 +28,11 @@ from psycopg import pq
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
+# `-- params NAME: GROUP`: the types of a parameter group's members, in order (the generator's
+# ParameterGroup, Sources/embed-files/Statement.swift).
+GROUPS = {"DeliveryAttempts": ["text[]", "text[]", "integer[]", "text[]", "text[]", "integer[]"]}
+
+
 def header(path):
     """(name, [param types], [(column name, type, optional)]) from the file's leading comment lines."""
     name, params, columns = None, [], []
@@ -39,6 +44,8 @@ def header(path):
             name = body[5:].strip()
         elif body.startswith("param "):
             params.append(body[6:].split(":", 1)[1].split(" as ")[0].strip().rstrip("?"))
+        elif body.startswith("params "):
+            params += GROUPS[body[7:].split(":", 1)[1].strip()]
         elif body.startswith("column "):
             field, declared = body[7:].split(":", 1)
             declared = declared.split(" as ")[0].strip()

@@ -11,7 +11,10 @@ import Foundation
 ///     -- column status: text as SMSCodeStatus
 ///
 /// name the Swift type, its parameters (`$1`, `$2`, … in order) and its row's columns (in the
-/// select list's order); `?` allows NULL; `as T` carries the value as the module's type T. The other comment lines are the type's documentation.
+/// select list's order); `?` allows NULL; `as T` carries the value as the module's type T.
+/// `-- params NAME: GROUP` is one Swift value bound as several parameters in a row
+/// (``ParameterGroup``: `-- params attempts: DeliveryAttempts`, the six arrays of provider calls).
+/// The other comment lines are the type's documentation.
 /// `scripts/check-statements.py` prepares every file on a migrated database and fails when the
 /// types PostgreSQL infers are not these.
 struct Statement {
@@ -23,16 +26,25 @@ struct Statement {
         /// decodes as the column's type (a typed state), in place of the type's own.
         var swiftType: String?
 
+        /// A member of a parameter group: the group's property, bound as `group.name`.
+        var group: String?
+
         var swift: String { (swiftType ?? type.swift) + (optional ? "?" : "") }
         var wire: String { (swiftType ?? type.wire) + (optional ? "?" : "") }
-        func encoded() -> String { swiftType == nil ? type.encoded(name, optional: optional) : name }
+        func encoded() -> String {
+            let value = group.map { "\($0).\(name)" } ?? name
+            return swiftType == nil ? type.encoded(value, optional: optional) : value
+        }
         func decoded(_ value: String) -> String { swiftType == nil ? type.decoded(value, optional: optional) : value }
     }
 
     var path: String
     var name: String
     var documentation: [String]
+    /// What is bound, in order (a group's members expanded).
     var parameters: [Field] = []
+    /// The type's properties, in order: a parameter's name and Swift type, or a group's.
+    var properties: [(name: String, swift: String)] = []
     var columns: [Field] = []
     var text: String
 
@@ -51,7 +63,16 @@ struct Statement {
             if body.hasPrefix("name:") {
                 name = body.dropFirst(5).trimmingCharacters(in: .whitespaces)
             } else if body.hasPrefix("param ") {
-                parameters.append(try Self.field(body.dropFirst(6), path))
+                let field = try Self.field(body.dropFirst(6), path)
+                parameters.append(field)
+                properties.append((field.name, field.swift))
+            } else if body.hasPrefix("params ") {
+                let parts = body.dropFirst(7).split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                guard parts.count == 2, let group = ParameterGroup(rawValue: parts[1]), parts[0].first?.isLowercase == true else {
+                    throw Problem(description: "\(path): `\(body)` is not `params name: GROUP` (GROUP one of \(ParameterGroup.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                parameters += group.members.map { Field(name: $0.name, type: $0.type, optional: false, swiftType: nil, group: parts[0]) }
+                properties.append((parts[0], group.swift))
             } else if body.hasPrefix("column ") {
                 columns.append(try Self.field(body.dropFirst(7), path))
             } else {
@@ -63,7 +84,7 @@ struct Statement {
         }
         self.name = name
         self.documentation = documentation
-        for (kind, fields) in [("parameter", parameters), ("column", columns)] where Set(fields.map(\.name)).count < fields.count {
+        for (kind, names) in [("parameter", properties.map(\.name)), ("column", columns.map(\.name))] where Set(names).count < names.count {
             throw Problem(description: "\(path): a \(kind) name is declared twice")
         }
     }
@@ -85,7 +106,7 @@ struct Statement {
         if let swiftType, swiftType.hasSuffix("?") || swiftType.isEmpty {
             throw Problem(description: "\(path): `\(body)`: write NULL-able as `text? as \(swiftType.dropLast())`")
         }
-        return Field(name: parts[0], type: type, optional: optional, swiftType: swiftType)
+        return Field(name: parts[0], type: type, optional: optional, swiftType: swiftType, group: nil)
     }
 
     /// The Swift source of the statement's type: a `HeraldStatement` with its parameters as
@@ -97,12 +118,12 @@ struct Statement {
         out += "    \(access)static let name = \"\(module).\(name)\"\n"
         out += "    \(access)static let sql = \(Self.literal(text))\n"
         out += "    \(access)static let bindingDataTypes: [PostgresDataType] = [\(parameters.map { ".\($0.type.dataType)" }.joined(separator: ", "))]\n"
-        for parameter in parameters {
-            out += "    \(access)var \(parameter.name): \(parameter.swift)\n"
+        for property in properties {
+            out += "    \(access)var \(property.name): \(property.swift)\n"
         }
-        let arguments = parameters.map { "\($0.name): \($0.swift)" }.joined(separator: ", ")
+        let arguments = properties.map { "\($0.name): \($0.swift)" }.joined(separator: ", ")
         out += "\n    \(access)init(\(arguments)) {\n"
-        for parameter in parameters { out += "        self.\(parameter.name) = \(parameter.name)\n" }
+        for property in properties { out += "        self.\(property.name) = \(property.name)\n" }
         out += "    }\n\n"
         out += "    \(access)func makeBindings() throws -> PostgresBindings {\n"
         out += "        \(parameters.isEmpty ? "let" : "var") bindings = PostgresBindings(capacity: \(parameters.count))\n"
@@ -141,6 +162,29 @@ struct Statement {
         }
         let hashes = String(repeating: "#", count: longest + 1)
         return "\(hashes)\"\"\"\n\(text)\n\"\"\"\(hashes)"
+    }
+}
+
+/// Several parameters in a row bound from one Swift value (`-- params NAME: GROUP`): the group's
+/// Swift type, and its members in order, each bound as `NAME.member` (a property of the value).
+/// `scripts/check-statements.py` expands the same groups (its `GROUPS`).
+enum ParameterGroup: String, CaseIterable {
+    /// A send's provider calls (`DeliveryAttempt`), as the arrays a statement writes its attempts
+    /// table from (`unnest`): the runtime's `Collection<DeliveryAttempt>` properties.
+    case deliveryAttempts = "DeliveryAttempts"
+
+    var swift: String {
+        switch self {
+        case .deliveryAttempts: "[DeliveryAttempt]"
+        }
+    }
+
+    var members: [(name: String, type: PostgresType)] {
+        switch self {
+        case .deliveryAttempts:
+            [("providers", .textArray), ("results", .textArray), ("httpStatuses", .integerArray), ("errorCodes", .textArray),
+             ("providerMessageIDs", .textArray), ("durations", .integerArray)]
+        }
     }
 }
 

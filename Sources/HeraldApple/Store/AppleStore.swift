@@ -86,16 +86,12 @@ public enum AppleStore {
         if state == nil {
             try await TokenKeptForRevoke(
                 messageID: messageID, httpStatus: httpStatus, accountID: accountID, clientID: clientID, keyID: sealed.keyID, nonce: sealed.nonce,
-                ciphertext: sealed.ciphertext, tag: sealed.tag, jobsExchange: jobsExchange, providers: attempts.providers, results: attempts.results,
-                httpStatuses: attempts.httpStatuses, errorCodes: attempts.errorCodes, providerMessageIDs: attempts.providerMessageIDs,
-                durations: attempts.durations
+                ciphertext: sealed.ciphertext, tag: sealed.tag, jobsExchange: jobsExchange, attempts: attempts
             ).rows(on: client, logger: logger)
         } else {
             try await TokenStored(
                 messageID: messageID, httpStatus: httpStatus, accountID: accountID, clientID: clientID, keyID: sealed.keyID, nonce: sealed.nonce,
-                ciphertext: sealed.ciphertext, tag: sealed.tag, jobsExchange: jobsExchange, providers: attempts.providers, results: attempts.results,
-                httpStatuses: attempts.httpStatuses, errorCodes: attempts.errorCodes, providerMessageIDs: attempts.providerMessageIDs,
-                durations: attempts.durations
+                ciphertext: sealed.ciphertext, tag: sealed.tag, jobsExchange: jobsExchange, attempts: attempts
             ).rows(on: client, logger: logger)
         }
     }
@@ -106,8 +102,7 @@ public enum AppleStore {
                                delivery attempts: [DeliveryAttempt], client: PostgresClient, logger: Logger) async throws {
         try await JobRevoked(
             messageID: messageID, httpStatus: attempts.last?.httpStatus ?? -1, accountID: accountID, clientID: clientID, nonce: nonce ?? [],
-            reason: reason ?? "", providers: attempts.providers, results: attempts.results, httpStatuses: attempts.httpStatuses,
-            errorCodes: attempts.errorCodes, providerMessageIDs: attempts.providerMessageIDs, durations: attempts.durations
+            reason: reason ?? "", attempts: attempts
         ).rows(on: client, logger: logger)
     }
 
@@ -118,8 +113,7 @@ public enum AppleStore {
                               client: PostgresClient, logger: Logger) async throws {
         try await JobFailed(
             messageID: messageID, httpStatus: attempts.last?.httpStatus ?? -1, error: error, reason: reason, uncertainCalls: attempts.uncertainSends,
-            state: state.rawValue, providers: attempts.providers, results: attempts.results, httpStatuses: attempts.httpStatuses,
-            errorCodes: attempts.errorCodes, providerMessageIDs: attempts.providerMessageIDs, durations: attempts.durations
+            state: state.rawValue, attempts: attempts
         ).rows(on: client, logger: logger)
     }
 
@@ -128,8 +122,7 @@ public enum AppleStore {
     public static func retrying(_ messageID: String, reason: String, delivery attempts: [DeliveryAttempt], client: PostgresClient, logger: Logger) async throws {
         try await JobRetrying(
             messageID: messageID, httpStatus: attempts.last?.httpStatus ?? -1, error: attempts.last?.errorCode ?? "", reason: reason,
-            uncertainCalls: attempts.uncertainSends, providers: attempts.providers, results: attempts.results, httpStatuses: attempts.httpStatuses,
-            errorCodes: attempts.errorCodes, providerMessageIDs: attempts.providerMessageIDs, durations: attempts.durations
+            uncertainCalls: attempts.uncertainSends, attempts: attempts
         ).rows(on: client, logger: logger)
     }
 

@@ -97,8 +97,7 @@ public enum EmailCodeStore {
         let settle = CodeSettle(
             verificationID: s.verificationID, messageID: s.messageID, state: s.state.rawValue, reason: s.reason ?? "",
             provider: accepted?.provider ?? "", providerMessageID: accepted?.providerMessageID ?? "", uncertainSends: s.attempts.uncertainSends,
-            providers: s.attempts.providers, results: s.attempts.results, httpStatuses: s.attempts.httpStatuses, errorCodes: s.attempts.errorCodes,
-            providerMessageIDs: s.attempts.providerMessageIDs, durations: s.attempts.durations)
+            attempts: s.attempts)
         return try await settle.first(on: connection, logger: logger)?.applied ?? false
     }
 

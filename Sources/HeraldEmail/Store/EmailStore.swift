@@ -80,8 +80,7 @@ public enum EmailStore {
         let accepted = attempts.last
         try await RequestSent(
             requestID: requestID, state: state.rawValue, provider: accepted?.provider ?? "", providerMessageID: accepted?.providerMessageID ?? "",
-            uncertainSends: attempts.uncertainSends, providers: attempts.providers, results: attempts.results, httpStatuses: attempts.httpStatuses,
-            errorCodes: attempts.errorCodes, providerMessageIDs: attempts.providerMessageIDs, durations: attempts.durations
+            uncertainSends: attempts.uncertainSends, attempts: attempts
         ).rows(on: client, logger: logger)
     }
 
@@ -92,9 +91,7 @@ public enum EmailStore {
     public static func failed(_ requestID: String, messageID: String, reason: String, attempts: [DeliveryAttempt],
                               on connection: PostgresConnection, logger: Logger) async throws -> Bool {
         let failed = RequestFailed(
-            requestID: requestID, reason: reason, messageID: messageID, providers: attempts.providers, results: attempts.results,
-            httpStatuses: attempts.httpStatuses, errorCodes: attempts.errorCodes, providerMessageIDs: attempts.providerMessageIDs,
-            durations: attempts.durations)
+            requestID: requestID, reason: reason, messageID: messageID, attempts: attempts)
         return try await failed.first(on: connection, logger: logger).map { $0.changed > 0 } ?? false
     }
 
@@ -113,9 +110,7 @@ public enum EmailStore {
     /// Every provider failed: the job is retried with a fresh code.
     public static func retrying(_ requestID: String, reason: String, attempts: [DeliveryAttempt], client: PostgresClient, logger: Logger) async throws {
         try await RequestRetrying(
-            requestID: requestID, reason: reason, uncertainSends: attempts.uncertainSends, providers: attempts.providers, results: attempts.results,
-            httpStatuses: attempts.httpStatuses, errorCodes: attempts.errorCodes, providerMessageIDs: attempts.providerMessageIDs,
-            durations: attempts.durations
+            requestID: requestID, reason: reason, uncertainSends: attempts.uncertainSends, attempts: attempts
         ).rows(on: client, logger: logger)
     }
 

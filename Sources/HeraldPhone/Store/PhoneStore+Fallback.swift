@@ -108,9 +108,7 @@ extension PhoneStore {
     /// `sent`: the earlier send stands) keeps `reason`, the calls recorded.
     public static func fallbackFailed(_ verificationID: String, messageID: String, reason: String, attempts: [DeliveryAttempt],
                                       client: PostgresClient, logger: Logger) async throws {
-        try await FallbackFailed(verificationID: verificationID, messageID: messageID, reason: reason, providers: attempts.providers,
-                                 results: attempts.results, httpStatuses: attempts.httpStatuses, errorCodes: attempts.errorCodes,
-                                 providerMessageIDs: attempts.providerMessageIDs, durations: attempts.durations).rows(on: client, logger: logger)
+        try await FallbackFailed(verificationID: verificationID, messageID: messageID, reason: reason, attempts: attempts).rows(on: client, logger: logger)
     }
 
     /// A `sms.fallback` job out of attempts (in the runner's transaction): as ``fallbackFailed``, no
@@ -126,16 +124,5 @@ extension PhoneStore {
                                              on connection: PostgresConnection, logger: Logger) async throws {
         try await FallbackUndelivered(verificationID: verificationID, providerMessageID: providerMessageID, exchange: exchange)
             .rows(on: connection, logger: logger)
-    }
-}
-
-extension FallbackRecord {
-    /// The record of a fallback's send with `attempts`, its calls.
-    init(verificationID: String, messageID: String, result: String, provider: String?, providerMessageID: String?, channel: String?,
-         reason: String?, uncertainSends: Int, attempts: [DeliveryAttempt]) {
-        self.init(verificationID: verificationID, messageID: messageID, result: result, provider: provider, providerMessageID: providerMessageID,
-                  channel: channel, reason: reason, uncertainSends: uncertainSends, providers: attempts.providers, results: attempts.results,
-                  httpStatuses: attempts.httpStatuses, errorCodes: attempts.errorCodes, providerMessageIDs: attempts.providerMessageIDs,
-                  durations: attempts.durations)
     }
 }

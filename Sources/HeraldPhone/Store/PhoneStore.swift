@@ -140,16 +140,13 @@ public enum PhoneStore {
             verificationIDs: sends.map(\.verificationID), acceptedProviders: accepted.map { $0?.provider ?? "" },
             acceptedMessageIDs: accepted.map { $0?.providerMessageID ?? "" }, segments: sends.map { $0.encoding?.segments ?? -1 },
             encodings: sends.map { $0.encoding?.scheme.rawValue ?? "" }, uncertainSends: sends.map(\.attempts.uncertainSends),
-            channels: sends.map(\.channel), providers: calls.providers, results: calls.results, httpStatuses: calls.httpStatuses,
-            errorCodes: calls.errorCodes, providerMessageIDs: calls.providerMessageIDs, durations: calls.durations,
+            channels: sends.map(\.channel), attempts: calls,
             callVerificationIDs: sends.flatMap { sent in sent.attempts.map { _ in sent.verificationID } })
     }
 
     /// A permanent failure: the code is closed, so the next request sends a fresh one.
     public static func failed(_ verificationID: String, reason: String, attempts: [DeliveryAttempt], client: PostgresClient, logger: Logger) async throws {
-        try await VerificationFailed(verificationID: verificationID, reason: reason, providers: attempts.providers, results: attempts.results,
-                                     httpStatuses: attempts.httpStatuses, errorCodes: attempts.errorCodes,
-                                     providerMessageIDs: attempts.providerMessageIDs, durations: attempts.durations).rows(on: client, logger: logger)
+        try await VerificationFailed(verificationID: verificationID, reason: reason, attempts: attempts).rows(on: client, logger: logger)
     }
 
     /// The job ran out of attempts (`herald.sms_exhausted`): the verification `failed` with
@@ -166,8 +163,6 @@ public enum PhoneStore {
     /// uncertain send, unless a call timed out (it may have been delivered).
     public static func retrying(_ verificationID: String, reason: String, attempts: [DeliveryAttempt], client: PostgresClient, logger: Logger) async throws {
         try await VerificationRetrying(verificationID: verificationID, reason: reason, uncertainSends: attempts.uncertainSends,
-                                       providers: attempts.providers, results: attempts.results, httpStatuses: attempts.httpStatuses,
-                                       errorCodes: attempts.errorCodes, providerMessageIDs: attempts.providerMessageIDs,
-                                       durations: attempts.durations).rows(on: client, logger: logger)
+                                       attempts: attempts).rows(on: client, logger: logger)
     }
 }

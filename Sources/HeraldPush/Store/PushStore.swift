@@ -60,8 +60,7 @@ public enum PushStore {
         let last = attempts.last
         try await ReceiptSent(
             receipt: receipt, provider: last?.provider ?? "", providerMessageID: last?.providerMessageID ?? "", httpStatus: last?.httpStatus ?? -1,
-            tokenHash: tokenHash, providers: attempts.providers, results: attempts.results, httpStatuses: attempts.httpStatuses,
-            errorCodes: attempts.errorCodes, providerMessageIDs: attempts.providerMessageIDs, durations: attempts.durations
+            tokenHash: tokenHash, attempts: attempts
         ).rows(on: client, logger: logger)
     }
 
@@ -72,8 +71,7 @@ public enum PushStore {
         try await ReceiptTokenInvalid(
             receipt: receipt, provider: last?.provider ?? "", httpStatus: last?.httpStatus ?? -1, reason: "token_invalid:\(invalid.reason.rawValue)",
             tokenHash: tokenHash, tokenReason: invalid.reason.rawValue, detail: detail, invalidSince: invalid.since ?? Date(),
-            providers: attempts.providers, results: attempts.results, httpStatuses: attempts.httpStatuses, errorCodes: attempts.errorCodes,
-            providerMessageIDs: attempts.providerMessageIDs, durations: attempts.durations
+            attempts: attempts
         ).rows(on: client, logger: logger)
     }
 
@@ -81,9 +79,7 @@ public enum PushStore {
     public static func failed(_ receipt: String, reason: String, delivery attempts: [DeliveryAttempt], client: PostgresClient, logger: Logger) async throws {
         let last = attempts.last
         try await ReceiptFailed(
-            receipt: receipt, provider: last?.provider ?? "", httpStatus: last?.httpStatus ?? -1, reason: reason, providers: attempts.providers,
-            results: attempts.results, httpStatuses: attempts.httpStatuses, errorCodes: attempts.errorCodes,
-            providerMessageIDs: attempts.providerMessageIDs, durations: attempts.durations
+            receipt: receipt, provider: last?.provider ?? "", httpStatus: last?.httpStatus ?? -1, reason: reason, attempts: attempts
         ).rows(on: client, logger: logger)
     }
 
@@ -104,8 +100,7 @@ public enum PushStore {
         let last = attempts.last
         try await ReceiptRetrying(
             receipt: receipt, provider: last?.provider ?? "", httpStatus: last?.httpStatus ?? -1, reason: reason, uncertainSends: attempts.uncertainSends,
-            providers: attempts.providers, results: attempts.results, httpStatuses: attempts.httpStatuses, errorCodes: attempts.errorCodes,
-            providerMessageIDs: attempts.providerMessageIDs, durations: attempts.durations
+            attempts: attempts
         ).rows(on: client, logger: logger)
     }
 }

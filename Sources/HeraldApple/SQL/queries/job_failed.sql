@@ -10,12 +10,7 @@
 -- param reason: text
 -- param uncertainCalls: integer
 -- param state: text
--- param providers: text[]
--- param results: text[]
--- param httpStatuses: integer[]
--- param errorCodes: text[]
--- param providerMessageIDs: text[]
--- param durations: integer[]
+-- params attempts: DeliveryAttempts
 -- column changed: bigint
 WITH v AS (
     UPDATE herald.apple_jobs SET state = $6::text, owner_key = NULL, http_status = NULLIF($2::int, -1), error = $3::text, reason = $4::text,

@@ -9,12 +9,7 @@
 -- param error: text
 -- param reason: text
 -- param uncertainCalls: integer
--- param providers: text[]
--- param results: text[]
--- param httpStatuses: integer[]
--- param errorCodes: text[]
--- param providerMessageIDs: text[]
--- param durations: integer[]
+-- params attempts: DeliveryAttempts
 -- column changed: bigint
 WITH v AS (
     UPDATE herald.apple_jobs SET state = 'retrying', owner_key = NULL, http_status = NULLIF($2::int, -1), error = $3::text, reason = $4::text,

@@ -10,12 +10,7 @@
 -- param clientID: text
 -- param nonce: bytea
 -- param reason: text
--- param providers: text[]
--- param results: text[]
--- param httpStatuses: integer[]
--- param errorCodes: text[]
--- param providerMessageIDs: text[]
--- param durations: integer[]
+-- params attempts: DeliveryAttempts
 WITH v AS (
     UPDATE herald.apple_jobs SET state = 'revoked', owner_key = NULL, http_status = NULLIF($2::int, -1), reason = NULLIF($6::text, ''), updated_at = now()
      WHERE message_id = $1::text AND state = 'calling' RETURNING message_id

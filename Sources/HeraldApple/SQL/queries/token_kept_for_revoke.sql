@@ -14,12 +14,7 @@
 -- param ciphertext: bytea
 -- param tag: bytea
 -- param jobsExchange: text
--- param providers: text[]
--- param results: text[]
--- param httpStatuses: integer[]
--- param errorCodes: text[]
--- param providerMessageIDs: text[]
--- param durations: integer[]
+-- params attempts: DeliveryAttempts
 WITH v AS (
     UPDATE herald.apple_jobs SET step = 'revoke', http_status = NULLIF($2::int, -1), updated_at = now()
      WHERE message_id = $1::text AND state = 'calling' RETURNING message_id

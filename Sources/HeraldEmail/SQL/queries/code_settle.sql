@@ -9,12 +9,7 @@
 -- param provider: text
 -- param providerMessageID: text
 -- param uncertainSends: integer
--- param providers: text[]
--- param results: text[]
--- param httpStatuses: integer[]
--- param errorCodes: text[]
--- param providerMessageIDs: text[]
--- param durations: integer[]
+-- params attempts: DeliveryAttempts
 -- column applied: boolean
 SELECT herald.email_otp_settle($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::int,
                                $8::text[], $9::text[], $10::int[], $11::text[], $12::text[], $13::int[]);

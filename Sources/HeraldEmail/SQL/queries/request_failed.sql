@@ -7,12 +7,7 @@
 -- param requestID: text
 -- param reason: text
 -- param messageID: text
--- param providers: text[]
--- param results: text[]
--- param httpStatuses: integer[]
--- param errorCodes: text[]
--- param providerMessageIDs: text[]
--- param durations: integer[]
+-- params attempts: DeliveryAttempts
 -- column changed: bigint
 WITH v AS (
     UPDATE herald.email_requests SET state = 'failed', reason = $2::text, updated_at = now()

@@ -8,12 +8,7 @@
 -- param provider: text
 -- param providerMessageID: text
 -- param uncertainSends: integer
--- param providers: text[]
--- param results: text[]
--- param httpStatuses: integer[]
--- param errorCodes: text[]
--- param providerMessageIDs: text[]
--- param durations: integer[]
+-- params attempts: DeliveryAttempts
 -- column changed: bigint
 WITH v AS (
     UPDATE herald.email_requests

@@ -5,12 +5,7 @@
 -- param verificationID: text
 -- param messageID: text
 -- param reason: text
--- param providers: text[]
--- param results: text[]
--- param httpStatuses: integer[]
--- param errorCodes: text[]
--- param providerMessageIDs: text[]
--- param durations: integer[]
+-- params attempts: DeliveryAttempts
 -- column ended: bigint
 WITH v AS (
     SELECT * FROM herald.sms_fallback_end($1::text, $2::text, $3::text, false)

@@ -11,12 +11,7 @@
 -- param channel: text?
 -- param reason: text?
 -- param uncertainSends: integer
--- param providers: text[]
--- param results: text[]
--- param httpStatuses: integer[]
--- param errorCodes: text[]
--- param providerMessageIDs: text[]
--- param durations: integer[]
+-- params attempts: DeliveryAttempts
 -- column recorded: bigint
 WITH v AS (
     SELECT * FROM herald.sms_fallback_record($1::text, $2::text, $3::text, $4::text, $5::text, $6::text, $7::text, $8::int)

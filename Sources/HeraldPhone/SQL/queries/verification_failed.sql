@@ -4,12 +4,7 @@
 -- columns of `DeliveryAttempt`s: -1 for no HTTP status, '' for no error code or message id.
 -- param verificationID: text
 -- param reason: text
--- param providers: text[]
--- param results: text[]
--- param httpStatuses: integer[]
--- param errorCodes: text[]
--- param providerMessageIDs: text[]
--- param durations: integer[]
+-- params attempts: DeliveryAttempts
 WITH v AS (
     UPDATE herald.sms_verifications SET state = 'failed', reason = $2::text, updated_at = now()
      WHERE verification_id = $1::text AND state IN ('sending', 'retrying')

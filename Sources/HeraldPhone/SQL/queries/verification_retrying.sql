@@ -5,12 +5,7 @@
 -- param verificationID: text
 -- param reason: text
 -- param uncertainSends: integer
--- param providers: text[]
--- param results: text[]
--- param httpStatuses: integer[]
--- param errorCodes: text[]
--- param providerMessageIDs: text[]
--- param durations: integer[]
+-- params attempts: DeliveryAttempts
 -- column changed: bigint
 WITH v AS (
     UPDATE herald.sms_verifications

@@ -9,12 +9,7 @@
 -- param httpStatus: integer
 -- param reason: text
 -- param uncertainSends: integer
--- param providers: text[]
--- param results: text[]
--- param httpStatuses: integer[]
--- param errorCodes: text[]
--- param providerMessageIDs: text[]
--- param durations: integer[]
+-- params attempts: DeliveryAttempts
 -- column changed: bigint
 WITH v AS (
     UPDATE herald.push_verifications

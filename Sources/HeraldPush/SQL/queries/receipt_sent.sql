@@ -9,12 +9,7 @@
 -- param providerMessageID: text
 -- param httpStatus: integer
 -- param tokenHash: text
--- param providers: text[]
--- param results: text[]
--- param httpStatuses: integer[]
--- param errorCodes: text[]
--- param providerMessageIDs: text[]
--- param durations: integer[]
+-- params attempts: DeliveryAttempts
 WITH v AS (
     UPDATE herald.push_verifications
        SET state = 'sent', provider = $2::text, provider_message_id = NULLIF($3::text, ''), http_status = NULLIF($4::int, -1),

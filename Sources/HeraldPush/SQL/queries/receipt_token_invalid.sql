@@ -12,12 +12,7 @@
 -- param tokenReason: text
 -- param detail: text
 -- param invalidSince: timestamp with time zone
--- param providers: text[]
--- param results: text[]
--- param httpStatuses: integer[]
--- param errorCodes: text[]
--- param providerMessageIDs: text[]
--- param durations: integer[]
+-- params attempts: DeliveryAttempts
 WITH v AS (
     UPDATE herald.push_verifications
        SET state = 'failed', secret_status = 'void', secret_hash = NULL, provider = $2::text, http_status = NULLIF($3::int, -1),
