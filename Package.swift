@@ -6,14 +6,14 @@ import PackageDescription
 let strict: [SwiftSetting] = [.swiftLanguageMode(.v6), .treatAllWarnings(as: .error)]
 
 /// What a check module may use besides HeraldRuntime and HeraldWire: its store and metrics.
-let check: [Target.Dependency] = [
+let checkLibraries: [Target.Dependency] = [
     .product(name: "Logging", package: "swift-log"),
     .product(name: "Metrics", package: "swift-metrics"),
     .product(name: "Crypto", package: "swift-crypto"),
     .product(name: "PostgresNIO", package: "postgres-nio"),
 ]
 /// What a worker module may use besides HeraldRuntime: the libraries its providers and store speak.
-let channel: [Target.Dependency] = [
+let workerLibraries: [Target.Dependency] = [
     .product(name: "Logging", package: "swift-log"),
     .product(name: "Metrics", package: "swift-metrics"),
     .product(name: "NIOCore", package: "swift-nio"),
@@ -26,7 +26,7 @@ let channel: [Target.Dependency] = [
     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
     .product(name: "Yams", package: "Yams"),
 ]
-/// What herald-api and HeraldClient link of the channels: the wire and each channel's check module.
+/// What herald-api and HeraldClient link of the workers' code: the wire and each worker kind's check module.
 let checks: [Target.Dependency] = ["HeraldWire", "HeraldPhoneCheck", "HeraldEmailCheck", "HeraldPushCheck", "HeraldAppleCheck"]
 /// What the tools and tests that work across every worker link (never herald-api).
 let workers: [Target.Dependency] = ["HeraldWorkers", "HeraldPhone", "HeraldEmail", "HeraldPush", "HeraldCleanup", "HeraldApple"] + checks
@@ -102,7 +102,7 @@ let package = Package(
             dependencies: ["CRabbitMQ", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
-        // What every worker shares and nothing channel-specific: wire, runner, ledger, event
+        // What every worker shares and nothing specific to one kind: wire, runner, ledger, event
         // outbox, database and migrator, configuration, operations, secrets, logging, and the
         // delivery pipeline (provider chain). docs/architecture.md draws the graph.
         .target(
@@ -137,44 +137,44 @@ let package = Package(
             name: "CPhoneNumber",
             linkerSettings: [.linkedLibrary("phonenumber"), .linkedLibrary("protobuf")]
         ),
-        // A channel's check module: what herald-api and a front API run of it without its worker
+        // A worker kind's check module: what herald-api and a front API run of it without its worker
         // (the verifiers, the configuration section they read, their statements). On HeraldRuntime
         // and HeraldWire only (scripts/check-structure.py).
         .target(
             name: "HeraldPhoneCheck",
-            dependencies: ["HeraldRuntime", "HeraldWire", "CPhoneNumber"] + check,
+            dependencies: ["HeraldRuntime", "HeraldWire", "CPhoneNumber"] + checkLibraries,
             swiftSettings: strict,
             plugins: ["EmbedFiles"]
         ),
-        .target(name: "HeraldEmailCheck", dependencies: ["HeraldRuntime", "HeraldWire"] + check, swiftSettings: strict, plugins: ["EmbedFiles"]),
-        .target(name: "HeraldPushCheck", dependencies: ["HeraldRuntime", "HeraldWire"] + check, swiftSettings: strict, plugins: ["EmbedFiles"]),
+        .target(name: "HeraldEmailCheck", dependencies: ["HeraldRuntime", "HeraldWire"] + checkLibraries, swiftSettings: strict, plugins: ["EmbedFiles"]),
+        .target(name: "HeraldPushCheck", dependencies: ["HeraldRuntime", "HeraldWire"] + checkLibraries, swiftSettings: strict, plugins: ["EmbedFiles"]),
         .target(
             name: "HeraldAppleCheck",
             dependencies: [
                 "HeraldRuntime", "HeraldWire", .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOHTTP1", package: "swift-nio"),
-            ] + check,
+            ] + checkLibraries,
             swiftSettings: strict
         ),
-        // One worker module per worker kind: on HeraldRuntime, HeraldWire and its own channel's
-        // check module, never on another worker's or channel's (scripts/check-structure.py).
-        .target(name: "HeraldPhone", dependencies: ["HeraldRuntime", "HeraldWire", "HeraldPhoneCheck"] + channel, swiftSettings: strict, plugins: ["EmbedFiles"]),
+        // One worker module per worker kind: on HeraldRuntime, HeraldWire and its own kind's
+        // check module, never on another worker's or kind's (scripts/check-structure.py).
+        .target(name: "HeraldPhone", dependencies: ["HeraldRuntime", "HeraldWire", "HeraldPhoneCheck"] + workerLibraries, swiftSettings: strict, plugins: ["EmbedFiles"]),
         .target(
             name: "HeraldEmail",
-            dependencies: ["HeraldRuntime", "HeraldWire", "HeraldEmailCheck", .product(name: "Mustache", package: "swift-mustache")] + channel,
+            dependencies: ["HeraldRuntime", "HeraldWire", "HeraldEmailCheck", .product(name: "Mustache", package: "swift-mustache")] + workerLibraries,
             swiftSettings: strict,
             plugins: ["EmbedFiles"]
         ),
         .target(
             name: "HeraldPush",
-            dependencies: ["HeraldRuntime", "HeraldWire", "HeraldPushCheck", .product(name: "JWTKit", package: "jwt-kit")] + channel,
+            dependencies: ["HeraldRuntime", "HeraldWire", "HeraldPushCheck", .product(name: "JWTKit", package: "jwt-kit")] + workerLibraries,
             swiftSettings: strict,
             plugins: ["EmbedFiles"]
         ),
-        .target(name: "HeraldCleanup", dependencies: ["HeraldRuntime", "HeraldWire"] + channel, swiftSettings: strict, plugins: ["EmbedFiles"]),
+        .target(name: "HeraldCleanup", dependencies: ["HeraldRuntime", "HeraldWire"] + workerLibraries, swiftSettings: strict, plugins: ["EmbedFiles"]),
         .target(
             name: "HeraldApple",
-            dependencies: ["HeraldRuntime", "HeraldWire", "HeraldAppleCheck", .product(name: "JWTKit", package: "jwt-kit")] + channel,
+            dependencies: ["HeraldRuntime", "HeraldWire", "HeraldAppleCheck", .product(name: "JWTKit", package: "jwt-kit")] + workerLibraries,
             swiftSettings: strict,
             plugins: ["EmbedFiles"]
         ),
@@ -237,7 +237,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ] + channel + checks,
+            ] + workerLibraries + checks,
             swiftSettings: strict,
             plugins: ["EmbedFiles"]
         ),

@@ -35,8 +35,8 @@ for match in re.finditer(r'\.(target|executableTarget|testTarget|systemLibrary|p
 shown = {n: v for n, v in targets.items() if v[0] != "testTarget"}
 # The clusters: the worker modules, the channels' check modules (what the door links of them).
 clusters = [
-    ("workers", "worker modules: each on HeraldRuntime, HeraldWire and its channel's check", "#ffe3d6",
-     [n for n in shown if re.fullmatch(r"Herald(SMS|Email|Push|Cleanup|Apple)", n)]),
+    ("workers", "worker modules: each on HeraldRuntime, HeraldWire and its worker kind's check", "#ffe3d6",
+     [n for n in shown if re.fullmatch(r"Herald(Phone|Email|Push|Cleanup|Apple)", n)]),
     ("checks", "check modules: each on HeraldRuntime and HeraldWire", "#f3e6ff",
      [n for n in shown if re.fullmatch(r"Herald\w+Check", n)]),
 ]

@@ -45,7 +45,10 @@ def header(path):
         elif body.startswith("param "):
             params.append(body[6:].split(":", 1)[1].split(" as ")[0].strip().rstrip("?"))
         elif body.startswith("params "):
-            params += GROUPS[body[7:].split(":", 1)[1].strip()]
+            group = body[7:].split(":", 1)[-1].strip()
+            if group not in GROUPS:
+                raise SystemExit(f"check-statements: {path}: `{body}`: no parameter group {group} (one of {', '.join(GROUPS)})")
+            params += GROUPS[group]
         elif body.startswith("column "):
             field, declared = body[7:].split(":", 1)
             declared = declared.split(" as ")[0].strip()

@@ -2,10 +2,10 @@
 """The architecture, checked (docs/architecture.md, "Modules"): in Package.swift and in the sources'
 import lines,
 - HeraldWire (the job types and values every side shares) depends on HeraldRuntime only;
-- a channel's check module (what herald-api and a front API run of it: HeraldPhoneCheck, …) on
+- a worker kind's check module (what herald-api and a front API run of it: HeraldPhoneCheck, …) on
   HeraldRuntime and HeraldWire only;
 - a worker module (HeraldPhone, …) on those and its own check module, never on another worker's
-  module or another channel's check;
+  module or another kind's check;
 - the door (HeraldAPI, herald-api, HeraldClient) on no worker module;
 - the runtime names no other module of Herald's.
 And SQL is SQL: no table, index, function, trigger or view is defined in a Swift source under
@@ -22,15 +22,16 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 WIRE = "HeraldWire"
-# Each worker module and its channel's check module (cleanup checks nothing for the door).
+# Each worker module and its worker kind's check module (cleanup checks nothing for the door).
 WORKERS = {"HeraldPhone": "HeraldPhoneCheck", "HeraldEmail": "HeraldEmailCheck", "HeraldPush": "HeraldPushCheck",
            "HeraldApple": "HeraldAppleCheck", "HeraldCleanup": None}
 CHECKS = {check for check in WORKERS.values() if check}
 DOOR = ("HeraldAPI", "herald-api", "HeraldClient")
 # Modules with no rule of their own here: the runtime (checked below), the aggregate of every
 # worker, herald-api's store, the stand-ins of remote providers.
-OTHERS = {"HeraldRuntime", "HeraldWorkers", "HeraldAPIStore", "HeraldStubs"}
-ALLOWED = {WIRE: {"HeraldRuntime"}}
+OTHERS = {"HeraldRuntime", "HeraldWorkers", "HeraldStubs"}
+# herald-api's store (API keys, Verify Services), which herald-api and heraldctl link.
+ALLOWED = {WIRE: {"HeraldRuntime"}, "HeraldAPIStore": {"HeraldRuntime"}}
 ALLOWED.update({check: {"HeraldRuntime", WIRE} for check in CHECKS})
 ALLOWED.update({worker: {"HeraldRuntime", WIRE} | ({check} if check else set()) for worker, check in WORKERS.items()})
 problems = []
@@ -40,7 +41,10 @@ for folder in sorted((ROOT / "Sources").iterdir()):
         problems.append(f"Sources/{folder.name}: a module scripts/check-structure.py gives no place (a worker, a check, the door or another)")
 
 package = (ROOT / "Package.swift").read_text()
-LISTS = {name: body for name, body in re.findall(r"^let (\w+): \[Target\.Dependency\] = (\[.*?\])$", package, re.S | re.M)}
+# Named dependency lists (`let checks: [Target.Dependency] = [...] + other`), `+ other` expanded.
+LISTS = {}
+for name, body, more in re.findall(r"^let (\w+): \[Target\.Dependency\] = (\[.*?\])((?:[ \t]*\+[ \t]*\w+)*)$", package, re.S | re.M):
+    LISTS[name] = body + "".join(LISTS.get(listed, "") for listed in re.findall(r"\w+", more))
 
 
 def package_dependencies(target):
@@ -56,7 +60,9 @@ def imports(module):
     """(file, line, module) of each `import Herald…` in a module's sources."""
     for source in sorted((ROOT / "Sources" / module).rglob("*.swift")):
         for number, line in enumerate(source.read_text().splitlines(), 1):
-            imported = re.match(r"^\s*(?:@testable\s+)?import\s+(Herald\w+)\s*$", line)
+            # `import M`, `@testable import M`, `public import M`, `import struct M.T`, …
+            imported = re.match(r"^\s*(?:@\w+\s+)*(?:(?:public|package|internal|fileprivate|private)\s+)?import\s+"
+                                r"(?:(?:struct|class|enum|protocol|typealias|func|var|let|actor)\s+)?(Herald\w+)\b", line)
             if imported:
                 yield source.relative_to(ROOT), number, imported.group(1)
 
@@ -74,9 +80,23 @@ for module, allowed_modules in sorted(ALLOWED.items()):
         if other not in allowed_modules:
             problems.append(f"{source}:{number}: {module} imports {other}")
 
+def closure(module):
+    """Every Herald module `module` links, through any path of Package.swift's dependencies."""
+    seen, stack = set(), [module]
+    while stack:
+        for dependency in package_dependencies(stack.pop()) or set():
+            if dependency not in seen:
+                seen.add(dependency)
+                stack.append(dependency)
+    return seen
+
+
 for module in DOOR:
-    for other in sorted((package_dependencies(module) or set()) & set(WORKERS)):
-        problems.append(f"Package.swift: {module} depends on the worker module {other} (the door links the wire and the checks)")
+    if package_dependencies(module) is None:
+        problems.append(f"Package.swift: no target {module} with dependencies")
+        continue
+    for other in sorted(closure(module) & (set(WORKERS) | {"HeraldWorkers"})):
+        problems.append(f"Package.swift: {module} links the worker module {other} (the door links the wire and the checks)")
     for source, number, other in imports(module):
         if other in WORKERS or other == "HeraldWorkers":
             problems.append(f"{source}:{number}: {module} imports the worker module {other}")

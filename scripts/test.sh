@@ -12,7 +12,8 @@ swift build --build-tests
 # plpgsql_check on every function, squawk on every migration (docs/testing.md, "The SQL linters").
 scripts/lint-sql.sh
 python3 scripts/check-schemas.py 2>/dev/null || /usr/bin/python3 scripts/check-schemas.py
-# The architecture: a channel depends on HeraldRuntime only (docs/architecture.md).
+# The architecture: each module in its place (the wire, the checks, the workers; the door on no
+# worker module) and SQL in .sql files (docs/architecture.md).
 python3 scripts/check-structure.py
 python3 scripts/check-docs.py
 # /v1's generated code is docs/openapi.yaml's (docs/api.md, "The contract").

@@ -19,7 +19,7 @@ public struct AppleTokenSettings: Sendable {
     /// (``maximumClientSecretLifetimeSeconds``).
     public var clientSecretLifetimeSeconds = 86_400
     /// Apple's limit on a client secret's lifetime.
-    public static let maximumClientSecretLifetimeSeconds = 15_777_000
+    static let maximumClientSecretLifetimeSeconds = 15_777_000
     public var timeoutMilliseconds = 10_000
     /// `id:base64,…` (32+ random bytes each): the refresh tokens' AES-GCM keys. Secret: a file
     /// (`token_keys_file:`, `HERALD_APPLE_TOKEN_KEYS_FILE`).

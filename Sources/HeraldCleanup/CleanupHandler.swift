@@ -73,8 +73,8 @@ public struct CleanupHandler: JobHandler {
             return .completed()
         }
         logger.info("working cleanup run", metadata: ["eligible_at_start": "\(joined.eligibleAtStart ?? 0)", "joins": "\(joined.joins)"])
-        let worker = CleanupRunner(client: context.database, configuration: configuration, eventsExchange: eventsExchange, logger: logger)
-        let ending = try await worker.work(runID: run.id)
+        let runner = CleanupRunner(client: context.database, configuration: configuration, eventsExchange: eventsExchange, logger: logger)
+        let ending = try await runner.work(runID: run.id)
         metrics.run(outcome: ending.rawValue)
         logger.info("left cleanup run", metadata: ["ending": "\(ending.rawValue)"])
         if ending == .interrupted {

@@ -4,7 +4,8 @@ import Logging
 import PostgresNIO
 import ServiceLifecycle
 
-/// Works through one cleanup run alongside any number of other workers on the same run.
+/// Works through one cleanup run alongside any number of other runners on the same run (each
+/// a `cleanup.run` job of a herald-cleanup worker: `cleanup.fan_out` of them).
 ///
 /// Accounts go in batches: each batch is one short transaction that locks up to
 /// `batch_size` eligible accounts (`FOR UPDATE SKIP LOCKED`, so workers never wait for each

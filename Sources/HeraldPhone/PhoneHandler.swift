@@ -34,7 +34,7 @@ public struct PhoneHandler: JobHandler {
     let fraudGuard: FraudGuard
     let appVerifier: AppVerifier
     /// Concurrent jobs' decisions and `sent` records go to PostgreSQL together.
-    let groups: SMSGroups
+    let groups: PhoneGroups
     /// `runner.max_attempts`: a receipt no send attempt matches is dropped on its last one.
     let receiptAttempts: Int
     /// `sms.receipts.max_age_hours`, in seconds: how far back a receipt's attempt is looked for.
@@ -60,7 +60,7 @@ public struct PhoneHandler: JobHandler {
         let eventsExchange = topology.eventsExchange
         self.fraudGuard = FraudGuard(configuration: configuration.fraudGuard, eventsExchange: eventsExchange, timeout: operationTimeout)
         self.appVerifier = AppVerifier(configuration: configuration.appVerification)
-        self.groups = SMSGroups(timeout: operationTimeout)
+        self.groups = PhoneGroups(timeout: operationTimeout)
         self.receiptAttempts = receiptAttempts
         self.receiptMaxAgeSeconds = configuration.receipts.maxAgeHours * 3600
     }

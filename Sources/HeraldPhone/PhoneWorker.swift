@@ -2,7 +2,7 @@ import HeraldPhoneCheck
 import HeraldRuntime
 import HeraldWire
 
-/// `herald-sms`: phone verification codes by SMS, as the runtime runs it.
+/// `herald-sms`: phone verification codes by SMS, WhatsApp or a call, as the runtime runs it.
 public enum PhoneWorker: HeraldWorker {
     public typealias Section = SMSConfiguration
 

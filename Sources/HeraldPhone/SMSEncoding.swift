@@ -1,6 +1,4 @@
-import HeraldPhoneCheck
 import HeraldRuntime
-import Metrics
 
 /// How a text travels as SMS: GSM 03.38 7-bit (160 septets in one segment, 153 per part
 /// when concatenated) when every character is in the GSM default alphabet or its extension
@@ -42,11 +40,4 @@ public struct SMSEncoding: Sendable, Equatable {
         "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà".unicodeScalars)
     /// The extension table, reached through the escape septet.
     static let extended: Set<Unicode.Scalar> = Set("^{}\\[~]|€\u{0C}".unicodeScalars)
-}
-
-extension SMSMetrics {
-    /// `herald_sms_segments_total{encoding}`: segments sent (what the operator pays for).
-    public func segments(_ encoding: SMSEncoding) {
-        Counter(label: "herald_sms_segments_total", dimensions: [("encoding", encoding.scheme.rawValue)]).increment(by: encoding.segments)
-    }
 }

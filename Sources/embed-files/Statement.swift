@@ -68,7 +68,8 @@ struct Statement {
                 properties.append((field.name, field.swift))
             } else if body.hasPrefix("params ") {
                 let parts = body.dropFirst(7).split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-                guard parts.count == 2, let group = ParameterGroup(rawValue: parts[1]), parts[0].first?.isLowercase == true else {
+                guard parts.count == 2, let group = ParameterGroup(rawValue: parts[1]), let first = parts[0].first, first.isLowercase,
+                      parts[0].allSatisfy({ $0.isLetter || $0.isNumber }) else {
                     throw Problem(description: "\(path): `\(body)` is not `params name: GROUP` (GROUP one of \(ParameterGroup.allCases.map(\.rawValue).joined(separator: ", ")))")
                 }
                 parameters += group.members.map { Field(name: $0.name, type: $0.type, optional: false, swiftType: nil, group: parts[0]) }

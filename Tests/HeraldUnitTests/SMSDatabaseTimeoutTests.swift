@@ -9,7 +9,7 @@ import Testing
 import Glibc
 #endif
 
-/// `herald-sms`'s grouped database steps (``SMSGroups``, the fraud guard's batcher) give up
+/// `herald-sms`'s grouped database steps (``PhoneGroups``, the fraud guard's batcher) give up
 /// after `database.operation_timeout_seconds`, as every other database step of a worker does,
 /// not after a fixed 15 s. Against a socket that takes connections and never answers (a
 /// database gone silent), so no server is needed.
@@ -70,7 +70,7 @@ import Glibc
         }
         let waited = ContinuousClock.now - started
         #expect(error is DeadlineExceeded, "\(String(describing: error))")
-        #expect(waited < .seconds(5), "SMSGroups waited \(waited), not database.operation_timeout_seconds (1 s)")
+        #expect(waited < .seconds(5), "PhoneGroups waited \(waited), not database.operation_timeout_seconds (1 s)")
     }
 
     @Test(.timeLimit(.minutes(1))) func theFraudGuardGivesUpAfterTheConfiguredTimeout() async throws {

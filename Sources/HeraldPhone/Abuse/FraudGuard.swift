@@ -38,7 +38,7 @@ struct FraudGuard: Sendable {
     init(configuration: FraudGuardConfiguration, eventsExchange: String, timeout: Duration) {
         self.configuration = configuration
         self.eventsExchange = eventsExchange
-        batcher = GroupBatcher(maxBatch: SMSGroups.maxGroup, timeout: timeout,
+        batcher = GroupBatcher(maxBatch: PhoneGroups.maxGroup, timeout: timeout,
                                together: { try await Self.judge($0, configuration: configuration) },
                                alone: { try await Self.judge([$0], configuration: configuration)[0] })
     }

@@ -4,7 +4,8 @@ import HeraldRuntime
 import Logging
 import PostgresNIO
 
-/// One SMS to hand to a provider.
+/// One code message to hand to a provider of any phone channel: an SMS's text, a WhatsApp
+/// template's parameters, a call's script.
 public struct PhoneMessage: Sendable {
     public var to: String
     public var text: Secret
@@ -22,5 +23,6 @@ public struct PhoneMessage: Sendable {
     public var registration: SMSConfiguration.RegisteredSend? = nil
 }
 
-/// A way to send an SMS: Twilio, Kannel, a signed webhook, the dev outbox.
+/// A provider of a phone channel: Twilio, Kannel, a signed webhook, the dev outbox (SMS); the
+/// WhatsApp Cloud API; Twilio's Calls API (voice).
 public typealias PhoneProvider = any DeliveryProvider<PhoneMessage, NoDetail>

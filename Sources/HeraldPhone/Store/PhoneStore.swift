@@ -73,7 +73,7 @@ public enum PhoneStore {
 
     /// Decides a group of requests in one call of `herald.sms_prepare_batch` (migration 23):
     /// the decisions in the requests' order. The settings that are the worker's (TTL, attempts,
-    /// resend interval, owner key, guessing) are the first request's: ``SMSGroups`` groups
+    /// resend interval, owner key, guessing) are the first request's: ``PhoneGroups`` groups
     /// only requests that share them.
     public static func prepare(_ requests: [Request], client: PostgresClient, logger: Logger) async throws -> [Decision] {
         guard !requests.isEmpty else { return [] }

@@ -27,7 +27,7 @@ public enum KnownNumbers {
     }
 
     /// Records that `e164` verified a code (on the caller's connection, in its transaction).
-    public static func verified(_ e164: String, hasher: SecretHasher, on connection: PostgresConnection, logger: Logger) async throws {
+    static func verified(_ e164: String, hasher: SecretHasher, on connection: PostgresConnection, logger: Logger) async throws {
         let hash = hasher.hash(Secret(e164), context: context)
         try await KnownNumberVerified(numberHash: hex(hash.digest), keyID: hash.keyID).rows(on: connection, logger: logger)
     }

@@ -24,20 +24,6 @@ extension SMSConfiguration {
         }
     }
 
-    /// What goes with one SMS to the providers that take it (``PhoneMessage/registration``).
-    public struct RegisteredSend: Sendable, Equatable {
-        public var sender: String?
-        public var entityID: String?
-        public var templateID: String?
-    }
-
-    /// The registration of `region` for the text `key` in `locale`, or nil when the region has none.
-    public func registration(region: String?, key: String, locale: String) -> RegisteredSend? {
-        guard let region, let registration = registrations[region] else { return nil }
-        return RegisteredSend(sender: registration.sender, entityID: registration.entityID,
-                              templateID: registration.templateID(key: key, locale: locale))
-    }
-
     static func registrations(_ source: ConfigSource) throws -> [String: Registration] {
         let prefix = "sms.regions.registration"
         var out: [String: Registration] = [:]

@@ -10,11 +10,11 @@ import ServiceLifecycle
 /// operations endpoint, in one `ServiceGroup` that drains on SIGTERM/SIGINT.
 public enum WorkerApp {
     /// Runs until SIGTERM/SIGINT; returns the process exit code.
-    public static func main<Channel: HeraldWorker>(_ channel: Channel.Type, configPath: String?) async -> ExitCode {
-        let kind = Channel.kind
+    public static func main<Worker: HeraldWorker>(_ worker: Worker.Type, configPath: String?) async -> ExitCode {
+        let kind = Worker.kind
         return await Bootstrap.main("herald-\(kind.rawValue)", logLabel: "herald.\(kind.rawValue)", stopped: "worker stopped on an error") {
-            let configuration = try HeraldConfiguration.loadChecked(path: configPath, sections: [Channel.section])
-            return (configuration, try Channel.handler(configuration: configuration))
+            let configuration = try HeraldConfiguration.loadChecked(path: configPath, sections: [Worker.section])
+            return (configuration, try Worker.handler(configuration: configuration))
         } run: { configuration, handler, observability, logger in
             try await run(kind: kind, handler: handler, configuration: configuration, observability: observability, logger: logger)
         }

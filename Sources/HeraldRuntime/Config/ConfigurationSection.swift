@@ -1,6 +1,7 @@
-/// A channel's section of the configuration (`sms.*`, `email.*`, …). The runtime loads and
-/// stores sections without knowing their types: each worker module declares its own and
-/// reaches it through an extension property (`configuration.sms`).
+/// A worker kind's section of the configuration (`sms.*`, `email.*`, …). The runtime loads and
+/// stores sections without knowing their types: each worker kind declares its own (in its check
+/// module when herald-api reads it too) and reaches it through an extension property
+/// (`configuration.sms`).
 public protocol ConfigurationSection: Sendable {
     /// The top-level key of the section, e.g. `sms`.
     static var key: String { get }

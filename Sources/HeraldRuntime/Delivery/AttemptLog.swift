@@ -2,14 +2,14 @@ import Foundation
 import Logging
 import PostgresNIO
 
-/// Where a channel keeps its ``DeliveryAttempt``s (`herald.<channel>_send_attempts`, every one
+/// Where a worker kind keeps its ``DeliveryAttempt``s (`herald.<kind>_send_attempts`, every one
 /// of the same shape), and how they are read back. They are written in the same statement as the
 /// state change they explain, and only when that change applied, so a write repeated after its
 /// deadline (the first may still have landed) records nothing twice: each such statement is a
-/// file of its channel's `SQL/queries/` (`WITH v AS (change), a AS (INSERT … FROM v, unnest(calls))`),
+/// file of its worker module's `SQL/queries/` (`WITH v AS (change), a AS (INSERT … FROM v, unnest(calls))`),
 /// binding the calls as arrays (`-- params attempts: DeliveryAttempts` in its header: the
 /// statement's `attempts` property, bound as `attempts.providers`, `.results`, …). They are read back by the
-/// channel's `<channel>_attempts_read.sql`, whose row is a ``DeliveryAttemptRow``.
+/// kind's `<kind>_attempts_read.sql`, whose row is a ``DeliveryAttemptRow``.
 public struct AttemptLog: Sendable {
     private let fetch: @Sendable (String, PostgresClient, Logger) async throws -> [DeliveryAttempt]
 

@@ -1,5 +1,5 @@
 -- The email limits (scope email_address, ip, global) over herald.email_rate_counters, counted
--- as herald.sms_rate_take counts the SMS ones (see the HeraldSMS functions/sms_rate_take.sql):
+-- as herald.sms_rate_take counts the SMS ones (see HeraldPhone's functions/sms_rate_take.sql):
 -- buckets of a tenth of their window, every limit in one statement, judged in a second.
 -- NULL when the request was counted in every limit, else the first full scope (nothing counted).
 -- Its global shard is drawn per call (sms_rate_take's has been the transaction's since legacy 29).

@@ -5,7 +5,7 @@
 -- The per-row trigger of legacy migration 16 upserted the region's and the prefix's minute rows
 -- for every verification turning `sent`: two upserts per job on rows every worker shares
 -- (0.6-0.8 ms per job with the controls on, `make bench`'s BENCH_STATEMENTS=1). Now that `sent`
--- records are written a group at a time (SMSStore.sent), a statement trigger with transition
+-- records are written a group at a time (PhoneStore.sent), a statement trigger with transition
 -- tables adds each scope's sends of the whole statement in one upsert per distinct row, in key
 -- order. The counts are the same.
 CREATE OR REPLACE FUNCTION herald.fraud_guard_sent()

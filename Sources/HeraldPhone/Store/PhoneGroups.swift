@@ -8,7 +8,7 @@ import PostgresNIO
 /// (``PhoneStore/prepare(_:client:logger:)``), `sent` records in one statement
 /// (``PhoneStore/sent(_:client:logger:)``). A group that fails for a reason other than the
 /// database being away goes again one job at a time, so one bad job fails only itself.
-final class SMSGroups: Sendable {
+final class PhoneGroups: Sendable {
     /// At most this many jobs per statement (the largest prefetch one worker runs at once).
     static let maxGroup = 64
 
