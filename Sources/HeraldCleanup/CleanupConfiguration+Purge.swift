@@ -25,7 +25,8 @@ extension CleanupConfiguration {
         /// Fallbacks between channels (`herald.sms_fallbacks`, by `created_at`): a sealed code no
         /// channel will send any more (a code lives at most a day).
         public var smsFallbacksDays: Int = 2
-        /// The fraud guard's minute buckets (`herald.sms_fraud_counts`, by `minute`) and the
+        /// The fraud guard's minute buckets (`herald.sms_fraud_counts` and
+        /// `herald.sms_fraud_let_through`, by `minute`) and the
         /// scopes it marked on each verification (`herald.sms_fraud_marks`, by `created_at`). A
         /// window is at most a day and a code lives at most a day: so 0 or at least 2.
         public var smsFraudDays: Int = 2

@@ -128,7 +128,8 @@ import Testing
                                                                           ownerKey: 1, token: "upgrade", leaseSeconds: 60) == .finished(status: .completed))
             let added = after.filter { before[$0.key] == nil }
             #expect(Set(added.keys) == ["api_keys", "verify_services", "verify_verifications", "verify_send_attempts", "sms_known_numbers", "sms_fallbacks",
-                                           "email_otp_codes", "email_otp_verifications", "email_otp_guess_failures", "sms_fraud_baselines"])
+                                           "email_otp_codes", "email_otp_verifications", "email_otp_guess_failures", "sms_fraud_baselines",
+                                           "sms_fraud_let_through"])
             #expect(added.values.allSatisfy { $0.hasPrefix("0 ") }, "the tables the upgrade added are empty")
             let ledger = try await old.query("""
                 SELECT to_regclass('public.herald_schema_migrations') IS NULL,

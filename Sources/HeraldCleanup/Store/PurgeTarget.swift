@@ -82,6 +82,9 @@ public struct PurgeTarget: Sendable, Equatable {
                         retentionDays: configuration.purge.smsFraudDays),
             PurgeTarget("sms_fraud_marks", table: "herald.sms_fraud_marks", timeColumn: "created_at",
                         retentionDays: configuration.purge.smsFraudDays),
+            // What the guard let through per scope and minute (issue 48), kept from the marks.
+            PurgeTarget("sms_fraud_let_through", table: "herald.sms_fraud_let_through", timeColumn: "minute",
+                        retentionDays: configuration.purge.smsFraudDays),
             // A scope's usual traffic, as its floor last read it (recomputed hourly while in use).
             PurgeTarget("sms_fraud_baselines", table: "herald.sms_fraud_baselines", timeColumn: "computed_at",
                         retentionDays: configuration.purge.smsFraudDays),

@@ -27,8 +27,9 @@
 -- - A burst is judged inside itself: a scope below the sends that would pause it (its floor, or
 --   verified / min_conversion once codes were verified, up to twice the floor) in sends counted (a
 --   send is counted once it is recorded) counts what the guard let through in the window too (its
---   marks, read by scope and time up to that many: those of earlier requests of this
---   transaction's group and of groups committed before, sent or not yet).
+--   marks: those of earlier requests of this transaction's group and of groups committed before,
+--   sent or not yet), up to that many. Issue 48: herald.fraud_guard_let_through reads that count
+--   from the minutes triggers keep (herald.sms_fraud_let_through), not mark by mark.
 -- - p_usual_multiple: a scope's floor scales with its usual traffic (herald.fraud_guard_floor:
 --   that many times the codes it verifies in a usual window, when more than its configured
 --   floor), read only when the configured floor would pause it; 0: the configured floor alone.

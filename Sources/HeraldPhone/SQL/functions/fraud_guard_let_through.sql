@@ -1,10 +1,14 @@
--- What the fraud guard let through in scope p_scope/p_key in the last p_window_minutes (its marks),
--- less those whose request then sent nothing (reused a code, refused by a limit, failed), counted
--- up to p_limit (issue 46: a burst judged inside itself needs to know whether the floor
--- is reached, not by how much). Read by scope and time (sms_fraud_marks_region_idx,
--- sms_fraud_marks_prefix_idx): at most p_limit index entries. Volatile, as its caller: it sees the
--- marks of the earlier requests its caller's group judged in the same statement.
--- plpgsql_check: accept routine is marked as VOLATILE, should be STABLE — a stable function reads with the snapshot of the statement that calls it; volatile, it reads the marks its caller wrote just before in the same transaction, which a burst judged in one group needs
+-- What the fraud guard let through in scope p_scope/p_key in the window of p_window_minutes (its
+-- marks), less those whose request then sent nothing (reused a code, refused by a limit, failed),
+-- at most p_limit (issue 46: a burst judged inside itself needs to know whether the floor is
+-- reached, not by how much).
+-- Issue 48: read from herald.sms_fraud_let_through, the count triggers keep per scope and minute
+-- (functions/fraud_guard_let_through_marked.sql, fraud_guard_let_through_outcome.sql), over the
+-- minutes herald.fraud_guard_check reads sms_fraud_counts over: at most p_window_minutes rows,
+-- whatever p_limit and the window's traffic. It counted the marks one by one, each with a look at
+-- its verification, up to p_limit: O(window) per request once a floor is large.
+-- Volatile, as its caller: it sees the counts its caller's group added in the same statement.
+-- plpgsql_check: accept routine is marked as VOLATILE, should be STABLE — a stable function reads with the snapshot of the statement that calls it; volatile, it reads the counts its caller's marks added just before in the same transaction, which a burst judged in one group needs
 CREATE OR REPLACE FUNCTION herald.fraud_guard_let_through(p_scope text, p_key text, p_window_minutes integer, p_limit bigint)
  RETURNS bigint
  LANGUAGE plpgsql
@@ -14,19 +18,9 @@ AS $function$
 DECLARE
     n bigint;
 BEGIN
-    IF p_scope = 'region' THEN
-        SELECT count(*) INTO n FROM (SELECT 1 FROM herald.sms_fraud_marks m
-                                      WHERE m.region = p_key AND m.created_at > now() - make_interval(mins => p_window_minutes)
-                                        AND NOT EXISTS (SELECT 1 FROM herald.sms_verifications v
-                                                         WHERE v.verification_id = m.verification_id AND v.state IN ('reused', 'refused', 'failed'))
-                                      LIMIT p_limit) let_through;
-    ELSE
-        SELECT count(*) INTO n FROM (SELECT 1 FROM herald.sms_fraud_marks m
-                                      WHERE m.prefix = p_key AND m.created_at > now() - make_interval(mins => p_window_minutes)
-                                        AND NOT EXISTS (SELECT 1 FROM herald.sms_verifications v
-                                                         WHERE v.verification_id = m.verification_id AND v.state IN ('reused', 'refused', 'failed'))
-                                      LIMIT p_limit) let_through;
-    END IF;
-    RETURN n;
+    SELECT coalesce(sum(let_through), 0) INTO n FROM herald.sms_fraud_let_through
+     WHERE scope = p_scope AND key = p_key
+       AND minute > date_trunc('minute', now()) - make_interval(mins => p_window_minutes);
+    RETURN least(greatest(n, 0), p_limit);
 END;
 $function$;
