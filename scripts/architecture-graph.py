@@ -6,39 +6,21 @@ dependencies among them) and docs/architecture/job-path.svg from job-path.dot, w
     scripts/architecture-graph.py          (make graphs)
 """
 import pathlib
-import re
 import subprocess
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "lib"))
+from package_swift import CHECKS, TARGETS, WORKERS  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "architecture"
-package = (ROOT / "Package.swift").read_text()
-
-# Named dependency lists (`let checks: [Target.Dependency] = [...]`), as Package.swift uses them.
-lists = {}
-for name, body, more in re.findall(r"let (\w+): \[Target\.Dependency\] = \[(.*?)\]((?:[ \t]*\+[ \t]*\w+)*)\n", package, re.S):
-    lists[name] = re.findall(r'"([\w-]+)"', re.sub(r'\.product\([^)]*\)', "", body))
-    for listed in re.findall(r"\w+", more):
-        lists[name] += lists.get(listed, [])
-targets = {}
-for match in re.finditer(r'\.(target|executableTarget|testTarget|systemLibrary|plugin)\(\s*name:\s*"([\w-]+)"(.*?)(?=\n        \.\w+\(|\n    \]\n\))', package, re.S):
-    kind, name, rest = match.groups()
-    deps = []
-    dep_match = re.search(r"dependencies:\s*(\[.*?\])((?:\s*\+\s*\w+)*)", rest, re.S)
-    if dep_match:
-        deps = [d for d in re.findall(r'"([\w-]+)"', re.sub(r'\.product\([^)]*\)', "", dep_match.group(1)))]
-        for listed in re.findall(r"\w+", dep_match.group(2)):
-            deps += lists.get(listed, [])
-    plugin_match = re.search(r"plugins:\s*\[(.*?)\]", rest, re.S)
-    plugins = re.findall(r'"([\w-]+)"', plugin_match.group(1)) if plugin_match else []
-    targets[name] = (kind, deps, plugins)
-
-shown = {n: v for n, v in targets.items() if v[0] != "testTarget"}
-# The clusters: the worker modules, the channels' check modules (what the door links of them).
+shown = {n: v for n, v in TARGETS.items() if v[0] != "testTarget"}
+# The clusters: the worker modules, the worker kinds' check modules (what the door links of them).
 clusters = [
     ("workers", "worker modules: each on HeraldRuntime, HeraldWire and its worker kind's check", "#ffe3d6",
-     [n for n in shown if re.fullmatch(r"Herald(Phone|Email|Push|Cleanup|Apple)", n)]),
+     [n for n in shown if n in WORKERS]),
     ("checks", "check modules: each on HeraldRuntime and HeraldWire", "#f3e6ff",
-     [n for n in shown if re.fullmatch(r"Herald\w+Check", n)]),
+     [n for n in shown if n in CHECKS]),
 ]
 clustered = {n for _, _, _, members in clusters for n in members}
 style = {

@@ -20,12 +20,12 @@ import pathlib
 import re
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent / "lib"))
+from package_swift import CHECKS, TARGETS, WIRE, WORKERS  # noqa: E402
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-WIRE = "HeraldWire"
-# Each worker module and its worker kind's check module (cleanup checks nothing for the door).
-WORKERS = {"HeraldPhone": "HeraldPhoneCheck", "HeraldEmail": "HeraldEmailCheck", "HeraldPush": "HeraldPushCheck",
-           "HeraldApple": "HeraldAppleCheck", "HeraldCleanup": None}
-CHECKS = {check for check in WORKERS.values() if check}
+# What the door must not link: a worker module, or the aggregate of them all.
+WORKER_MODULES = set(WORKERS) | {"HeraldWorkers"}
 DOOR = ("HeraldAPI", "herald-api", "HeraldClient")
 # Modules with no rule of their own here: the runtime (checked below), the aggregate of every
 # worker, herald-api's store, the stand-ins of remote providers.
@@ -40,20 +40,13 @@ for folder in sorted((ROOT / "Sources").iterdir()):
     if folder.is_dir() and folder.name.startswith("Herald") and folder.name not in set(ALLOWED) | OTHERS | set(DOOR):
         problems.append(f"Sources/{folder.name}: a module scripts/check-structure.py gives no place (a worker, a check, the door or another)")
 
-package = (ROOT / "Package.swift").read_text()
-# Named dependency lists (`let checks: [Target.Dependency] = [...] + other`), `+ other` expanded.
-LISTS = {}
-for name, body, more in re.findall(r"^let (\w+): \[Target\.Dependency\] = (\[.*?\])((?:[ \t]*\+[ \t]*\w+)*)$", package, re.S | re.M):
-    LISTS[name] = body + "".join(LISTS.get(listed, "") for listed in re.findall(r"\w+", more))
 
 
 def package_dependencies(target):
-    """Herald's own modules `target` depends on in Package.swift, its `+ list` terms expanded."""
-    match = re.search(r'[tT]arget\(\s*name:\s*"%s",\s*dependencies:\s*(\[[^\]]*\])((?:\s*\+\s*\w+)*)' % re.escape(target), package, re.S)
-    if not match:
+    """Herald's own modules `target` depends on in Package.swift (named lists expanded), or None."""
+    if target not in TARGETS:
         return None
-    text = match.group(1) + "".join(LISTS.get(name, "") for name in re.findall(r"\w+", match.group(2)))
-    return set(re.findall(r'"(Herald\w+)"', text))
+    return {name for name in TARGETS[target][1] if name.startswith("Herald")}
 
 
 def imports(module):
@@ -95,10 +88,10 @@ for module in DOOR:
     if package_dependencies(module) is None:
         problems.append(f"Package.swift: no target {module} with dependencies")
         continue
-    for other in sorted(closure(module) & (set(WORKERS) | {"HeraldWorkers"})):
+    for other in sorted(closure(module) & WORKER_MODULES):
         problems.append(f"Package.swift: {module} links the worker module {other} (the door links the wire and the checks)")
     for source, number, other in imports(module):
-        if other in WORKERS or other == "HeraldWorkers":
+        if other in WORKER_MODULES:
             problems.append(f"{source}:{number}: {module} imports the worker module {other}")
 
 # The runtime names no other module of Herald's.
