@@ -129,7 +129,7 @@ import Testing
             try await undelivered(3)
             // 4 of 5: held.
             #expect(try await send(5) == ("refused", "fraud_guard:prefix:\(range)"))
-            let paused = try #require(try await sms.events.take(atLeast: 1).first { $0.0 == "sms.fraud_guard.paused" })
+            let paused = try #require(try await sms.events.first("sms.fraud_guard.paused"))
             #expect(paused.1["sent"] as? Int == 5 && paused.1["undelivered"] as? Int == 4 && paused.1["max_undelivered"] as? Double == 0.5, "\(paused.1)")
             let status = try await Self.json(["fraud", "status"], harness)
             let scope = try #require((status["scopes"] as? [[String: Any]])?.first { $0["name"] as? String == "prefix:\(range)" })
@@ -308,7 +308,7 @@ import Testing
             #expect(states.prefix(29).allSatisfy { $0 == "sent" } && states.dropFirst(29).allSatisfy { $0 == "refused" }, "\(states)")
             let row = try #require(try await Self.pauseRow(prefix, harness))
             #expect(row.state == "paused" && row.seconds == 3600, "\(row)")
-            let paused = try await sms.events.take(atLeast: 1).filter { $0.0 == "sms.fraud_guard.paused" }
+            let paused = try await sms.events.first("sms.fraud_guard.paused").map { [$0] } ?? []
             #expect(paused.first?.1["pause_seconds"] as? Int == 3600 && paused.first?.1["until"] as? String != nil, "\(paused)")
 
             // The known number gets its code during the pause; a new number of the prefix does not.

@@ -66,7 +66,7 @@ import Testing
             try await eventually("every callback answered") { twilio.calls.posted.count == 4 }
             #expect(twilio.calls.posted.allSatisfy { $0.answer == 204 }, "\(twilio.calls.posted)")
             #expect(twilio.messages.isEmpty, "no SMS went out")
-            let sent = try #require(try await sms.events.take(atLeast: 1).first { $0.0 == "sms.sent" })
+            let sent = try #require(try await sms.events.first("sms.sent"))
             #expect(sent.1["channel"] as? String == "voice" && sent.1["segments"] == nil)
         }
     }

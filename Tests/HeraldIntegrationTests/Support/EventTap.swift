@@ -39,12 +39,24 @@ final class EventTap: Sendable {
     /// The events, waiting until at least `count` have arrived: the relay publishes them after
     /// the outcome commits, so they trail the ledger (and more may come later).
     func take(atLeast count: Int) async throws -> [(String, [String: Any])] {
+        try await take { $0.count >= count }
+    }
+
+    /// The events, waiting until `done` holds for those collected so far (30 s at most: a loaded
+    /// CI machine ran one test for 66 s). Wait for the event a test is about by name: a count is
+    /// met by the earlier events already queued while the one asked for is still on its way.
+    func take(until done: @escaping @Sendable ([(String, [String: Any])]) -> Bool) async throws -> [(String, [String: Any])] {
         let collected = EventBox()
-        try? await eventually(timeout: .seconds(10), "\(count) events") {
+        try? await eventually(timeout: .seconds(30), "events") {
             collected.append(try await self.take())
-            return collected.count >= count
+            return done(collected.all)
         }
         return collected.all
+    }
+
+    /// The first event named `name`, waiting for it (nil when none came within 30 s).
+    func first(_ name: String) async throws -> (String, [String: Any])? {
+        try await take { $0.contains { $0.0 == name } }.first { $0.0 == name }
     }
 }
 
