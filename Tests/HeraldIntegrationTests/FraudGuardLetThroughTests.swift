@@ -58,6 +58,22 @@ import Testing
             """, logger: harness.logger)
     }
 
+    /// Judged together as herald-sms judges a group (`herald.fraud_guard_judge`), floors out of
+    /// reach unless `prefixFloor` says: the indexes (from 1) of the requests refused.
+    static func judgeTogether(_ harness: Harness, _ ids: [String], region: String, prefixes: [String], again: [Bool]? = nil,
+                              prefixFloor: Int = 1_000_000) async throws -> [Int] {
+        let count = ids.count
+        let rows = try await harness.database.query("""
+            SELECT o_index::int FROM herald.fraud_guard_judge(\(ids), \([String](repeating: "+15550100", count: count)),
+                                                         \([String](repeating: region, count: count)), \(prefixes), \([String](repeating: "", count: count)),
+                                                         \(again ?? [Bool](repeating: false, count: count)), \([Bool](repeating: false, count: count)),
+                                                         60, 1000000, \(prefixFloor)::int, 0.5, 60, 3600, 3600, 1.0, 0)
+            """, logger: harness.logger)
+        var refused: [Int] = []
+        for try await index in rows.decode(Int.self) { refused.append(index) }
+        return refused.sorted()
+    }
+
     static func insertVerification(_ harness: Harness, _ id: String, state: String) async throws {
         try await harness.database.query("""
             INSERT INTO herald.sms_verifications (verification_id, phone_number, purpose, message_id, state, reason)
@@ -136,21 +152,51 @@ import Testing
         }
     }
 
+    /// A group judged as herald-sms judges it (`herald.fraud_guard_judge`, issue 48): the marks
+    /// are added to the count once, at the group's end, and each request is judged with the
+    /// group's earlier marks counted from the group. Twelve requests against a prefix floor of 5,
+    /// one of them twice and one a later send of its verification (judged, not counted): 5 go
+    /// ahead, the sixth pauses the prefix, and the count is the marks', one row per scope and minute.
+    @Test func aGroupJudgedTogetherCountsItsOwnMarksOnceAtItsEnd() async throws {
+        try await withHarness { harness in
+            let scopes = Scopes(harness)
+            var ids = (1...12).map { "\(harness.namespace)-j\($0)" }
+            ids.insert(ids[1], at: 3)
+            var again = [Bool](repeating: false, count: ids.count)
+            again[2] = true
+            let refused = try await Self.judgeTogether(harness, ids, region: scopes.region, prefixes: ids.map { _ in scopes.prefixes[0] },
+                                                       again: again, prefixFloor: 5)
+            // 1 and 2 go ahead, 3 is judged again (not counted), 2 twice counts once, 4 5 6 go ahead: the next pauses.
+            #expect(refused == Array(8...ids.count), "\(refused)")
+            try await Self.expectCounts(harness, scopes, [5, 5, 0], "a group of 13 against a floor of 5")
+            let rows = try await Self.number(harness, "SELECT count(*)::int FROM herald.sms_fraud_let_through WHERE key = ANY(\([scopes.region] + scopes.prefixes))")
+            #expect(rows == 2, "one row for the region's minute and one for the prefix's")
+            try await Self.clear(harness, scopes)
+        }
+    }
+
     /// Groups judged at once by several connections, in one region and prefix, and then their
-    /// verifications refused at once: every mark is counted once, and taken off once.
-    @Test func groupsJudgedAtOnceKeepTheCountExact() async throws {
+    /// verifications refused at once: every mark is counted once, and taken off once. Judged
+    /// together (`herald.fraud_guard_judge`, herald-sms's) and, as a herald-sms of the previous
+    /// version judges a group during a rolling upgrade, request by request in one statement.
+    @Test(arguments: [true, false]) func groupsJudgedAtOnceKeepTheCountExact(together: Bool) async throws {
         try await withHarness { harness in
             let scopes = Scopes(harness)
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 for group in 0..<4 {
                     tasks.addTask {
+                        let ids = (1...25).map { "\(harness.namespace)-g\(group)-\($0)" }
+                        let prefixes = (1...25).map { scopes.prefixes[$0 % 2 == 0 ? 0 : 1] }
                         try await Database.retryingConflicts {
-                            _ = try await harness.database.query("""
-                                SELECT count(*) FROM generate_series(1, 25) AS i
-                                  LEFT JOIN LATERAL herald.fraud_guard_check(\(harness.namespace + "-g\(group)-")::text || i, '+15550100', \(scopes.region),
-                                                                             CASE WHEN i % 2 = 0 THEN \(scopes.prefixes[0]) ELSE \(scopes.prefixes[1]) END,
-                                                                             60, 1000000, 1000000, 0.5, 60, 3600, 3600, '', 1.0) f ON true
-                                """, logger: harness.logger)
+                            if together {
+                                _ = try await Self.judgeTogether(harness, ids, region: scopes.region, prefixes: prefixes)
+                            } else {
+                                _ = try await harness.database.query("""
+                                    SELECT count(*) FROM unnest(\(ids)::text[], \(prefixes)::text[]) AS u(id, prefix)
+                                      LEFT JOIN LATERAL herald.fraud_guard_check(u.id, '+15550100', \(scopes.region), u.prefix,
+                                                                                 60, 1000000, 1000000, 0.5, 60, 3600, 3600, '', 1.0) f ON true
+                                    """, logger: harness.logger)
+                            }
                         }
                     }
                 }

@@ -5,6 +5,8 @@
 -- Its verification turning reused, refused or failed, or back, is herald.fraud_guard_let_through_outcome's.
 -- A row trigger: the guard writes one mark per request, in the statement that judges it, and the
 -- next request of the same group reads the count it leaves (a burst is judged inside itself).
+-- Except in a group judged by herald.fraud_guard_judge (herald.fraud_guard_group 'on'): the marks
+-- this transaction makes (created_at = now()) are the group's to count, once, at its end.
 CREATE OR REPLACE FUNCTION herald.fraud_guard_let_through_marked()
  RETURNS trigger
  LANGUAGE plpgsql
@@ -16,6 +18,9 @@ DECLARE
     -- a cleanup run's purge of old marks looks nothing up.
     v_oldest timestamptz := date_trunc('minute', now()) - interval '1 day';
 BEGIN
+    IF TG_OP <> 'DELETE' AND NEW.created_at = now() AND current_setting('herald.fraud_guard_group', true) = 'on' THEN
+        RETURN NULL;
+    END IF;
     IF TG_OP = 'UPDATE' AND (NEW.verification_id, NEW.region, NEW.prefix, NEW.created_at)
                             IS NOT DISTINCT FROM (OLD.verification_id, OLD.region, OLD.prefix, OLD.created_at) THEN
         RETURN NULL;
