@@ -27,8 +27,9 @@ stop:
 build: deps
 	$(SWIFT) build
 
-run: services build
-	@scripts/run-local.sh
+# scripts/run-local.sh builds only the products it starts.
+run: services
+	@SWIFT=$(SWIFT) scripts/run-local.sh
 
 test: services build
 	@scripts/test.sh
