@@ -64,7 +64,7 @@ public struct EmailLinkVerifier: Sendable {
         let code = Secret(oobCode)
         guard (16...256).contains(oobCode.utf8.count) else { return .notFound }
         let candidates = hasher.hashesUnderEveryKey(code, context: Self.hashContext)
-        let find = LinkCodesFind(digests: candidates.map { Self.hex($0.digest) })
+        let find = LinkCodesFind(digests: candidates.map { Hex.lower($0.digest) })
         let normal = EmailAddress.normalize(email)
         // Two links of one (address, mode) used at once lock each other's rows (each supersedes
         // the other): PostgreSQL aborts one as a deadlock, and its retry finds its code superseded.
@@ -100,16 +100,5 @@ public struct EmailLinkVerifier: Sendable {
             }
             return .success(email: address, mode: codeMode, continueURL: settings.url, settings: settings)
         } }
-    }
-
-    /// Lower-case hex of a digest (``LinkCodesFind`` takes the digests so).
-    static func hex(_ bytes: [UInt8]) -> String {
-        var hex = ""
-        hex.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            let digits = String(byte, radix: 16)
-            hex += byte < 16 ? "0" + digits : digits
-        }
-        return hex
     }
 }

@@ -11,24 +11,12 @@ public enum KnownNumbers {
 
     /// The number's HMACs under every key of the ring, hex, comma-separated (`herald.fraud_guard_check`'s `p_known_hashes`).
     public static func hashes(_ e164: String, hasher: SecretHasher) -> String {
-        hasher.hashesUnderEveryKey(Secret(e164), context: context).map { hex($0.digest) }.joined(separator: ",")
-    }
-
-    private static let digits = Array("0123456789abcdef".utf8)
-
-    static func hex(_ bytes: [UInt8]) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        hasher.hashesUnderEveryKey(Secret(e164), context: context).map { Hex.lower($0.digest) }.joined(separator: ",")
     }
 
     /// Records that `e164` verified a code (on the caller's connection, in its transaction).
     static func verified(_ e164: String, hasher: SecretHasher, on connection: PostgresConnection, logger: Logger) async throws {
         let hash = hasher.hash(Secret(e164), context: context)
-        try await KnownNumberVerified(numberHash: hex(hash.digest), keyID: hash.keyID).rows(on: connection, logger: logger)
+        try await KnownNumberVerified(numberHash: Hex.lower(hash.digest), keyID: hash.keyID).rows(on: connection, logger: logger)
     }
 }

@@ -6,12 +6,6 @@ import Crypto
 /// are HMACs under the key ring (``SecretHasher``).
 public enum SHA256Hex {
     public static func of(_ text: String) -> String {
-        var hex = ""
-        hex.reserveCapacity(64)
-        for byte in SHA256.hash(data: Array(text.utf8)) {
-            let digits = String(byte, radix: 16)
-            hex += byte < 16 ? "0" + digits : digits
-        }
-        return hex
+        Hex.lower(SHA256.hash(data: Array(text.utf8)))
     }
 }
