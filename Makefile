@@ -29,7 +29,7 @@ build: deps
 
 # scripts/run-local.sh builds only the products it starts.
 run: services
-	@SWIFT=$(SWIFT) scripts/run-local.sh
+	@SWIFT="$(SWIFT)" scripts/run-local.sh
 
 test: services build
 	@scripts/test.sh

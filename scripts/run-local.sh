@@ -16,8 +16,9 @@ export HERALD_OUTBOX_DIRECTORY="$HERALD_DEV_OUTBOX_DIRECTORY"
 BIN=.build/debug
 # Only what this run starts is built: the five workers, herald-api, heraldctl and the local Apple
 # and WhatsApp; not the bench, the chaos harness, the fuzz targets or the tests (issue 47).
+read -r -a swift <<<"${SWIFT:-swift}"
 for product in herald-sms herald-email herald-push herald-cleanup herald-apple herald-api heraldctl herald-dev-apple herald-dev-stubs; do
-  "${SWIFT:-swift}" build --product "$product"
+  "${swift[@]}" build --product "$product"
 done
 LOGS=.run/logs
 mkdir -p "$LOGS"

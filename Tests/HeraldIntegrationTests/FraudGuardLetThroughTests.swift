@@ -61,13 +61,13 @@ import Testing
     /// Judged together as herald-sms judges a group (`herald.fraud_guard_judge`), floors out of
     /// reach unless `prefixFloor` says: the indexes (from 1) of the requests refused.
     static func judgeTogether(_ harness: Harness, _ ids: [String], region: String, prefixes: [String], again: [Bool]? = nil,
-                              prefixFloor: Int = 1_000_000) async throws -> [Int] {
+                              regionFloor: Int = 1_000_000, prefixFloor: Int = 1_000_000) async throws -> [Int] {
         let count = ids.count
         let rows = try await harness.database.query("""
             SELECT o_index::int FROM herald.fraud_guard_judge(\(ids), \([String](repeating: "+15550100", count: count)),
                                                          \([String](repeating: region, count: count)), \(prefixes), \([String](repeating: "", count: count)),
                                                          \(again ?? [Bool](repeating: false, count: count)), \([Bool](repeating: false, count: count)),
-                                                         60, 1000000, \(prefixFloor)::int, 0.5, 60, 3600, 3600, 1.0, 0)
+                                                         60, \(regionFloor)::int, \(prefixFloor)::int, 0.5, 60, 3600, 3600, 1.0, 0)
             """, logger: harness.logger)
         var refused: [Int] = []
         for try await index in rows.decode(Int.self) { refused.append(index) }
@@ -175,6 +175,38 @@ import Testing
         }
     }
 
+    /// A group counts only the marks it makes: a request whose mark an earlier transaction made (a
+    /// redelivered job, its verification not written yet) moves that mark at once, as outside a
+    /// group, and one whose verification was written is not judged again.
+    @Test func aGroupCountsOnlyTheMarksItMakes() async throws {
+        try await withHarness { harness in
+            let scopes = Scopes(harness)
+            let (p1, p2) = (scopes.prefixes[0], scopes.prefixes[1])
+            let (x, y, z) = ("\(harness.namespace)-x", "\(harness.namespace)-y", "\(harness.namespace)-z")
+            try await Self.judge(harness, x, region: scopes.region, prefix: p1)
+            try await Self.judge(harness, z, region: scopes.region, prefix: p1)
+            try await Self.insertVerification(harness, z, state: "sending")
+            try await Self.expectCounts(harness, scopes, [2, 2, 0], "two judged alone")
+            #expect(try await Self.judgeTogether(harness, [x, y, z], region: scopes.region, prefixes: [p2, p2, p2]).isEmpty)
+            try await Self.expectCounts(harness, scopes, [3, 1, 2], "x moved to the other prefix, y new, z judged before")
+            try await Self.clear(harness, scopes)
+        }
+    }
+
+    /// The group's own marks count in its region too: eight requests of one region over two
+    /// prefixes against a region floor of 5, nothing counted before: 5 go ahead.
+    @Test func aGroupReachesItsRegionsFloorOnItsOwnMarks() async throws {
+        try await withHarness { harness in
+            let scopes = Scopes(harness)
+            let ids = (1...8).map { "\(harness.namespace)-r\($0)" }
+            let refused = try await Self.judgeTogether(harness, ids, region: scopes.region, prefixes: (1...8).map { scopes.prefixes[$0 % 2] },
+                                                       regionFloor: 5)
+            #expect(refused == [6, 7, 8], "\(refused)")
+            try await Self.expectCounts(harness, scopes, [5, 2, 3], "a group of 8 against a region floor of 5")
+            try await Self.clear(harness, scopes)
+        }
+    }
+
     /// Groups judged at once by several connections, in one region and prefix, and then their
     /// verifications refused at once: every mark is counted once, and taken off once. Judged
     /// together (`herald.fraud_guard_judge`, herald-sms's) and, as a herald-sms of the previous
@@ -194,7 +226,7 @@ import Testing
                                 _ = try await harness.database.query("""
                                     SELECT count(*) FROM unnest(\(ids)::text[], \(prefixes)::text[]) AS u(id, prefix)
                                       LEFT JOIN LATERAL herald.fraud_guard_check(u.id, '+15550100', \(scopes.region), u.prefix,
-                                                                                 60, 1000000, 1000000, 0.5, 60, 3600, 3600, '', 1.0) f ON true
+                                                                                 60, 1000000, 1000000, 0.5, 60, 3600, 3600, '', 1.0, false, false, 0) f ON true
                                     """, logger: harness.logger)
                             }
                         }

@@ -7,7 +7,9 @@
 -- minutes herald.fraud_guard_check reads sms_fraud_counts over: at most p_window_minutes rows,
 -- whatever p_limit and the window's traffic. It counted the marks one by one, each with a look at
 -- its verification, up to p_limit: O(window) per request once a floor is large.
--- Volatile, as its caller: it sees the counts its caller's group added in the same statement.
+-- Volatile, as its caller: it sees the counts its caller's transaction added before it (a group
+-- judged request by request without herald.fraud_guard_judge, whose marks' trigger counts each
+-- at once; herald.fraud_guard_judge passes its group's marks to the check as pending instead).
 -- plpgsql_check: accept routine is marked as VOLATILE, should be STABLE — a stable function reads with the snapshot of the statement that calls it; volatile, it reads the counts its caller's marks added just before in the same transaction, which a burst judged in one group needs
 CREATE OR REPLACE FUNCTION herald.fraud_guard_let_through(p_scope text, p_key text, p_window_minutes integer, p_limit bigint)
  RETURNS bigint
