@@ -22,6 +22,10 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, self.outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of this process: NIO opens its sockets without close-on-exec, and a child
+        // holding a copy of a database connection keeps it open after this process closes it
+        // (its transaction and locks stay, idle, as long as the child lives).
+        Self.closeFrom(3, &actions)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
         let env = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -33,6 +37,23 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     public func signal(_ signal: Int32) { kill(pid, signal) }
+
+    private typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
+    /// module does not declare.
+    private static let closeFromAction: CloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        .map { unsafeBitCast($0, to: CloseFrom.self) }
+
+    /// The child closes every descriptor from `lowest` on; without glibc's action, this
+    /// process's open descriptors are marked close-on-exec first.
+    private static func closeFrom(_ lowest: Int32, _ actions: inout posix_spawn_file_actions_t) {
+        if let closeFromAction, closeFromAction(&actions, lowest) == 0 { return }
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            guard let fd = Int32(name), fd >= lowest else { continue }
+            let flags = fcntl(fd, F_GETFD)
+            if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
+        }
+    }
 
     /// The exit status (128 + signal when killed), nil while running.
     public var exitStatus: Int32? {
