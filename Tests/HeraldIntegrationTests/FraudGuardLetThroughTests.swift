@@ -193,6 +193,22 @@ import Testing
         }
     }
 
+    /// A redelivered job in a group near a floor: its mark, made before, is in the count already,
+    /// so the group does not count it again. One mark before, prefix floor 3: of the three new
+    /// requests after it, two go ahead and the third is refused.
+    @Test func aRedeliveredMarkInAGroupIsNotCountedTwiceAgainstItsFloor() async throws {
+        try await withHarness { harness in
+            let scopes = Scopes(harness)
+            let p = scopes.prefixes[1]
+            let ids = ["x", "y1", "y2", "y3"].map { "\(harness.namespace)-\($0)" }
+            try await Self.judge(harness, ids[0], region: scopes.region, prefix: p)
+            let refused = try await Self.judgeTogether(harness, ids, region: scopes.region, prefixes: [String](repeating: p, count: 4), prefixFloor: 3)
+            #expect(refused == [4], "\(refused)")
+            try await Self.expectCounts(harness, scopes, [3, 0, 3], "the redelivered mark and two new ones")
+            try await Self.clear(harness, scopes)
+        }
+    }
+
     /// The group's own marks count in its region too: eight requests of one region over two
     /// prefixes against a region floor of 5, nothing counted before: 5 go ahead.
     @Test func aGroupReachesItsRegionsFloorOnItsOwnMarks() async throws {

@@ -101,7 +101,7 @@ import Testing
         #expect(SchemaGroup(name: "g", files: files).migrations.map(\.transactional) == [true, false, true], "only in the header")
         let outside = HeraldFleet.schema.flatMap { group in group.migrations.filter { !$0.transactional }.map { "\(group.name)/\($0.file.path)" } }
         #expect(outside == ["runtime/migrations/0006_apple_relay_addresses_updated_idx.sql", "sms/migrations/0016_sms_codes_per_tenant.sql",
-                            "sms/migrations/0018_sms_fraud_marks_by_scope.sql",
+                            "sms/migrations/0018_sms_fraud_marks_by_scope.sql", "sms/migrations/0021_sms_fraud_marks_scope_indexes_dropped.sql",
                             "email/migrations/0008_email_codes_per_tenant.sql"])
     }
 

@@ -15,6 +15,12 @@
 -- makes (created_at = now(), the transaction's start) to the group. A mark rewritten for other
 -- scopes (a redelivered job whose verification is not written yet) was made before: the trigger
 -- moves it at once, as outside a group.
+-- The scopes' windows (herald.sms_fraud_counts and the let-through count) are read once, at the
+-- group's start, for every scope of the group, and passed to each check (p_window): the group is
+-- judged against the windows as they stood then, plus its own marks. Whether a verification was
+-- judged before, and marked before, is read once too: a request the check lets through, not again
+-- and not judged before, was marked (the check's only other way to return nothing), its mark new
+-- unless it was marked before.
 CREATE OR REPLACE FUNCTION herald.fraud_guard_judge(p_verification_ids text[], p_phones text[], p_regions text[], p_prefixes text[], p_known_hashes text[], p_again boolean[], p_proven boolean[],
                                                   p_window_minutes integer, p_region_floor integer, p_prefix_floor integer, p_min_conversion double precision, p_pause_seconds integer,
                                                   p_max_pause_seconds integer, p_grace_seconds integer, p_max_undelivered double precision, p_usual_multiple double precision)
@@ -25,23 +31,67 @@ CREATE OR REPLACE FUNCTION herald.fraud_guard_judge(p_verification_ids text[], p
  SET herald.fraud_guard_group TO 'on'
 AS $function$
 DECLARE
-    -- The verifications this group marked, and their count per region ('r' || key) and prefix ('p' || key).
+    -- Each scope of the group, 'r' || region and 'p' || prefix, and in the same places its window
+    -- (sends, verifications and undelivered receipts counted; let through) and the marks this
+    -- group made in it (pending).
+    scope_keys text[];
+    w_sent bigint[];
+    w_verified bigint[];
+    w_undelivered bigint[];
+    w_let_through bigint[];
+    pending bigint[];
+    -- The verifications judged before this group, those marked before it (a redelivered job
+    -- whose verification is not written yet: the trigger counted its mark when it was made), and
+    -- those it marked.
+    judged text[];
+    marked_before text[];
     marked text[] := '{}'::text[];
-    pending jsonb := '{}'::jsonb;
+    r integer;
+    p integer;
 BEGIN
-    FOR i IN 1 .. coalesce(cardinality(p_verification_ids), 0) LOOP
+    IF coalesce(cardinality(p_verification_ids), 0) = 0 THEN
+        RETURN;
+    END IF;
+    SELECT coalesce(array_agg(s.scope_key ORDER BY s.scope_key), '{}'), array_agg(c.sent ORDER BY s.scope_key),
+           array_agg(c.verified ORDER BY s.scope_key), array_agg(c.undelivered ORDER BY s.scope_key),
+           array_agg(l.let_through ORDER BY s.scope_key), array_agg(0::bigint ORDER BY s.scope_key)
+      INTO scope_keys, w_sent, w_verified, w_undelivered, w_let_through, pending
+      FROM (SELECT DISTINCT 'region' AS scope, g.region AS key, 'r' || g.region AS scope_key FROM unnest(p_regions) AS g(region) WHERE p_region_floor > 0
+            UNION
+            SELECT DISTINCT 'prefix', g.prefix, 'p' || g.prefix FROM unnest(p_prefixes) AS g(prefix) WHERE p_prefix_floor > 0) AS s
+     CROSS JOIN LATERAL (SELECT coalesce(sum(n.sent), 0)::bigint AS sent, coalesce(sum(n.verified), 0)::bigint AS verified,
+                                coalesce(sum(n.undelivered), 0)::bigint AS undelivered
+                           FROM herald.sms_fraud_counts n
+                          WHERE n.scope = s.scope AND n.key = s.key
+                            AND n.minute > date_trunc('minute', now()) - make_interval(mins => p_window_minutes)) AS c
+     CROSS JOIN LATERAL (SELECT greatest(coalesce(sum(t.let_through), 0), 0)::bigint AS let_through
+                           FROM herald.sms_fraud_let_through t
+                          WHERE t.scope = s.scope AND t.key = s.key
+                            AND t.minute > date_trunc('minute', now()) - make_interval(mins => p_window_minutes)) AS l;
+    SELECT coalesce(array_agg(v.verification_id), '{}') INTO judged
+      FROM herald.sms_verifications v WHERE v.verification_id = ANY(p_verification_ids);
+    SELECT coalesce(array_agg(m.verification_id), '{}') INTO marked_before
+      FROM herald.sms_fraud_marks m WHERE m.verification_id = ANY(p_verification_ids);
+    FOR i IN 1 .. cardinality(p_verification_ids) LOOP
+        r := array_position(scope_keys, 'r' || p_regions[i]);
+        p := array_position(scope_keys, 'p' || p_prefixes[i]);
         RETURN QUERY
             SELECT i::bigint, f.*
               FROM herald.fraud_guard_check(p_verification_ids[i], p_phones[i], p_regions[i], p_prefixes[i], p_window_minutes, p_region_floor,
                                             p_prefix_floor, p_min_conversion, p_pause_seconds, p_max_pause_seconds, p_grace_seconds,
                                             p_known_hashes[i], p_max_undelivered, p_again[i], p_proven[i], p_usual_multiple,
-                                            coalesce((pending ->> ('r' || p_regions[i]))::bigint, 0),
-                                            coalesce((pending ->> ('p' || p_prefixes[i]))::bigint, 0)) f;
-        IF NOT FOUND AND NOT p_again[i] AND p_verification_ids[i] <> ALL (marked)
-           AND EXISTS (SELECT 1 FROM herald.sms_fraud_marks WHERE verification_id = p_verification_ids[i] AND created_at = now()) THEN
+                                            coalesce(pending[r], 0), coalesce(pending[p], 0),
+                                            ARRAY[coalesce(w_sent[r], 0), coalesce(w_verified[r], 0), coalesce(w_undelivered[r], 0), coalesce(w_let_through[r], 0),
+                                                  coalesce(w_sent[p], 0), coalesce(w_verified[p], 0), coalesce(w_undelivered[p], 0), coalesce(w_let_through[p], 0)]) f;
+        IF NOT FOUND AND NOT p_again[i] AND p_verification_ids[i] <> ALL (judged) AND p_verification_ids[i] <> ALL (marked_before)
+           AND p_verification_ids[i] <> ALL (marked) THEN
             marked := marked || p_verification_ids[i];
-            pending := pending || jsonb_build_object('r' || p_regions[i], coalesce((pending ->> ('r' || p_regions[i]))::bigint, 0) + 1,
-                                                     'p' || p_prefixes[i], coalesce((pending ->> ('p' || p_prefixes[i]))::bigint, 0) + 1);
+            IF r IS NOT NULL THEN
+                pending[r] := pending[r] + 1;
+            END IF;
+            IF p IS NOT NULL THEN
+                pending[p] := pending[p] + 1;
+            END IF;
         END IF;
     END LOOP;
     -- The group's marks, as they stand (a verification already reused, refused or failed is not
