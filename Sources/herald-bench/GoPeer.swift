@@ -103,13 +103,15 @@ struct GoPeer {
 
     /// The bench database's URL for pgx, with the TLS that herald-sms uses (`database.tls`):
     /// require verifies the chain and the host name (pgx's verify-full), against `tls_ca_file` when set.
+    /// A URL that has a query of its own (`?application_name=…`) gets the mode after it.
     static func pgxURL(_ database: DatabaseConfiguration) -> String {
+        let url = database.url + (database.url.contains("?") ? "&" : "?")
         switch database.tls {
-        case .disable: return database.url + "?sslmode=disable"
-        case .prefer: return database.url + "?sslmode=prefer"
+        case .disable: return url + "sslmode=disable"
+        case .prefer: return url + "sslmode=prefer"
         case .require:
             let ca = database.tlsCAFile.isEmpty ? "" : "&sslrootcert=" + (database.tlsCAFile.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? database.tlsCAFile)
-            return database.url + "?sslmode=verify-full" + ca
+            return url + "sslmode=verify-full" + ca
         }
     }
 

@@ -73,8 +73,7 @@ import Testing
             }
             #expect(try await harness.outboxCount(ids) == 5)
             for id in ids { #expect(try await harness.ledger(id)?.1 == 2, "\(id): not run again by the next worker") }
-            next.signal(SIGTERM)
-            _ = await next.waitForExit(timeout: .seconds(20))
+            await next.stop()
         }
     }
 

@@ -7,7 +7,7 @@ import NIOHTTP1
 
 /// `herald-api` as a real process on a test's namespace and database (its API port and ops
 /// port free ports of its own), API keys made for the test, and an HTTP client for its routes.
-/// Stopped (SIGTERM) when the harness closes.
+/// Stopped (SIGTERM, then SIGKILL) when the harness closes.
 final class APIProcess: Sendable {
     let harness: Harness
     let process: WorkerProcess
@@ -25,10 +25,7 @@ final class APIProcess: Sendable {
         self.port = port
         process = try WorkerProcess("herald-api", namespace: harness.namespace, environment: ["HERALD_API_PORT": String(port)].merging(environment) { $1 })
         let process = self.process
-        harness.onClose {
-            process.signal(SIGTERM)
-            _ = await process.waitForExit(timeout: .seconds(20))
-        }
+        harness.onClose { await process.stop() }
         try await process.waitUntilReady()
         key = try await Self.makeKey(keys, harness, name: "all", scopes: Set(APIScope.allCases))
     }

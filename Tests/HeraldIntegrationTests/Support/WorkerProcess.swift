@@ -63,6 +63,17 @@ final class WorkerProcess: @unchecked Sendable {
     /// Waits for exit; returns the exit status, nil on timeout.
     func waitForExit(timeout: Duration) async -> Int32? { await child.waitForExit(timeout: timeout) }
 
+    /// SIGTERM, and SIGKILL if it has not exited after `grace`: a process stuck before it was
+    /// ready (a herald-api whose relay never reached the database) ignored SIGTERM and outlived
+    /// the test run, holding a connection.
+    func stop(grace: Duration = .seconds(20)) async {
+        signal(SIGTERM)
+        if await waitForExit(timeout: grace) == nil {
+            signal(SIGKILL)
+            _ = await waitForExit(timeout: .seconds(10))
+        }
+    }
+
     /// True once `/readyz` answers 200.
     func ready() async -> Bool {
         (try? await ChildProcess.run("/usr/bin/curl", ["-fs", "-o", "/dev/null", "http://127.0.0.1:\(port)/readyz"], timeout: .seconds(5))) != nil
