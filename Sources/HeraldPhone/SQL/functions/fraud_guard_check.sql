@@ -56,7 +56,7 @@ DECLARE
     scopes text[] := ARRAY['region', 'prefix'];
     keys text[] := ARRAY[p_region, p_prefix];
     floors integer[] := ARRAY[p_region_floor, p_prefix_floor];
-    pending bigint[] := ARRAY[p_pending_region, p_pending_prefix];
+    pending bigint[] := ARRAY[coalesce(p_pending_region, 0), coalesce(p_pending_prefix, 0)];
     pause herald.sms_fraud_pauses%ROWTYPE;
     n_sent bigint;
     n_verified bigint;
@@ -103,9 +103,9 @@ BEGIN
             ELSE
                 out_of_grace := out_of_grace + 1;
                 IF p_window IS NOT NULL THEN
-                    n_sent := p_window[4 * i - 3];
-                    n_verified := p_window[4 * i - 2];
-                    n_undelivered := p_window[4 * i - 1];
+                    n_sent := coalesce(p_window[4 * i - 3], 0);
+                    n_verified := coalesce(p_window[4 * i - 2], 0);
+                    n_undelivered := coalesce(p_window[4 * i - 1], 0);
                 ELSE
                     SELECT coalesce(sum(sent), 0), coalesce(sum(verified), 0), coalesce(sum(undelivered), 0) INTO n_sent, n_verified, n_undelivered
                       FROM herald.sms_fraud_counts
@@ -118,7 +118,7 @@ BEGIN
                 v_pausing := CASE WHEN p_min_conversion > 0 THEN greatest(floors[i]::bigint, floor(n_verified / p_min_conversion)::bigint + 1)
                                   ELSE floors[i]::bigint END;
                 IF n_sent < v_pausing AND v_pausing <= 2 * floors[i] THEN
-                    n_sent := greatest(n_sent, least(CASE WHEN p_window IS NOT NULL THEN p_window[4 * i]
+                    n_sent := greatest(n_sent, least(CASE WHEN p_window IS NOT NULL THEN coalesce(p_window[4 * i], 0)
                                                           ELSE herald.fraud_guard_let_through(scopes[i], keys[i], p_window_minutes, v_pausing) END
                                                      + pending[i], v_pausing));
                 END IF;

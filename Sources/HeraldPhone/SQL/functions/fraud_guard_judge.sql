@@ -20,7 +20,10 @@
 -- judged against the windows as they stood then, plus its own marks. Whether a verification was
 -- judged before, and marked before, is read once too: a request the check lets through, not again
 -- and not judged before, was marked (the check's only other way to return nothing), its mark new
--- unless it was marked before.
+-- unless it was marked before. A mark made before and rewritten here for other scopes (the
+-- numbering plan's prefixes changed between two deliveries of one job) moves at once through the
+-- trigger, which the windows read at the start do not see: the rest of the group counts it where
+-- it was.
 CREATE OR REPLACE FUNCTION herald.fraud_guard_judge(p_verification_ids text[], p_phones text[], p_regions text[], p_prefixes text[], p_known_hashes text[], p_again boolean[], p_proven boolean[],
                                                   p_window_minutes integer, p_region_floor integer, p_prefix_floor integer, p_min_conversion double precision, p_pause_seconds integer,
                                                   p_max_pause_seconds integer, p_grace_seconds integer, p_max_undelivered double precision, p_usual_multiple double precision)
@@ -95,12 +98,15 @@ BEGIN
         END IF;
     END LOOP;
     -- The group's marks, as they stand (a verification already reused, refused or failed is not
-    -- counted, as the trigger would not count it), into their minutes.
+    -- counted, as the trigger would not count it), into their minutes: the marks of its requests
+    -- this transaction made and the trigger left to it, read again rather than taken from
+    -- `marked`, which another worker's commit during the group (a redelivered job judged twice at
+    -- once) can make count one too many, or one too few.
     INSERT INTO herald.sms_fraud_let_through AS c (scope, key, minute, let_through)
     SELECT s.scope, s.key, date_trunc('minute', m.created_at), count(*)
       FROM herald.sms_fraud_marks m
      CROSS JOIN LATERAL (VALUES ('region', m.region), ('prefix', m.prefix)) AS s(scope, key)
-     WHERE m.verification_id = ANY(marked) AND m.created_at = now()
+     WHERE m.verification_id = ANY(p_verification_ids) AND m.verification_id <> ALL (marked_before) AND m.created_at = now()
        AND NOT EXISTS (SELECT 1 FROM herald.sms_verifications v
                         WHERE v.verification_id = m.verification_id AND v.state IN ('reused', 'refused', 'failed'))
      GROUP BY 1, 2, 3
