@@ -28,8 +28,8 @@
 --   verified / min_conversion once codes were verified, up to twice the floor) in sends counted (a
 --   send is counted once it is recorded) counts what the guard let through in the window too (its
 --   marks: those of earlier requests of this transaction's group and of groups committed before,
---   sent or not yet), up to that many. Issue 48: herald.fraud_guard_let_through reads that count
---   from the minutes triggers keep (herald.sms_fraud_let_through), not mark by mark.
+--   sent or not yet), up to that many. Issue 48: that count is read from the minutes triggers keep
+--   (herald.sms_fraud_let_through), not mark by mark.
 -- - p_usual_multiple: a scope's floor scales with its usual traffic (herald.fraud_guard_floor:
 --   that many times the codes it verifies in a usual window, when more than its configured
 --   floor), read only when the configured floor would pause it; 0: the configured floor alone.
@@ -39,8 +39,9 @@
 -- - p_window (issue 48): the scopes' windows as herald.fraud_guard_judge read them once for the
 --   whole group, at its start: for the region, then the prefix, the sends, verifications and
 --   undelivered receipts counted (herald.sms_fraud_counts) and the let-through count
---   (herald.sms_fraud_let_through), 8 values. NULL: read here. Read here, the four sums were 41 %
---   of this function's time, the same rows read again by every request of a group.
+--   (herald.sms_fraud_let_through), 8 values. NULL: read here, by herald.fraud_guard_window (both
+--   tables, for each scope out of grace: the path of the older signatures). Read here, the four
+--   sums were 41 % of this function's time, the same rows read again by every request of a group.
 --
 -- Issue 31: sequential scans off. Every table here is read by key. On a table analyzed while
 -- (nearly) empty, the generic plans a pooled connection keeps read the whole table per request:
@@ -61,6 +62,7 @@ DECLARE
     n_sent bigint;
     n_verified bigint;
     n_undelivered bigint;
+    n_let_through bigint;
     v_floor bigint;
     v_pausing bigint;
     -- The window's conversion (or its undelivered share) would pause the scope at its floor.
@@ -106,11 +108,10 @@ BEGIN
                     n_sent := coalesce(p_window[4 * i - 3], 0);
                     n_verified := coalesce(p_window[4 * i - 2], 0);
                     n_undelivered := coalesce(p_window[4 * i - 1], 0);
+                    n_let_through := coalesce(p_window[4 * i], 0);
                 ELSE
-                    SELECT coalesce(sum(sent), 0), coalesce(sum(verified), 0), coalesce(sum(undelivered), 0) INTO n_sent, n_verified, n_undelivered
-                      FROM herald.sms_fraud_counts
-                     WHERE scope = scopes[i] AND key = keys[i]
-                       AND minute > date_trunc('minute', now()) - make_interval(mins => p_window_minutes);
+                    SELECT w.sent, w.verified, w.undelivered, w.let_through INTO n_sent, n_verified, n_undelivered, n_let_through
+                      FROM herald.fraud_guard_window(scopes[i], keys[i], p_window_minutes) AS w;
                 END IF;
                 -- The sends that would pause it: its floor, or more once codes were verified
                 -- (verified < min_conversion x sent). Read only up to twice the floor: a scope whose
@@ -118,9 +119,7 @@ BEGIN
                 v_pausing := CASE WHEN p_min_conversion > 0 THEN greatest(floors[i]::bigint, floor(n_verified / p_min_conversion)::bigint + 1)
                                   ELSE floors[i]::bigint END;
                 IF n_sent < v_pausing AND v_pausing <= 2 * floors[i] THEN
-                    n_sent := greatest(n_sent, least(CASE WHEN p_window IS NOT NULL THEN coalesce(p_window[4 * i], 0)
-                                                          ELSE herald.fraud_guard_let_through(scopes[i], keys[i], p_window_minutes, v_pausing) END
-                                                     + pending[i], v_pausing));
+                    n_sent := greatest(n_sent, least(n_let_through + pending[i], v_pausing));
                 END IF;
             END IF;
             v_low := n_verified < p_min_conversion * n_sent OR (p_max_undelivered < 1 AND n_undelivered > p_max_undelivered * n_sent);

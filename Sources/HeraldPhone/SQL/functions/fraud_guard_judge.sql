@@ -15,8 +15,8 @@
 -- makes (created_at = now(), the transaction's start) to the group. A mark rewritten for other
 -- scopes (a redelivered job whose verification is not written yet) was made before: the trigger
 -- moves it at once, as outside a group.
--- The scopes' windows (herald.sms_fraud_counts and the let-through count) are read once, at the
--- group's start, for every scope of the group, and passed to each check (p_window): the group is
+-- The scopes' windows (herald.fraud_guard_window: herald.sms_fraud_counts and the let-through
+-- count) are read once, at the group's start, for every scope of the group, and passed to each check (p_window): the group is
 -- judged against the windows as they stood then, plus its own marks. Whether a verification was
 -- judged before, and marked before, is read once too: a request the check lets through, not again
 -- and not judged before, was marked (the check's only other way to return nothing), its mark new
@@ -55,22 +55,14 @@ BEGIN
     IF coalesce(cardinality(p_verification_ids), 0) = 0 THEN
         RETURN;
     END IF;
-    SELECT coalesce(array_agg(s.scope_key ORDER BY s.scope_key), '{}'), array_agg(c.sent ORDER BY s.scope_key),
-           array_agg(c.verified ORDER BY s.scope_key), array_agg(c.undelivered ORDER BY s.scope_key),
-           array_agg(l.let_through ORDER BY s.scope_key), array_agg(0::bigint ORDER BY s.scope_key)
+    SELECT coalesce(array_agg(s.scope_key ORDER BY s.scope_key), '{}'), array_agg(w.sent ORDER BY s.scope_key),
+           array_agg(w.verified ORDER BY s.scope_key), array_agg(w.undelivered ORDER BY s.scope_key),
+           array_agg(w.let_through ORDER BY s.scope_key), array_agg(0::bigint ORDER BY s.scope_key)
       INTO scope_keys, w_sent, w_verified, w_undelivered, w_let_through, pending
       FROM (SELECT DISTINCT 'region' AS scope, g.region AS key, 'r' || g.region AS scope_key FROM unnest(p_regions) AS g(region) WHERE p_region_floor > 0
             UNION
             SELECT DISTINCT 'prefix', g.prefix, 'p' || g.prefix FROM unnest(p_prefixes) AS g(prefix) WHERE p_prefix_floor > 0) AS s
-     CROSS JOIN LATERAL (SELECT coalesce(sum(n.sent), 0)::bigint AS sent, coalesce(sum(n.verified), 0)::bigint AS verified,
-                                coalesce(sum(n.undelivered), 0)::bigint AS undelivered
-                           FROM herald.sms_fraud_counts n
-                          WHERE n.scope = s.scope AND n.key = s.key
-                            AND n.minute > date_trunc('minute', now()) - make_interval(mins => p_window_minutes)) AS c
-     CROSS JOIN LATERAL (SELECT greatest(coalesce(sum(t.let_through), 0), 0)::bigint AS let_through
-                           FROM herald.sms_fraud_let_through t
-                          WHERE t.scope = s.scope AND t.key = s.key
-                            AND t.minute > date_trunc('minute', now()) - make_interval(mins => p_window_minutes)) AS l;
+     CROSS JOIN LATERAL herald.fraud_guard_window(s.scope, s.key, p_window_minutes) AS w;
     SELECT coalesce(array_agg(v.verification_id), '{}') INTO judged
       FROM herald.sms_verifications v WHERE v.verification_id = ANY(p_verification_ids);
     SELECT coalesce(array_agg(m.verification_id), '{}') INTO marked_before
