@@ -268,6 +268,12 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ] + workers,
             swiftSettings: strict),
+        // The Swift peer (issue 48, make bench): the Go peer's bare SMS job on the libraries herald-sms runs on, and no more.
+        .executableTarget(
+            name: "herald-peer-swift",
+            dependencies: ["AMQP", .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict),
         .executableTarget(
             name: "herald-chaos",
             dependencies: ["HeraldRuntime", "HeraldClient", "HeraldStubs", "AMQP", .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -43,6 +43,8 @@ if [ -z "${BENCH_ONLY:-}" ] || [ "${BENCH_ONLY}" = peer ]; then
   command -v go >/dev/null || { echo "bench: go is missing (scripts/services.sh install-bench installs it and the peer's libraries)" >&2; exit 1; }
   peer="$(cd "$bin" && pwd)/herald-peer-go"
   (cd bench/peers/go && GO111MODULE=off GOPATH=/usr/share/gocode go build -o "$peer" main.go)
+  # The Swift peer: the same job on herald-sms's libraries (Sources/herald-peer-swift).
+  swift build -c release "${scratch[@]}" --product herald-peer-swift
 fi
 "$bin/heraldctl" migrate
 mkdir -p bench-results

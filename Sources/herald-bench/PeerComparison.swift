@@ -1,8 +1,8 @@
 import Foundation
 import HeraldStubs
 
-/// Herald ÷ Go (issue 48): herald-sms, 2 processes, controls on, next to the Go peer
-/// (``GoPeer``) at 16 and 64 jobs in flight, all runs of one invocation on the same broker,
+/// Herald ÷ Go (issue 48): herald-sms, 2 processes, controls on, next to the Go peer and the
+/// Swift peer (``Peer``) at 16 and 64 jobs in flight each, all runs of one invocation on the same broker,
 /// database, provider stub and load generator (herald-bench), measured by the same
 /// ``CPUMeter``. Printed under the run table: jobs/s, the machine's CPU per job (the
 /// components' sum: broker, PostgreSQL, worker and herald-bench's load and stub, as issue 48
@@ -10,15 +10,16 @@ import HeraldStubs
 struct PeerComparison {
     /// The herald-sms run compared (2 processes, controls on).
     var herald: BenchResult?
-    /// The Go peer's runs, one per ``GoPeer/concurrencies``.
+    /// The peers' runs, one per ``Peer/concurrencies`` of each language, in ``Peer/Language`` order.
     var peers: [BenchResult] = []
 
     func print() {
         guard let herald, !peers.isEmpty else { return }
         let runs = [herald] + peers
-        Swift.print("\nHerald ÷ Go: \(herald.name) next to the Go peer (bench/peers/go), one invocation: same broker, database,")
+        Swift.print("\nHerald ÷ Go: \(herald.name) next to the Go peer (bench/peers/go) and the Swift peer (the same job on")
+        Swift.print("herald-sms's libraries, herald-peer-swift), one invocation: same broker, database,")
         Swift.print("provider stub and load (herald-bench publishes, 32 lanes with confirms); CPU from /proc (CPUMeter)")
-        let labels = GoPeer.concurrencies.prefix(peers.count).map { "go \($0)" }
+        let labels = Peer.Language.allCases.flatMap { language in Peer.concurrencies.map { "\(language) \($0)" } }.prefix(peers.count)
         Swift.print(pad("", 36) + pad("herald-sms", 12) + labels.map { pad($0, 12) }.joined() + labels.map { pad("÷ " + $0, 11) }.joined())
         func row(_ name: String, _ value: (BenchResult) -> Double, digits: Int = 2, ratios: Bool = true) {
             var line = pad(name, 36) + runs.map { pad(String(format: "%.\(digits)f", value($0)), 12) }.joined()

@@ -19,8 +19,8 @@ import Logging
 //              one): the latency from publish to the provider under a load, next to the broker
 //              alone at the same rate
 //   paced      only that paced pair, at BENCH_PACED_RATE (default: half of a 1-process run's rate, printed too)
-//   peer       the Go peer (bench/peers/go, issue 48: a lean Go worker doing the bare SMS job, GoPeer.swift) at 16 and
-//              64 jobs in flight, on the same broker, database, provider stub and load, next to herald-sms, 2 processes,
+//   peer       the Go peer (bench/peers/go, issue 48: a lean Go worker doing the bare SMS job, Peer.swift), then the
+//              Swift peer (the same job on herald-sms's libraries, Sources/herald-peer-swift), each at 16 and 64 jobs in flight, on the same broker, database, provider stub and load, next to herald-sms, 2 processes,
 //              controls off and on; then Herald ÷ Go: jobs/s, machine CPU per job, each component's (PeerComparison.swift).
 //              The whole bench runs it after the processes part's 2-process runs, compared with their controls-on run
 //   cold       herald-sms, 1 in-process worker, with the abuse controls off and on: the first BENCH_COLD_COUNT
@@ -131,7 +131,7 @@ if runs("runner") || runs("sms") || runs("processes") || only == "paced" || only
             // (BENCH_ONLY=processes leaves it out: bench.sh builds the peer for the whole bench and BENCH_ONLY=peer only).
             if processes == 2 && only == nil {
                 comparison.herald = controlled
-                comparison.peers = try await GoPeer(configuration: configuration, logger: logger).runs(count: count)
+                comparison.peers = try await Peer.runs(count: count, configuration: configuration, logger: logger)
                 results += comparison.peers
             }
         }
@@ -143,7 +143,7 @@ if runs("runner") || runs("sms") || runs("processes") || only == "paced" || only
                                                 configuration: configuration, logger: logger)
         comparison.herald = controlled
         results.append(controlled)
-        comparison.peers = try await GoPeer(configuration: configuration, logger: logger).runs(count: count)
+        comparison.peers = try await Peer.runs(count: count, configuration: configuration, logger: logger)
         results += comparison.peers
     }
     if runs("receipts") {

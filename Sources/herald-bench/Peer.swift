@@ -9,27 +9,41 @@ import Synchronization
 import Glibc
 #endif
 
-/// The Go peer (bench/peers/go, issue 48): a lean Go worker doing the bare SMS job (consume,
-/// code and its HMAC, INSERT, provider POST, 'sent' UPDATE, ack), built by scripts/bench.sh as
-/// `herald-peer-go` beside the release executables. One process, `concurrency` jobs in flight,
-/// run as the herald-sms process runs are (``smsProcesses(count:processes:controls:pacedRate:statements:variant:configuration:logger:)``):
+/// A peer (issue 48): a lean worker doing the bare SMS job (consume, code and its HMAC, INSERT,
+/// provider POST, 'sent' UPDATE, ack). The Go peer (bench/peers/go) is built by scripts/bench.sh
+/// as `herald-peer-go` beside the release executables; the Swift peer (Sources/herald-peer-swift:
+/// the same job on the libraries herald-sms runs on) is a release product, `herald-peer-swift`. One
+/// process, `concurrency` jobs in flight, run as the herald-sms process runs are
+/// (``smsProcesses(count:processes:controls:pacedRate:statements:variant:configuration:logger:)``):
 /// the same broker (a queue of the bench's namespace and queue type), database (the bench
-/// database, over the same TLS) and provider stub (a ``StubHTTPServer`` in herald-bench,
-/// answering as Twilio's Messages endpoint), the jobs published by herald-bench from 32 lanes
-/// with confirms, the watch stopped when the stub receives each job's SMS, and the CPU of each
-/// component from ``CPUMeter`` (the Go process as the worker).
-struct GoPeer {
+/// database, over the same TLS, the Go peer's table made by its `prepare`) and provider stub (a
+/// ``StubHTTPServer`` in herald-bench, answering as Twilio's Messages endpoint), the jobs
+/// published by herald-bench from 32 lanes with confirms, the watch stopped when the stub
+/// receives each job's SMS, and the CPU of each component from ``CPUMeter`` (the peer's process
+/// as the worker).
+struct Peer {
+    enum Language: String, CaseIterable {
+        case go, swift
+    }
+
+    var language: Language
     var configuration: HeraldConfiguration
     var logger: Logger
 
-    static var executable: String { BenchExecutables.path("herald-peer-go") }
+    /// The Go peer's executable: its `prepare` makes the table both peers write.
+    static var goExecutable: String { BenchExecutables.path("herald-peer-go") }
+    /// The peer's executable; both take `work 0 C` and the same environment (``peerEnvironment(queue:providerURL:)``).
+    var executable: String { language == .go ? Self.goExecutable : BenchExecutables.path("herald-peer-swift") }
     /// Jobs in flight of its runs (its pool holds as many connections).
     static let concurrencies = [16, 64]
 
-    /// A run at each of ``concurrencies``.
-    func runs(count: Int) async throws -> [BenchResult] {
+    /// Every peer's runs, one at each of ``concurrencies``, the Go peer's first.
+    static func runs(count: Int, configuration: HeraldConfiguration, logger: Logger) async throws -> [BenchResult] {
         var results: [BenchResult] = []
-        for concurrency in Self.concurrencies { results.append(try await run(count: count, concurrency: concurrency)) }
+        for language in Language.allCases {
+            let peer = Peer(language: language, configuration: configuration, logger: logger)
+            for concurrency in concurrencies { results.append(try await peer.run(count: count, concurrency: concurrency)) }
+        }
         return results
     }
 
@@ -40,22 +54,22 @@ struct GoPeer {
             if let to = request.form["To"], let id = expected.take(to) { watch.finish(id) }
             return .init(status: 201, body: #"{"sid":"SM00000000000000000000000000000000","status":"queued"}"#)
         }
-        let queue = configuration.amqp.namespace + ".peer.go"
+        let queue = configuration.amqp.namespace + ".peer." + language.rawValue
         let environment = peerEnvironment(queue: queue, providerURL: provider.baseURL + "/2010-04-01/Accounts/AC1/Messages.json")
-        _ = try await ChildProcess.run(Self.executable, ["prepare"], environment: environment)
+        _ = try await ChildProcess.run(Self.goExecutable, ["prepare"], environment: environment)
         let connection = AMQPConnection(configuration: try configuration.amqp.connectionConfiguration(name: "bench-peer"), logger: logger)
         connection.start()
         try await connection.waitUntilConnected(timeout: .seconds(10))
         // `work 0 C`: consumes until stopped (it declares its queue, then consumes).
-        let worker = try ChildProcess(Self.executable, ["work", "0", String(concurrency)], environment: environment)
+        let worker = try ChildProcess(executable, ["work", "0", String(concurrency)], environment: environment)
         defer {
             worker.signal(SIGTERM)
             while worker.isRunning { usleep(10_000) }
         }
         let ready = ContinuousClock.now + .seconds(30)
         while (try await connection.queueState(queue)?.consumerCount ?? 0) < 1 {
-            guard worker.isRunning else { throw BenchFailure("the Go peer exited before consuming: \(worker.output.suffix(500))") }
-            guard ContinuousClock.now < ready else { throw BenchFailure("the Go peer did not consume within 30 s") }
+            guard worker.isRunning else { throw BenchFailure("the \(language) peer exited before consuming: \(worker.output.suffix(500))") }
+            guard ContinuousClock.now < ready else { throw BenchFailure("the \(language) peer did not consume within 30 s") }
             try await Task.sleep(for: .milliseconds(100))
         }
 
@@ -73,17 +87,17 @@ struct GoPeer {
         }
         let deadline = ContinuousClock.now + .seconds(600)
         while watch.count < count {
-            guard ContinuousClock.now < deadline else { throw BenchFailure("Go peer: only \(watch.count) of \(count) SMS arrived") }
-            guard worker.isRunning else { throw BenchFailure("the Go peer exited during the run (\(count - watch.count) SMS missing): \(worker.output.suffix(500))") }
+            guard ContinuousClock.now < deadline else { throw BenchFailure("\(language) peer: only \(watch.count) of \(count) SMS arrived") }
+            guard worker.isRunning else { throw BenchFailure("the \(language) peer exited during the run (\(count - watch.count) SMS missing): \(worker.output.suffix(500))") }
             try await Task.sleep(for: .milliseconds(20))
         }
         // Its last 'sent' UPDATEs and acks follow the last SMS, as herald-sms's outcomes do.
         try await Task.sleep(for: .milliseconds(100))
-        var result = watch.result("go peer, 1 process, \(concurrency) in flight")
+        var result = watch.result("\(language) peer, 1 process, \(concurrency) in flight")
         result.cpu = try meter.stop()
         result.memory = ProcessMemory.read(worker.pid).map { [$0] } ?? []
         let sent = try await sentCount(atLeast: count)
-        guard sent >= count else { throw BenchFailure("Go peer: \(sent) of \(count) verifications marked sent") }
+        guard sent >= count else { throw BenchFailure("\(language) peer: \(sent) of \(count) verifications marked sent") }
         try? await connection.deleteQueue(queue)
         await connection.close()
         await provider.close()
