@@ -56,6 +56,7 @@ let package = Package(
         .executable(name: "heraldctl", targets: ["heraldctl"]),
         .executable(name: "herald-bench", targets: ["herald-bench"]),
         .executable(name: "herald-chaos", targets: ["herald-chaos"]),
+        .executable(name: "herald-peer-swift", targets: ["herald-peer-swift"]),
         .executable(name: "herald-dev-apple", targets: ["herald-dev-apple"]),
         .executable(name: "herald-dev-stubs", targets: ["herald-dev-stubs"]),
     ],

@@ -3,7 +3,7 @@
 # comes with a baseline measured in the same invocation; read the ratios.
 # BENCH_STATEMENTS=1 adds the top pg_stat_statements of each SMS run (docs/benchmarks.md).
 # BENCH_ONLY=api measures herald-api (a release process) under wrk next to a bare Hummingbird route (docs/benchmarks.md).
-# BENCH_ONLY=peer measures the Go peer (bench/peers/go, 16 and 64 in flight) next to herald-sms, 2 processes, controls on, and prints Herald ÷ Go (docs/benchmarks.md); the whole bench runs it beside the processes part.
+# BENCH_ONLY=peer measures the Go peer (bench/peers/go) and the Swift peer (Sources/herald-peer-swift), 16 and 64 in flight, next to herald-sms, 2 processes, controls on, and prints Herald ÷ Go (docs/benchmarks.md); the whole bench runs them beside the processes part.
 # BENCH_ONLY=email measures herald-email's SMTP client, then email jobs end to end through herald-email workers, against the local SMTP server (HERALD_DEV_SMTP_* of services.sh env).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,7 +38,7 @@ if [ -z "${BENCH_ONLY:-}" ] || [ "${BENCH_ONLY}" = api ]; then
   command -v wrk >/dev/null || { echo "bench: wrk is missing (scripts/services.sh install-bench installs it)" >&2; exit 1; }
 fi
 # BENCH_ONLY=peer (and the whole bench): the Go peer, built beside the release executables (GOPATH
-# mode on Debian's Go libraries, no module download), where herald-bench finds it.
+# mode on Debian's Go libraries, no module download), where herald-bench finds it; then the Swift peer.
 if [ -z "${BENCH_ONLY:-}" ] || [ "${BENCH_ONLY}" = peer ]; then
   command -v go >/dev/null || { echo "bench: go is missing (scripts/services.sh install-bench installs it and the peer's libraries)" >&2; exit 1; }
   peer="$(cd "$bin" && pwd)/herald-peer-go"

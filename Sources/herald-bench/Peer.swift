@@ -33,19 +33,25 @@ struct Peer {
     /// The Go peer's executable: its `prepare` makes the table both peers write.
     static var goExecutable: String { BenchExecutables.path("herald-peer-go") }
     /// The peer's executable; both take `work 0 C` and the same environment (``peerEnvironment(queue:providerURL:)``).
-    var executable: String { language == .go ? Self.goExecutable : BenchExecutables.path("herald-peer-swift") }
+    var executable: String { BenchExecutables.path("herald-peer-" + language.rawValue) }
     /// Jobs in flight of its runs (its pool holds as many connections).
     static let concurrencies = [16, 64]
 
-    /// Every peer's runs, one at each of ``concurrencies``, the Go peer's first.
+    /// Every peer's run at each of ``concurrencies``, interleaved (go 16, swift 16, go 64, swift 64):
+    /// what PostgreSQL does after the runs before them (autovacuum, a checkpoint) falls on both
+    /// languages alike. ``labels`` names them in this order.
     static func runs(count: Int, configuration: HeraldConfiguration, logger: Logger) async throws -> [BenchResult] {
         var results: [BenchResult] = []
-        for language in Language.allCases {
-            let peer = Peer(language: language, configuration: configuration, logger: logger)
-            for concurrency in concurrencies { results.append(try await peer.run(count: count, concurrency: concurrency)) }
+        for concurrency in concurrencies {
+            for language in Language.allCases {
+                results.append(try await Peer(language: language, configuration: configuration, logger: logger).run(count: count, concurrency: concurrency))
+            }
         }
         return results
     }
+
+    /// The short names of ``runs(count:configuration:logger:)``'s results, in its order.
+    static var labels: [String] { concurrencies.flatMap { concurrency in Language.allCases.map { "\($0) \(concurrency)" } } }
 
     func run(count: Int, concurrency: Int) async throws -> BenchResult {
         let watch = Stopwatch()

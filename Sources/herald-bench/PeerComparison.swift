@@ -6,11 +6,11 @@ import HeraldStubs
 /// database, provider stub and load generator (herald-bench), measured by the same
 /// ``CPUMeter``. Printed under the run table: jobs/s, the machine's CPU per job (the
 /// components' sum: broker, PostgreSQL, worker and herald-bench's load and stub, as issue 48
-/// counts it) and each component's, for each run, and Herald's value divided by each Go run's.
+/// counts it) and each component's, for each run, and Herald's value divided by each peer run's.
 struct PeerComparison {
     /// The herald-sms run compared (2 processes, controls on).
     var herald: BenchResult?
-    /// The peers' runs, one per ``Peer/concurrencies`` of each language, in ``Peer/Language`` order.
+    /// The peers' runs, in ``Peer/labels``' order.
     var peers: [BenchResult] = []
 
     func print() {
@@ -19,7 +19,7 @@ struct PeerComparison {
         Swift.print("\nHerald ÷ Go: \(herald.name) next to the Go peer (bench/peers/go) and the Swift peer (the same job on")
         Swift.print("herald-sms's libraries, herald-peer-swift), one invocation: same broker, database,")
         Swift.print("provider stub and load (herald-bench publishes, 32 lanes with confirms); CPU from /proc (CPUMeter)")
-        let labels = Peer.Language.allCases.flatMap { language in Peer.concurrencies.map { "\(language) \($0)" } }.prefix(peers.count)
+        let labels = Peer.labels.prefix(peers.count)
         Swift.print(pad("", 36) + pad("herald-sms", 12) + labels.map { pad($0, 12) }.joined() + labels.map { pad("÷ " + $0, 11) }.joined())
         func row(_ name: String, _ value: (BenchResult) -> Double, digits: Int = 2, ratios: Bool = true) {
             var line = pad(name, 36) + runs.map { pad(String(format: "%.\(digits)f", value($0)), 12) }.joined()

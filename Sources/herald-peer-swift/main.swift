@@ -6,9 +6,9 @@ import PostgresNIO
 
 // herald-peer-swift work 0 C (issue 48, make bench): the Go peer's bare SMS job (bench/peers/go/main.go:
 // decode, a code and its HMAC, INSERT `pending`, the provider's POST, UPDATE `sent`, ack), written in
-// Swift on the libraries herald-sms runs on (Herald's AMQP driver, a postgres-nio pool with the two
-// statements prepared, AsyncHTTPClient, swift-crypto) and linking nothing else: no Herald runtime,
-// ledger, grouping, events, metrics or logs. C jobs in flight (the prefetch; the pool holds as many
+// Swift on the libraries herald-sms runs on (Herald's own AMQP driver over rabbitmq-c, a postgres-nio pool
+// with the two statements prepared, AsyncHTTPClient, swift-crypto) and linking nothing else of Herald's: no
+// runtime, ledger, grouping, events, metrics or logs. Kept in step with main.go (bench/peers/go/README.md). C jobs in flight (the prefetch; the pool holds as many
 // connections), until it is stopped. It reads what the Go peer reads: AMQP_URL, PG_URL (its table is
 // the Go peer's, made by `herald-peer-go prepare`), PEER_QUEUE, PEER_QUEUE_TYPE and PROVIDER_URL.
 // herald-bench runs it beside herald-sms and the Go peer (Sources/herald-bench/Peer.swift): what it
@@ -36,7 +36,7 @@ var logger = Logger(label: "herald-peer-swift")
 logger.logLevel = .error
 
 let queue = required("PEER_QUEUE")
-let postgres = try PostgresClient(configuration: peerDatabase(required("PG_URL"), maximumConnections: concurrency), backgroundLogger: logger)
+let postgres = try PostgresClient(configuration: poolConfiguration(pgURL: required("PG_URL"), maximumConnections: concurrency), backgroundLogger: logger)
 var settings = HTTPClient.Configuration()
 settings.tracing.tracer = nil
 settings.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency)
@@ -47,11 +47,15 @@ let amqp = AMQPConnection(configuration: broker, logger: logger)
 amqp.start()
 try await amqp.waitUntilConnected(timeout: .seconds(10))
 try await amqp.declare(AMQPTopology(queues: [.init(name: queue, arguments: ["x-queue-type": .string(environment["PEER_QUEUE_TYPE"] ?? "quorum")])]))
-let job = PeerJobRun(postgres: postgres, http: http, provider: required("PROVIDER_URL"), logger: logger)
+let worker = PeerWorker(postgres: postgres, http: http, provider: required("PROVIDER_URL"), logger: logger)
 await withDiscardingTaskGroup { group in
     group.addTask { await postgres.run() }
     // The prefetch bounds the jobs in flight, as the Go peer's Qos does.
     for await delivery in amqp.consume(queue: queue, prefetch: UInt16(concurrency)) {
-        group.addTask { await job.run(delivery) }
+        group.addTask { await worker.work(delivery) }
     }
+    // The consumer ended (the connection is gone for good): exit, as the Go peer does, instead of waiting on the pool.
+    group.cancelAll()
 }
+FileHandle.standardError.write(Data("herald-peer-swift: the consumer ended\n".utf8))
+exit(1)

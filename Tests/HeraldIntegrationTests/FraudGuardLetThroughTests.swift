@@ -26,9 +26,9 @@ import Testing
         try await harness.database.query(query, logger: harness.logger).decode(Int.self).first { _ in true } ?? -1
     }
 
-    /// What the guard reads now (`herald.fraud_guard_window`'s let-through count).
+    /// What the guard reads now (`herald.fraud_guard_activity`'s let-through count).
     static func kept(_ harness: Harness, _ scope: String, _ key: String, window: Int = 60) async throws -> Int {
-        try await number(harness, "SELECT let_through::int FROM herald.fraud_guard_window(\(scope)::text, \(key)::text, \(window)::int)")
+        try await number(harness, "SELECT let_through::int FROM herald.fraud_guard_activity(\(scope)::text, \(key)::text, \(window)::int)")
     }
 
     /// The count as the guard made it before issue 48: each mark of the window's minutes, and its verification.

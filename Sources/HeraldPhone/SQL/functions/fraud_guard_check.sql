@@ -39,7 +39,7 @@
 -- - p_window (issue 48): the scopes' windows as herald.fraud_guard_judge read them once for the
 --   whole group, at its start: for the region, then the prefix, the sends, verifications and
 --   undelivered receipts counted (herald.sms_fraud_counts) and the let-through count
---   (herald.sms_fraud_let_through), 8 values. NULL: read here, by herald.fraud_guard_window (both
+--   (herald.sms_fraud_let_through), 8 values. NULL: read here, by herald.fraud_guard_activity (both
 --   tables, for each scope out of grace: the path of the older signatures). Read here, the four
 --   sums were 41 % of this function's time, the same rows read again by every request of a group.
 --
@@ -111,7 +111,7 @@ BEGIN
                     n_let_through := coalesce(p_window[4 * i], 0);
                 ELSE
                     SELECT w.sent, w.verified, w.undelivered, w.let_through INTO n_sent, n_verified, n_undelivered, n_let_through
-                      FROM herald.fraud_guard_window(scopes[i], keys[i], p_window_minutes) AS w;
+                      FROM herald.fraud_guard_activity(scopes[i], keys[i], p_window_minutes) AS w;
                 END IF;
                 -- The sends that would pause it: its floor, or more once codes were verified
                 -- (verified < min_conversion x sent). Read only up to twice the floor: a scope whose

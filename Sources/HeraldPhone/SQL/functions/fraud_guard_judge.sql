@@ -15,12 +15,12 @@
 -- makes (created_at = now(), the transaction's start) to the group. A mark rewritten for other
 -- scopes (a redelivered job whose verification is not written yet) was made before: the trigger
 -- moves it at once, as outside a group.
--- The scopes' windows (herald.fraud_guard_window: herald.sms_fraud_counts and the let-through
--- count) are read once, at the group's start, for every scope of the group, and passed to each check (p_window): the group is
--- judged against the windows as they stood then, plus its own marks. Whether a verification was
--- judged before, and marked before, is read once too: a request the check lets through, not again
--- and not judged before, was marked (the check's only other way to return nothing), its mark new
--- unless it was marked before. A mark made before and rewritten here for other scopes (the
+-- The scopes' windows (herald.fraud_guard_activity: herald.sms_fraud_counts and the let-through
+-- count) are read once, at the group's start, for every scope of the group, and passed to each
+-- check (p_window): the group is judged against the windows as they stood then, plus its own
+-- marks. Whether a verification was judged before, and marked before, is read once too: a
+-- request the check lets through, not again and not judged before, was marked (the check's only
+-- other way to return nothing), its mark new unless it was marked before. A mark made before and rewritten here for other scopes (the
 -- numbering plan's prefixes changed between two deliveries of one job) moves at once through the
 -- trigger, which the windows read at the start do not see: the rest of the group counts it where
 -- it was.
@@ -62,7 +62,7 @@ BEGIN
       FROM (SELECT DISTINCT 'region' AS scope, g.region AS key, 'r' || g.region AS scope_key FROM unnest(p_regions) AS g(region) WHERE p_region_floor > 0
             UNION
             SELECT DISTINCT 'prefix', g.prefix, 'p' || g.prefix FROM unnest(p_prefixes) AS g(prefix) WHERE p_prefix_floor > 0) AS s
-     CROSS JOIN LATERAL herald.fraud_guard_window(s.scope, s.key, p_window_minutes) AS w;
+     CROSS JOIN LATERAL herald.fraud_guard_activity(s.scope, s.key, p_window_minutes) AS w;
     SELECT coalesce(array_agg(v.verification_id), '{}') INTO judged
       FROM herald.sms_verifications v WHERE v.verification_id = ANY(p_verification_ids);
     SELECT coalesce(array_agg(m.verification_id), '{}') INTO marked_before

@@ -6,11 +6,14 @@
 -- herald.fraud_guard_judge's end: its marks, less those whose request then sent nothing), never
 -- below 0. At most p_window_minutes rows of each table, whatever the window's traffic.
 -- The one read of a window: herald.fraud_guard_judge reads each scope of its group with it, once,
--- at the group's start; herald.fraud_guard_check with it when no window is passed (p_window NULL).
+-- at the group's start; herald.fraud_guard_check with it when no window is passed (p_window NULL);
+-- herald.fraud_guard_let_through, kept for the previous check's body, with it too.
+-- Its name sorts before its callers' (definitions are applied one by one, in file-name order, and
+-- a PL/pgSQL body names functions unchecked): it exists before the judge and the check that call it.
 -- Stable, without SET clauses, so PostgreSQL inlines it into the statement that calls it (the
 -- judge's LATERAL): read with that statement's snapshot, which in a PL/pgSQL caller holds what
 -- the caller's transaction wrote before it.
-CREATE OR REPLACE FUNCTION herald.fraud_guard_window(p_scope text, p_key text, p_window_minutes integer)
+CREATE OR REPLACE FUNCTION herald.fraud_guard_activity(p_scope text, p_key text, p_window_minutes integer)
  RETURNS TABLE(sent bigint, verified bigint, undelivered bigint, let_through bigint)
  LANGUAGE sql
  STABLE

@@ -6,8 +6,10 @@ import Logging
 import NIOCore
 import PostgresNIO
 
-/// One job of the Swift peer, as the Go peer does it: a failure puts the message back.
-struct PeerJobRun: Sendable {
+/// The Swift peer's job, as the Go peer does it: a body that is not JSON is rejected, any later
+/// failure (an id the uuid column refuses, the database, the provider) puts the message back, and
+/// a provider answer without a `sid` is recorded with an empty one.
+struct PeerWorker: Sendable {
     let postgres: PostgresClient
     let http: HTTPClient
     let provider: String
@@ -24,12 +26,13 @@ struct PeerJobRun: Sendable {
         var sid: String
     }
 
-    func run(_ delivery: AMQPDelivery) async {
-        guard let job = try? JSONDecoder().decode(Job.self, from: Data(delivery.body)), let id = UUID(uuidString: job.ID) else {
+    func work(_ delivery: AMQPDelivery) async {
+        guard let job = try? JSONDecoder().decode(Job.self, from: Data(delivery.body)) else {
             try? await delivery.reject(requeue: false)
             return
         }
         do {
+            guard let id = UUID(uuidString: job.ID) else { throw PeerFailure("ID is not a uuid") }
             let code = Self.digits(UInt32.random(in: 0..<1_000_000))
             let digest = Self.hex(HMAC<SHA256>.authenticationCode(for: Array(code.utf8), using: Self.key))
             try await execute(InsertPending(id: id, phone: job.Phone, codeHMAC: digest))
@@ -41,8 +44,8 @@ struct PeerJobRun: Sendable {
             let response = try await http.execute(request, timeout: .seconds(10))
             let body = try await response.body.collect(upTo: 64 * 1024)
             guard (200..<300).contains(response.status.code) else { throw PeerFailure("provider answered \(response.status.code)") }
-            let answer = try JSONDecoder().decode(Answer.self, from: body)
-            try await execute(MarkSent(id: id, providerID: answer.sid))
+            let sid = (try? JSONDecoder().decode(Answer.self, from: body))?.sid ?? ""
+            try await execute(MarkSent(id: id, providerID: sid))
             try await delivery.ack()
         } catch {
             try? await delivery.nack(requeue: true)
@@ -73,13 +76,27 @@ struct PeerJobRun: Sendable {
 
     static func hex(_ code: HashedAuthenticationCode<SHA256>) -> String { code.withUnsafeBytes { hex($0) } }
 
-    /// `application/x-www-form-urlencoded`, as Go's url.Values encodes it (keys sorted).
+    /// `application/x-www-form-urlencoded` as Go's url.Values encodes it: keys sorted, a space as
+    /// `+`, every byte but ASCII letters, digits and `-._~` as `%XX`.
     static func form(_ fields: [String: String]) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return fields.sorted { $0.key < $1.key }
-            .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.value)" }
-            .joined(separator: "&")
+        fields.sorted { $0.key < $1.key }.map { "\(encoded($0.key))=\(encoded($0.value))" }.joined(separator: "&")
+    }
+
+    static func encoded(_ text: String) -> String {
+        let digits = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.append(byte)
+            case UInt8(ascii: " "):
+                out.append(UInt8(ascii: "+"))
+            default:
+                out += [UInt8(ascii: "%"), digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]]
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }
 
