@@ -64,18 +64,10 @@ extension PhoneHandler {
         let number = try PhoneNumber(job.phoneNumber)
         let region = try? PhoneNumberClassifier.classify(number).regionCode
         var limits = limits(phone: number, clientIP: job.clientIP, resend: false)
-        var pause: FraudGuard.Pause?
         if let region { configuration.regionCaps.add(to: &limits, region: region) }
-        if let region, fraudGuard.configuration.enabled {
-            // Its request's app verification, accepted on its first send, passes a pause here too.
-            let proven = try await appVerifier.accepted(job.verificationID, phone: number.e164, client: context.database, logger: logger)
-            pause = try await fraudGuard.check(verificationID: job.verificationID, phone: number.e164, region: region,
-                                               knownHashes: KnownNumbers.hashes(number.e164, hasher: hasher), again: true, proven: proven,
-                                               client: context.database, logger: logger)
-            if let pause, pause.new { noticePause(pause, logger: logger) }
-        }
+        let paused = try await pause(job.verificationID, phone: number, region: region, context: context, logger: logger)
         let stored = try await PhoneStore.takeFallback(job, messageID: context.envelope.messageID, ownerKey: context.ownerKey, limits: limits,
-                                                     paused: pause?.reason, maxPaidSends: configuration.fallback.maxPaidSends,
+                                                     paused: paused, maxPaidSends: configuration.fallback.maxPaidSends,
                                                      client: context.database, logger: logger)
         metrics.fallbackDecision(stored.label)
         guard case .send(let fallback, let uncertain) = stored else {
@@ -113,6 +105,39 @@ extension PhoneHandler {
         return outcome
     }
 
+    /// The fraud guard's refusal of a step's send (nil: none, or the guard is off), judged as the
+    /// verification's first send was without counting it again. Its request's app verification,
+    /// accepted on its first send, passes a pause here too.
+    func pause(_ verificationID: String, phone: PhoneNumber, region: String?, context: JobContext, logger: Logger) async throws -> String? {
+        guard let region, fraudGuard.configuration.enabled else { return nil }
+        let proven = try await appVerifier.accepted(verificationID, phone: phone.e164, client: context.database, logger: logger)
+        let pause = try await fraudGuard.check(verificationID: verificationID, phone: phone.e164, region: region,
+                                               knownHashes: KnownNumbers.hashes(phone.e164, hasher: hasher), again: true, proven: proven,
+                                               client: context.database, logger: logger)
+        if let pause, pause.new { noticePause(pause, logger: logger) }
+        return pause?.reason
+    }
+
+    /// May the next channel go out at once, in this `sms.fallback` job, after the channel it sent on
+    /// refused the code or was down? The one judgment of every step decides
+    /// (functions/sms_fallback_judge.sql), on what may have changed while the provider answered: a
+    /// send delivered, the code closed, the fraud guard's pause, the code's budget of paid sends; not
+    /// the send limits, which the job took for the step's one send. A judgment that cannot be read
+    /// (the database away) lets the channel go, as the step's own judgment did: the provider has
+    /// answered, and what it did must be recorded.
+    func continuation(_ job: SMSVerificationJob, phone: PhoneNumber, region: String?, context: JobContext, logger: Logger) async -> PhoneStore.Continuation {
+        do {
+            let paused = try await pause(job.verificationID, phone: phone, region: region, context: context, logger: logger)
+            let next = try await PhoneStore.continueFallback(job.verificationID, messageID: context.envelope.messageID, paused: paused,
+                                                            maxPaidSends: configuration.fallback.maxPaidSends, client: context.database, logger: logger)
+            metrics.fallbackDecision(next.label)
+            return next
+        } catch {
+            logger.warning("the next channel's judgment could not be read: it goes, as its step was judged", metadata: ["why": "\(error)"])
+            return .send
+        }
+    }
+
     /// A `sms.fallback` job out of attempts: its fallback ends (the verification stays `sent`).
     func exhausted(_ job: SMSFallbackJob, reason: String, context: JobContext) -> JobOutcome {
         let messageID = context.envelope.messageID
@@ -141,6 +166,19 @@ extension PhoneStore.FallbackDecision {
         case .closed: "closed"
         case .delivered: "delivered"
         case .refused: "refused"
+        }
+    }
+}
+
+extension PhoneStore.Continuation {
+    /// The metric label and log word of a decision, as a `sms.fallback` job's.
+    var label: String {
+        switch self {
+        case .send: "send"
+        case .delivered: "delivered"
+        case .closed: "closed"
+        case .refused: "refused"
+        case .done: "done"
         }
     }
 }

@@ -224,7 +224,8 @@ public struct PhoneHandler: JobHandler {
     }
 
     /// Sends `code` on `channels` from `step` on: the next channel when one's providers refuse it
-    /// or are all down, the first acceptance ends it (docs/fallback.md). `fallback`: the run of a
+    /// or are all down (on a `sms.fallback` job, if the one judgment of every step lets it go:
+    /// ``continuation(_:phone:region:context:logger:)``), the first acceptance ends it (docs/fallback.md). `fallback`: the run of a
     /// `sms.fallback` job, whose fallback ends when every channel refuses (the verification stays
     /// `sent`: its earlier send stands).
     func send(_ job: SMSVerificationJob, channels: [Channel], from step: Int, phone: PhoneNumber, region: String?, code: Secret,
@@ -252,19 +253,30 @@ public struct PhoneHandler: JobHandler {
                 logger.notice("the channel's provider may have taken the code: the next channel waits", metadata: ["channel": "\(channel.rawValue)"])
                 delivery.outcome = .accepted
             }
+            // Refused or down: the next channel at once. On a `sms.fallback` job, only if the one
+            // judgment of every step still lets it go (an earlier send may have arrived meanwhile);
+            // if not, this channel's outcome is the job's. The verification's own job judged its
+            // first send once, whichever channel carries it.
+            var stopped: PhoneStore.Continuation?
             if index < channels.count - 1, delivery.outcome != .accepted {
-                var reason = "failed"
-                if case .refused = delivery.outcome { reason = "refused" }
-                if case .failed(let why) = delivery.outcome { skippedDown = skippedDown ?? "\(channel.rawValue): \(why)" }
-                metrics.fallback(from: channel, to: channels[index + 1], reason: reason)
-                events.append(fallbackEvent(job, phone: phone, from: channel, to: channels[index + 1], step: index + 1, reason: reason))
-                logger.notice("the channel's providers did not take the code: the next channel", metadata: [
-                    "channel": "\(channel.rawValue)", "next": "\(channels[index + 1].rawValue)", "reason": "\(reason)"])
-                continue
+                let next = fallback ? await continuation(job, phone: phone, region: region, context: context, logger: logger) : .send
+                if next == .send {
+                    var reason = "failed"
+                    if case .refused = delivery.outcome { reason = "refused" }
+                    if case .failed(let why) = delivery.outcome { skippedDown = skippedDown ?? "\(channel.rawValue): \(why)" }
+                    metrics.fallback(from: channel, to: channels[index + 1], reason: reason)
+                    events.append(fallbackEvent(job, phone: phone, from: channel, to: channels[index + 1], step: index + 1, reason: reason))
+                    logger.notice("the channel's providers did not take the code: the next channel", metadata: [
+                        "channel": "\(channel.rawValue)", "next": "\(channels[index + 1].rawValue)", "reason": "\(reason)"])
+                    continue
+                }
+                logger.notice("the channel's providers did not take the code, and the next channel may not go", metadata: [
+                    "channel": "\(channel.rawValue)", "next": "\(channels[index + 1].rawValue)", "decision": "\(next.label)"])
+                stopped = next
             }
             let arm = channels.count > 1 ? try arm(job, channels: channels, step: index, code: code, first: !fallback) : nil
             return try await settle(delivery, job: job, channel: channel, encoding: encoding, arm: arm, phone: phone, events: events,
-                                    fallback: fallback, context: context, logger: logger)
+                                    fallback: fallback, stopped: stopped, context: context, logger: logger)
         }
         // A fallback job on a worker without the remaining channels' providers (a configuration
         // that changed since the verification was planned): the fallback ends, the earlier send
@@ -307,7 +319,7 @@ public struct PhoneHandler: JobHandler {
     /// and never given up: giving up would make the redelivery send again, and a `retrying` re-run
     /// at once would skip the delay queue.
     private func settle(_ delivery: ProviderChain<PhoneMessage, NoDetail>.Delivery, job: SMSVerificationJob, channel: Channel, encoding: SMSEncoding?,
-                        arm: PhoneStore.Arm?, phone: PhoneNumber, events: [OutgoingEvent], fallback: Bool,
+                        arm: PhoneStore.Arm?, phone: PhoneNumber, events: [OutgoingEvent], fallback: Bool, stopped: PhoneStore.Continuation?,
                         context: JobContext, logger: Logger) async throws -> JobOutcome {
         let (id, messageID, attempts, database, groups, metrics) = (job.verificationID, context.envelope.messageID, delivery.attempts, context.database, groups, metrics)
         return try await delivery.settle(in: context, accepted: {
@@ -323,10 +335,17 @@ public struct PhoneHandler: JobHandler {
         }, refused: { refusal in
             let reason = "provider_rejected:\(refusal)"
             if fallback {
-                // The earlier channel's send stands: the verification stays `sent`, its fallback ends.
+                // The earlier channel's send stands: the verification stays `sent`, its fallback ends,
+                // and says why when the next channel was refused or there was none (a code delivered
+                // or closed meanwhile ended it, as it ends a step).
+                let ended: String? = switch stopped {
+                case .none: "fallback_failed:\(refusal)"
+                case .refused(let why)?: "fallback_refused:\(why)"
+                case .some: nil
+                }
                 metrics.decision("fallback_failed")
                 return .finished(.rejected(reason, events: events)) {
-                    try await PhoneStore.fallbackFailed(id, messageID: messageID, reason: "fallback_failed:\(refusal)", attempts: attempts, client: database, logger: logger)
+                    try await PhoneStore.fallbackFailed(id, messageID: messageID, reason: ended, attempts: attempts, client: database, logger: logger)
                 }
             }
             metrics.decision("failed")

@@ -53,6 +53,9 @@ public final class WhatsAppStubServer: Sendable {
         var down = false
         var throttled = 0
         var hanging = 0
+        var refusing = 0
+        var refusalDelay: Duration = .zero
+        var refused = 0
     }
 
     public init(accessToken: String = "wa-stub-token", phoneNumberID: String = "109876543210", template: String = "herald_code",
@@ -86,6 +89,16 @@ public final class WhatsAppStubServer: Sendable {
     public func hang(_ count: Int) { state.withLockedValue { $0.hanging = count } }
     /// The next `count` sends are answered as Meta throttles: 400 with Graph error 130429.
     public func throttle(_ count: Int) { state.withLockedValue { $0.throttled = count } }
+    /// The next `count` well-formed sends are refused for good, `after` they arrive: 400 with Graph
+    /// error 131030 (the number is not one the business may message), nothing sent.
+    public func refuse(_ count: Int, after: Duration) {
+        state.withLockedValue {
+            $0.refusing = count
+            $0.refusalDelay = after
+        }
+    }
+    /// The sends refused so far, counted when they arrive (their answers may not have left yet).
+    public var refused: Int { state.withLockedValue { $0.refused } }
     public func close() async { await server.close() }
 
     private static func answer(_ request: StubHTTPServer.Request, token: String, phoneNumberID: String, template: String, appSecret: String,
@@ -121,6 +134,17 @@ public final class WhatsAppStubServer: Sendable {
               components[1]["type"] as? String == "button", components[1]["sub_type"] as? String == "url", components[1]["index"] as? String == "0",
               let code = parameter(components[0]), parameter(components[1]) == code, code.range(of: #"^[0-9]{4,15}$"#, options: .regularExpression) != nil
         else { return error(400, 132000, "Number of parameters does not match the expected number of params") }
+        let refusal: Duration? = state.withLockedValue { state in
+            guard state.refusing > 0 else { return nil }
+            state.refusing -= 1
+            state.refused += 1
+            return state.refusalDelay
+        }
+        if let refusal {
+            var answer = error(400, 131030, "Recipient phone number not in allowed list")
+            answer.delay = refusal
+            return answer
+        }
         let id = "wamid." + Data((0..<24).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
         let (script, url, hangs) = state.withLockedValue { state in
             state.messages.append(Message(id: id, to: to, language: language, code: code))

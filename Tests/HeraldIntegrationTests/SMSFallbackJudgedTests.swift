@@ -152,4 +152,83 @@ import Testing
             #expect(twilio.calls.calls.isEmpty, "the SMS was delivered: no call")
         }
     }
+
+    /// WhatsApp, the fallback's step after the SMS, refuses the code slowly, and the code expires
+    /// meanwhile: the call after WhatsApp does not go out in the same job (the one judgment of every
+    /// step decides there too), the fallback ends, and the verification stays `sent`.
+    @Test func aCodeClosedWhileTheNextChannelRefusesEndsTheFallback() async throws {
+        try await withHarness { harness in
+            let (sms, twilio, whatsapp) = try await Self.start(harness, wait: 1) {
+                $0.sms.fallback.maxPaidSends = 3
+                $0.sms.providerTimeoutMilliseconds = 20_000
+            }
+            twilio.script([.init("sent")])
+            whatsapp.refuse(1, after: .seconds(3))
+            let job = SMSVerificationJob(verificationID: "\(harness.namespace)-cc", phoneNumber: harness.phone(5), channels: [.sms, .whatsapp, .voice])
+            _ = try await harness.enqueue(job)
+            try await eventually(timeout: .seconds(20), "WhatsApp has the request") { whatsapp.refused == 1 }
+            try await harness.database.query("""
+                UPDATE herald.sms_codes SET expires_at = now()
+                 WHERE id = (SELECT code_id FROM herald.sms_verifications WHERE verification_id = \(job.verificationID))
+                """, logger: harness.logger)
+            try await eventually(timeout: .seconds(20), "WhatsApp's refusal recorded") { try await sms.attempts(job.verificationID).count >= 2 }
+            try await Self.ended(sms, harness, job.verificationID)
+            try await Task.sleep(for: .seconds(1))
+            #expect(twilio.calls.calls.isEmpty, "the code expired: no call")
+            #expect(try await sms.attempts(job.verificationID).map(\.provider) == ["twilio", "whatsapp"])
+            let verification = try await sms.verification(job.verificationID)
+            #expect(verification?.state == "sent" && verification?.reason == nil, "\(String(describing: verification))")
+        }
+    }
+
+    /// The SMS is delivered while WhatsApp, its fallback's step, refuses the code slowly: the call
+    /// after WhatsApp does not go out in the same job, the fallback ends, and the verification
+    /// stays `sent` with no failure to report.
+    @Test func aSendDeliveredWhileTheNextChannelRefusesEndsTheFallback() async throws {
+        try await withHarness { harness in
+            let (sms, twilio, whatsapp) = try await Self.start(harness, wait: 1) {
+                $0.sms.fallback.maxPaidSends = 3
+                $0.sms.providerTimeoutMilliseconds = 20_000
+            }
+            twilio.script([.init("sent"), .init("delivered", after: .seconds(5))])
+            whatsapp.refuse(1, after: .seconds(8))
+            let job = SMSVerificationJob(verificationID: "\(harness.namespace)-dr", phoneNumber: harness.phone(6), channels: [.sms, .whatsapp, .voice])
+            _ = try await harness.enqueue(job)
+            try await eventually(timeout: .seconds(20), "WhatsApp has the request") { whatsapp.refused == 1 }
+            try await eventually(timeout: .seconds(20), "WhatsApp's refusal recorded") { try await sms.attempts(job.verificationID).count >= 2 }
+            try await Self.ended(sms, harness, job.verificationID)
+            try await Task.sleep(for: .seconds(1))
+            #expect(twilio.calls.calls.isEmpty, "the SMS was delivered: no call")
+            let attempts = try await sms.attempts(job.verificationID)
+            #expect(attempts.map(\.provider) == ["twilio", "whatsapp"] && attempts[0].delivery?.status == .delivered, "\(attempts)")
+            let verification = try await sms.verification(job.verificationID)
+            #expect(verification?.state == "sent" && verification?.reason == nil, "\(String(describing: verification))")
+        }
+    }
+
+    /// WhatsApp, the fallback's step, is down, and the SMS is delivered while the step waits to try
+    /// again: the retry is judged too (a send delivered), ends the fallback and sends nothing once
+    /// WhatsApp is back; the verification stays `sent`, the retry's failure no longer its reason.
+    @Test func aSendDeliveredWhileItsStepWaitsToRetryEndsTheFallback() async throws {
+        try await withHarness(retryDelays: [1_500], maxAttempts: 5) { harness in
+            let (sms, twilio, whatsapp) = try await Self.start(harness, wait: 1)
+            twilio.script([])
+            whatsapp.down(true)
+            let job = SMSVerificationJob(verificationID: "\(harness.namespace)-rd", phoneNumber: harness.phone(7), channels: [.sms, .whatsapp])
+            _ = try await harness.enqueue(job)
+            try await eventually(timeout: .seconds(20), "the step's first try failed") {
+                try await SMSFallbackTests.fallbackState(harness, job.verificationID) == "retrying"
+            }
+            try await harness.database.query("""
+                UPDATE herald.sms_send_attempts SET delivery_status = 'delivered'
+                 WHERE verification_id = \(job.verificationID) AND provider = 'twilio'
+                """, logger: harness.logger)
+            whatsapp.down(false)
+            try await eventually(timeout: .seconds(30), "the retry ended it") { try await SMSFallbackTests.fallbackRows(harness, job.verificationID) == 0 }
+            try await Task.sleep(for: .seconds(1))
+            #expect(whatsapp.messages.isEmpty, "the SMS was delivered: no WhatsApp")
+            let verification = try await sms.verification(job.verificationID)
+            #expect(verification?.state == "sent" && verification?.reason == nil, "\(String(describing: verification))")
+        }
+    }
 }

@@ -72,6 +72,36 @@ extension PhoneStore {
         }
     }
 
+    /// What `herald.sms_fallback_continue` decided: may the next channel go out at once, in the
+    /// `sms.fallback` job that holds the step, after the channel it sent on refused the code or was down.
+    public enum Continuation: Sendable, Equatable {
+        case send
+        case delivered
+        case closed(reason: String)
+        case refused(reason: String)
+        /// The job no longer holds the step (the verification's state).
+        case done(state: String?)
+    }
+
+    /// Asks the one judgment of every step (functions/sms_fallback_judge.sql) for the next channel
+    /// of the `sms.fallback` job `messageID`, which holds the verification's step. `paused`: the fraud guard's
+    /// refusal, judged just before (nil: none); `maxPaidSends`: `sms.fallback.max_paid_sends`.
+    public static func continueFallback(_ verificationID: String, messageID: String, paused: String?, maxPaidSends: Int,
+                                        client: PostgresClient, logger: Logger) async throws -> Continuation {
+        try await Database.retryingConflicts {
+            let judged = FallbackContinue(verificationID: verificationID, messageID: messageID, paused: paused, maxPaidSends: maxPaidSends)
+            guard let row = try await judged.first(on: client, logger: logger) else { throw StoreError("herald.sms_fallback_continue gave no decision") }
+            switch row.decision {
+            case "send": return .send
+            case "delivered": return .delivered
+            case "closed": return .closed(reason: row.reason ?? "closed")
+            case "refused": return .refused(reason: row.reason ?? "refused")
+            case "done": return .done(state: row.reason)
+            default: throw StoreError("herald.sms_fallback_continue gave '\(row.decision)'")
+            }
+        }
+    }
+
     /// A send that has a fallback: `sent` and the fallback's next step, in one transaction (a
     /// worker stopped between them would skip the next channel); the step only when the send's
     /// record applied. `fallbackJob`: the `sms.fallback` job's message id when it sent, nil for the
@@ -104,9 +134,10 @@ extension PhoneStore {
                                  channel: nil, reason: reason, uncertainSends: attempts.uncertainSends, attempts: attempts).rows(on: client, logger: logger)
     }
 
-    /// A `sms.fallback` job whose channels all refused: the fallback ends, the verification (still
-    /// `sent`: the earlier send stands) keeps `reason`, the calls recorded.
-    public static func fallbackFailed(_ verificationID: String, messageID: String, reason: String, attempts: [DeliveryAttempt],
+    /// A `sms.fallback` job whose channels all refused, or whose next channel was not wanted: the
+    /// fallback ends, the verification (still `sent`: the earlier send stands) keeps `reason` (nil:
+    /// none), the calls recorded.
+    public static func fallbackFailed(_ verificationID: String, messageID: String, reason: String?, attempts: [DeliveryAttempt],
                                       client: PostgresClient, logger: Logger) async throws {
         try await FallbackFailed(verificationID: verificationID, messageID: messageID, reason: reason, attempts: attempts).rows(on: client, logger: logger)
     }

@@ -2,8 +2,9 @@
 -- a verification that sent it as its p_code_sends-th send to p_phone: `code_<status>` (used,
 -- killed, gone), `code_expired`, `code_sent_again` (another request sent it since: that send
 -- answers the verification), `locked_out` (the number is locked for guessing); NULL when it may.
--- herald.sms_fallback_take asks it before its judgments (without a lock) and again once it holds
--- the code (issue 46: a step whose code is closed takes no quota).
+-- herald.sms_fallback_judge asks it before the other judgments (without a lock), and
+-- herald.sms_fallback_take again once it holds the code (issue 46: a step whose code is closed
+-- takes no quota).
 CREATE OR REPLACE FUNCTION herald.sms_code_closed(p_code herald.sms_codes, p_code_sends integer, p_phone text)
  RETURNS text
  LANGUAGE sql

@@ -10,26 +10,15 @@
 --   early      a `timeout` job before the step's wait ended (relayed without its wait queue)
 --   done       nothing to do: another trigger took this step, or the verification moved on
 --   gone       the verification has no fallback left (its last channel was sent, or it ended)
---   closed     the code was used, expired, superseded by another send, or its number is locked
---              out for guessing (o_reason): the fallback ends (checked on a retry too)
---   delivered  a send of the verification was delivered: no other channel is needed; the fallback ends
---   refused    a send limit (o_reason): the fallback ends, the earlier send stands; the verification
---              keeps `fallback_refused:<o_reason>` (migration 17)
---
--- Migration 17 (issue 46): every paid send is judged as the first was.
---   - p_paused: the fraud guard's refusal of this send (herald.fraud_guard_check with p_again),
---     judged by the caller just before: a paused region or prefix pauses its fallbacks too
---     (refused, o_reason the pause's `fraud_guard:<scope>:<key>`).
---   - The send limits p_scopes… hold the per-IP limit of the request that started the
---     verification (the job's client_ip), as its first send's did.
---   - p_max_paid_sends (sms.fallback.max_paid_sends, NULL: no budget): the sends of the
---     verification's code that reached a provider (accepted attempts of every verification that
---     shares the code, resends included, and the uncertain ones, which may have) reach it:
---     refused, `rate_limited:paid_sends`.
---   - delivered: any accepted send of the verification reported delivered ends the fallback,
---     not only the newest (an SMS delivered after WhatsApp went out stops the call after it).
--- The refusals are judged before the limits are taken, and a closed code before them: a refused
--- or closed step takes no quota (herald.sms_code_closed says why a code is closed).
+--   delivered, closed, refused: herald.sms_fallback_judge's, the one judgment of every step (o_reason
+--              its reason): the fallback ends, the earlier send stands; a refused one leaves the
+--              verification `fallback_refused:<o_reason>`. A new step is judged by all of it: the
+--              fraud guard's pause p_paused (herald.fraud_guard_check with p_again, judged by the
+--              caller just before), the code's budget of paid sends p_max_paid_sends
+--              (sms.fallback.max_paid_sends), and the send limits p_scopes…, which hold the per-IP
+--              limit of the request that started the verification (issue 46: every paid send is
+--              judged as the first was). A retry of this job's step, judged when it was first
+--              taken, by what may have changed since: a send delivered, the code closed.
 -- Locks: the verification, its fallback row, the rate counters (herald.sms_rate_take), then the
 -- code, as herald.sms_prepare_batch takes counters before codes.
 CREATE OR REPLACE FUNCTION herald.sms_fallback_take(p_verification_id text, p_step integer, p_reason text, p_message_id text, p_owner_key bigint,
@@ -45,8 +34,8 @@ DECLARE
     f herald.sms_fallbacks%ROWTYPE;
     cur herald.sms_codes%ROWTYPE;
     own boolean;
-    v_refused text;
-    v_closed text;
+    v_decision text;
+    v_reason text;
 BEGIN
     SELECT * INTO ver FROM herald.sms_verifications WHERE verification_id = p_verification_id FOR UPDATE;
     IF FOUND THEN
@@ -71,44 +60,38 @@ BEGIN
             RETURN QUERY SELECT 'early'::text, NULL::text, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
             RETURN;
         END IF;
-        -- Any accepted send of the verification delivered (run-time partition pruning: the days since its fallback began).
-        IF EXISTS (SELECT 1 FROM herald.sms_send_attempts a
-                    WHERE a.verification_id = p_verification_id AND a.result = 'accepted' AND a.delivery_status = 'delivered'
-                      AND a.created_at >= f.created_at - interval '1 minute') THEN
-            DELETE FROM herald.sms_fallbacks WHERE verification_id = p_verification_id;
-            RETURN QUERY SELECT 'delivered'::text, NULL::text, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
-            RETURN;
-        END IF;
-        -- The code before the judgments (read without its lock: counters are locked before codes),
-        -- so a step whose code is closed is judged by nothing and takes no quota.
-        SELECT * INTO cur FROM herald.sms_codes WHERE id = ver.code_id;
-        v_closed := herald.sms_code_closed(cur, ver.code_sends, ver.phone_number);
-        IF v_closed IS NULL THEN
-            -- Judged as the first send was: the guard's pause, the budget, then the limits (which a
-            -- refused send does not take).
-            v_refused := CASE WHEN p_paused IS NOT NULL THEN p_paused
-                              WHEN p_max_paid_sends IS NOT NULL AND herald.sms_paid_sends(ver.code_id) >= p_max_paid_sends THEN 'rate_limited:paid_sends' END;
-            IF v_refused IS NULL THEN
-                v_refused := 'rate_limited:' || herald.sms_rate_take(p_scopes, p_keys, p_windows, p_maxes, now());
-            END IF;
-            IF v_refused IS NOT NULL THEN
-                DELETE FROM herald.sms_fallbacks WHERE verification_id = p_verification_id;
-                UPDATE herald.sms_verifications SET reason = 'fallback_refused:' || v_refused, updated_at = now()
-                 WHERE verification_id = p_verification_id;
-                RETURN QUERY SELECT 'refused'::text, v_refused, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
-                RETURN;
-            END IF;
-        END IF;
     END IF;
-    -- The code, first try or retry, now locked: still the one this verification's sends carry,
-    -- pending, in time, its number not locked out.
-    IF v_closed IS NULL THEN
-        SELECT * INTO cur FROM herald.sms_codes WHERE id = ver.code_id FOR UPDATE;
-        v_closed := herald.sms_code_closed(cur, ver.code_sends, ver.phone_number);
-    END IF;
-    IF v_closed IS NOT NULL THEN
+    -- The one judgment of a step (herald.sms_fallback_judge): a new step by all of it; a retry of
+    -- this job's step, judged when it was first taken, by what may have changed since (a send
+    -- delivered, the code closed).
+    SELECT j.o_decision, j.o_reason INTO v_decision, v_reason
+      FROM herald.sms_fallback_judge(p_verification_id, ver.code_id, ver.code_sends, ver.phone_number, f.created_at,
+                                     CASE WHEN NOT own THEN p_paused END, CASE WHEN NOT own THEN p_max_paid_sends END, 0,
+                                     CASE WHEN NOT own THEN p_scopes END, p_keys, p_windows, p_maxes) j;
+    IF v_decision = 'refused' THEN
         DELETE FROM herald.sms_fallbacks WHERE verification_id = p_verification_id;
-        RETURN QUERY SELECT 'closed'::text, v_closed, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
+        UPDATE herald.sms_verifications SET reason = 'fallback_refused:' || v_reason, updated_at = now()
+         WHERE verification_id = p_verification_id;
+        RETURN QUERY SELECT 'refused'::text, v_reason, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
+        RETURN;
+    END IF;
+    -- The code, now locked: still the one this verification's sends carry, pending, in time, its
+    -- number not locked out.
+    IF v_decision = 'send' THEN
+        SELECT * INTO cur FROM herald.sms_codes WHERE id = ver.code_id FOR UPDATE;
+        v_reason := herald.sms_code_closed(cur, ver.code_sends, ver.phone_number);
+        v_decision := CASE WHEN v_reason IS NULL THEN 'send' ELSE 'closed' END;
+    END IF;
+    IF v_decision <> 'send' THEN
+        DELETE FROM herald.sms_fallbacks WHERE verification_id = p_verification_id;
+        -- A retry's end: the step's failure is over (its reason goes), and a try that stopped
+        -- mid-send may have reached a provider (it stays counted: sms_paid_sends).
+        IF own THEN
+            UPDATE herald.sms_verifications
+               SET reason = NULL, uncertain_sends = uncertain_sends + CASE WHEN f.state = 'sending' THEN 1 ELSE 0 END, updated_at = now()
+             WHERE verification_id = p_verification_id;
+        END IF;
+        RETURN QUERY SELECT v_decision, v_reason, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
         RETURN;
     END IF;
     IF own THEN
