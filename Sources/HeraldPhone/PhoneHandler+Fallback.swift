@@ -70,6 +70,11 @@ extension PhoneHandler {
                                                      paused: paused, maxPaidSends: configuration.fallback.maxPaidSends,
                                                      client: context.database, logger: logger)
         metrics.fallbackDecision(stored.label)
+        switch stored {
+        // A retry that ends a step left `sending` by a stopped worker: that try may have reached a provider.
+        case .delivered(uncertain: true), .closed(_, uncertain: true): metrics.uncertainSend()
+        default: break
+        }
         guard case .send(let fallback, let uncertain) = stored else {
             switch stored {
             case .busy: throw JobFailure.transient("verification_in_progress")
@@ -125,10 +130,13 @@ extension PhoneHandler {
     /// the send limits, which the job took for the step's one send. A judgment that cannot be read
     /// (the database away) lets the channel go, as the step's own judgment did: the provider has
     /// answered, and what it did must be recorded.
-    func continuation(_ job: SMSVerificationJob, phone: PhoneNumber, region: String?, context: JobContext, logger: Logger) async -> PhoneStore.Continuation {
+    /// `attempts`: the job's calls so far; one that may have reached a provider counts against the budget.
+    func continuation(_ job: SMSVerificationJob, attempts: [DeliveryAttempt], phone: PhoneNumber, region: String?, context: JobContext,
+                      logger: Logger) async -> PhoneStore.Continuation {
         do {
             let paused = try await pause(job.verificationID, phone: phone, region: region, context: context, logger: logger)
-            let next = try await PhoneStore.continueFallback(job.verificationID, messageID: context.envelope.messageID, paused: paused,
+            let next = try await PhoneStore.continueFallback(job.verificationID, messageID: context.envelope.messageID, ownerKey: context.ownerKey,
+                                                            uncertainSends: attempts.uncertainSends, paused: paused,
                                                             maxPaidSends: configuration.fallback.maxPaidSends, client: context.database, logger: logger)
             metrics.fallbackDecision(next.label)
             return next

@@ -225,7 +225,7 @@ public struct PhoneHandler: JobHandler {
 
     /// Sends `code` on `channels` from `step` on: the next channel when one's providers refuse it
     /// or are all down (on a `sms.fallback` job, if the one judgment of every step lets it go:
-    /// ``continuation(_:phone:region:context:logger:)``), the first acceptance ends it (docs/fallback.md). `fallback`: the run of a
+    /// ``continuation(_:attempts:phone:region:context:logger:)``), the first acceptance ends it (docs/fallback.md). `fallback`: the run of a
     /// `sms.fallback` job, whose fallback ends when every channel refuses (the verification stays
     /// `sent`: its earlier send stands).
     func send(_ job: SMSVerificationJob, channels: [Channel], from step: Int, phone: PhoneNumber, region: String?, code: Secret,
@@ -259,7 +259,7 @@ public struct PhoneHandler: JobHandler {
             // first send once, whichever channel carries it.
             var stopped: PhoneStore.Continuation?
             if index < channels.count - 1, delivery.outcome != .accepted {
-                let next = fallback ? await continuation(job, phone: phone, region: region, context: context, logger: logger) : .send
+                let next = fallback ? await continuation(job, attempts: attempts, phone: phone, region: region, context: context, logger: logger) : .send
                 if next == .send {
                     var reason = "failed"
                     if case .refused = delivery.outcome { reason = "refused" }
@@ -322,6 +322,15 @@ public struct PhoneHandler: JobHandler {
                         arm: PhoneStore.Arm?, phone: PhoneNumber, events: [OutgoingEvent], fallback: Bool, stopped: PhoneStore.Continuation?,
                         context: JobContext, logger: Logger) async throws -> JobOutcome {
         let (id, messageID, attempts, database, groups, metrics) = (job.verificationID, context.envelope.messageID, delivery.attempts, context.database, groups, metrics)
+        // A `sms.fallback` job's step whose next channel may not go (``continuation(_:attempts:phone:region:context:logger:)``),
+        // refused or down alike: the step ends as the take ends one, the earlier send standing,
+        // its calls recorded, the verification saying why when the next channel was refused.
+        func stop(_ stopped: PhoneStore.Continuation) -> DeliveryEnd {
+            let ended: String? = if case .refused(let why) = stopped { "fallback_refused:\(why)" } else { nil }
+            return .finished(.completed(events: events)) {
+                try await PhoneStore.fallbackFailed(id, messageID: messageID, reason: ended, attempts: attempts, client: database, logger: logger)
+            }
+        }
         return try await delivery.settle(in: context, accepted: {
             metrics.decision("sent")
             if delivery.uncertain { metrics.uncertainSend() }
@@ -334,18 +343,13 @@ public struct PhoneHandler: JobHandler {
             }
         }, refused: { refusal in
             let reason = "provider_rejected:\(refusal)"
+            if fallback, let stopped { return stop(stopped) }
             if fallback {
-                // The earlier channel's send stands: the verification stays `sent`, its fallback ends,
-                // and says why when the next channel was refused or there was none (a code delivered
-                // or closed meanwhile ended it, as it ends a step).
-                let ended: String? = switch stopped {
-                case .none: "fallback_failed:\(refusal)"
-                case .refused(let why)?: "fallback_refused:\(why)"
-                case .some: nil
-                }
+                // The earlier channel's send stands: the verification stays `sent`, its fallback ends.
                 metrics.decision("fallback_failed")
                 return .finished(.rejected(reason, events: events)) {
-                    try await PhoneStore.fallbackFailed(id, messageID: messageID, reason: ended, attempts: attempts, client: database, logger: logger)
+                    try await PhoneStore.fallbackFailed(id, messageID: messageID, reason: "fallback_failed:\(refusal)", attempts: attempts,
+                                                        client: database, logger: logger)
                 }
             }
             metrics.decision("failed")
@@ -353,6 +357,7 @@ public struct PhoneHandler: JobHandler {
                 try await PhoneStore.failed(id, reason: reason, attempts: attempts, client: database, logger: logger)
             }
         }, failed: { reason in
+            if fallback, let stopped { return stop(stopped) }
             metrics.decision("retrying")
             if delivery.uncertain { metrics.uncertainSend() }
             if fallback {

@@ -14,8 +14,9 @@ extension PhoneStore {
         case early
         case done(state: String?)
         case gone
-        case closed(reason: String)
-        case delivered
+        /// `uncertain`: a retry ended a step its stopped worker may have sent (counted as such).
+        case closed(reason: String, uncertain: Bool)
+        case delivered(uncertain: Bool)
         case refused(reason: String)
     }
 
@@ -64,8 +65,8 @@ extension PhoneStore {
             case "early": return .early
             case "done": return .done(state: row.reason)
             case "gone": return .gone
-            case "closed": return .closed(reason: row.reason ?? "closed")
-            case "delivered": return .delivered
+            case "closed": return .closed(reason: row.reason ?? "closed", uncertain: row.uncertain)
+            case "delivered": return .delivered(uncertain: row.uncertain)
             case "refused": return .refused(reason: row.reason ?? "refused")
             default: throw StoreError("herald.sms_fallback_take gave '\(row.decision)'")
             }
@@ -84,12 +85,14 @@ extension PhoneStore {
     }
 
     /// Asks the one judgment of every step (functions/sms_fallback_judge.sql) for the next channel
-    /// of the `sms.fallback` job `messageID`, which holds the verification's step. `paused`: the fraud guard's
+    /// of the `sms.fallback` job `messageID`, which this worker (`ownerKey`) holds the verification's
+    /// step for; `uncertainSends`: the job's calls that may have reached a provider (1 or 0). `paused`: the fraud guard's
     /// refusal, judged just before (nil: none); `maxPaidSends`: `sms.fallback.max_paid_sends`.
-    public static func continueFallback(_ verificationID: String, messageID: String, paused: String?, maxPaidSends: Int,
-                                        client: PostgresClient, logger: Logger) async throws -> Continuation {
+    public static func continueFallback(_ verificationID: String, messageID: String, ownerKey: Int64, uncertainSends: Int, paused: String?,
+                                        maxPaidSends: Int, client: PostgresClient, logger: Logger) async throws -> Continuation {
         try await Database.retryingConflicts {
-            let judged = FallbackContinue(verificationID: verificationID, messageID: messageID, paused: paused, maxPaidSends: maxPaidSends)
+            let judged = FallbackContinue(verificationID: verificationID, messageID: messageID, ownerKey: Int(ownerKey), uncertainSends: uncertainSends,
+                                          paused: paused, maxPaidSends: maxPaidSends)
             guard let row = try await judged.first(on: client, logger: logger) else { throw StoreError("herald.sms_fallback_continue gave no decision") }
             switch row.decision {
             case "send": return .send

@@ -5,7 +5,8 @@
 --              code's sends counted (the same code: its hash, expiry and wrong tries stay), the
 --              send limits p_scopes… taken; o_channels, o_job and the sealed code are returned.
 --              o_uncertain: this job's earlier try may have reached a provider (its worker stopped
---              between the provider's answer and its commit).
+--              between the provider's answer and its commit); on a retry's delivered or closed
+--              too, that try counted in uncertain_sends.
 --   busy       this job's earlier try is being sent by a live worker: decide again later
 --   early      a `timeout` job before the step's wait ended (relayed without its wait queue)
 --   done       nothing to do: another trigger took this step, or the verification moved on
@@ -91,7 +92,7 @@ BEGIN
                SET reason = NULL, uncertain_sends = uncertain_sends + CASE WHEN f.state = 'sending' THEN 1 ELSE 0 END, updated_at = now()
              WHERE verification_id = p_verification_id;
         END IF;
-        RETURN QUERY SELECT v_decision, v_reason, false, NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
+        RETURN QUERY SELECT v_decision, v_reason, own AND f.state = 'sending', NULL::text[], NULL::jsonb, NULL::text, NULL::bytea, NULL::bytea, NULL::bytea;
         RETURN;
     END IF;
     IF own THEN
