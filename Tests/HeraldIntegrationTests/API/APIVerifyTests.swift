@@ -16,7 +16,10 @@ import Testing
         try await withHarness { harness in
             let sms = try await SMSFixture(harness)
             _ = try await sms.start { $0.sms.regions = .init(mode: .deny, regions: ["DE"]) }
-            let api = try await APIProcess(harness)
+            // The create's answer is herald-sms's decision: on the loaded machine of the parallel
+            // suite it came later than the default 3 s (twice on 2026-12-07, the refusal recorded
+            // 2 s after the create), and the answer was the undecided 201.
+            let api = try await APIProcess(harness, environment: ["HERALD_API_DECISION_WAIT_MS": "15000"])
             let form = "application/x-www-form-urlencoded"
             let service = try await api.call(.POST, "/v2/Services", body: "FriendlyName=Refused", contentType: form)
             let serviceSid = try #require(service.json["sid"] as? String, "\(service)")

@@ -27,7 +27,7 @@ final class Harness: Sendable {
     let logger: Logger
     /// Numbers of this test's SMS jobs: `phonePrefix` and three digits. Unique per test, so
     /// re-entrancy and rate limits (kept in the shared database) never join two tests.
-    let phonePrefix = "+4917" + String(format: "%06d", Int.random(in: 0..<1_000_000))
+    let phonePrefix: String
     private let databaseTask: Task<Void, Never>
     /// What ``close()`` undoes first, newest first: running workers, fixtures.
     private let closers = Mutex<[@Sendable () async -> Void]>([])
@@ -41,11 +41,29 @@ final class Harness: Sendable {
         let database = self.database
         databaseTask = Task { await database.run() }
         try await Migrator(client: database, groups: HeraldFleet.schema, logger: logger).migrate()
+        phonePrefix = try await Self.unusedPhonePrefix(database, logger: logger)
         connection = AMQPConnection(configuration: try configuration.amqp.connectionConfiguration(name: "test"), topology: topology.all, logger: logger)
         connection.start()
         try await connection.waitUntilConnected(timeout: .seconds(30))
         try await connection.declare(topology.all)
         client = HeraldClient(connection: connection, namespace: namespace)
+    }
+
+    /// A random number prefix no earlier test used in this database: the database outlives the
+    /// runs (a developer's `herald_test` keeps every run's codes, verifications and rate counters),
+    /// so a random prefix alone met an old test's counters once in a while (2026-12-07: a test
+    /// number's "no quota taken" found another run's three counters).
+    private static func unusedPhonePrefix(_ database: PostgresClient, logger: Logger) async throws -> String {
+        for _ in 0..<20 {
+            let prefix = "+4917" + String(format: "%06d", Int.random(in: 0..<1_000_000))
+            let pattern = prefix + "%"
+            let rows = try await database.query("""
+                SELECT EXISTS (SELECT 1 FROM herald.sms_verifications WHERE phone_number LIKE \(pattern))
+                    OR EXISTS (SELECT 1 FROM herald.sms_rate_counters WHERE key LIKE \(pattern))
+                """, logger: logger)
+            for try await used in rows.decode(Bool.self) where !used { return prefix }
+        }
+        throw TestFailure("no unused phone prefix in 20 tries")
     }
 
     /// Runs a worker in-process, assembled exactly as a worker executable assembles it
