@@ -324,8 +324,11 @@ public struct PhoneHandler: JobHandler {
         let (id, messageID, attempts, database, groups, metrics) = (job.verificationID, context.envelope.messageID, delivery.attempts, context.database, groups, metrics)
         // A `sms.fallback` job's step whose next channel may not go (``continuation(_:attempts:phone:region:context:logger:)``),
         // refused or down alike: the step ends as the take ends one, the earlier send standing,
-        // its calls recorded, the verification saying why when the next channel was refused.
+        // its calls recorded, the verification saying why when the next channel was refused. A
+        // step this job no longer holds (`done`: another worker took it after this one's presence
+        // lapsed) is that worker's to record: nothing is written to it from here.
         func stop(_ stopped: PhoneStore.Continuation) -> DeliveryEnd {
+            if case .done = stopped { return .finished(.completed(events: events)) {} }
             let ended: String? = if case .refused(let why) = stopped { "fallback_refused:\(why)" } else { nil }
             return .finished(.completed(events: events)) {
                 try await PhoneStore.fallbackFailed(id, messageID: messageID, reason: ended, attempts: attempts, client: database, logger: logger)
