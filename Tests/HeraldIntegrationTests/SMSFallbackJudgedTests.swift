@@ -153,30 +153,50 @@ import Testing
         }
     }
 
+    /// The SMS's attempt reported delivered, as its receipt would set it.
+    static func markSMSDelivered(_ harness: Harness, _ id: String) async throws {
+        try await harness.database.query("""
+            UPDATE herald.sms_send_attempts SET delivery_status = 'delivered'
+             WHERE verification_id = \(id) AND provider = 'twilio'
+            """, logger: harness.logger)
+    }
+
+    /// A verification over [sms, whatsapp, voice] whose fallback's step, WhatsApp after the SMS,
+    /// refuses the code 6 s after it arrives; `meanwhile` runs once WhatsApp has the request (the
+    /// step surely began), and this returns once WhatsApp's refusal is recorded and the fallback
+    /// has ended.
+    static func stepRefusedSlowly(_ harness: Harness, _ suffix: String, phone: Int,
+                                  meanwhile: (String) async throws -> Void) async throws -> (SMSFixture, TwilioStubServer, String) {
+        let (sms, twilio, whatsapp) = try await start(harness, wait: 1) {
+            $0.sms.fallback.maxPaidSends = 3
+            $0.sms.providerTimeoutMilliseconds = 20_000
+        }
+        twilio.script([.init("sent")])
+        whatsapp.refuse(1, after: .seconds(6))
+        let job = SMSVerificationJob(verificationID: "\(harness.namespace)-\(suffix)", phoneNumber: harness.phone(phone), channels: [.sms, .whatsapp, .voice])
+        _ = try await harness.enqueue(job)
+        try await eventually(timeout: .seconds(20), "WhatsApp has the request") { whatsapp.refused == 1 }
+        try await meanwhile(job.verificationID)
+        try await eventually(timeout: .seconds(20), "WhatsApp's refusal recorded") { try await sms.attempts(job.verificationID).count >= 2 }
+        try await ended(sms, harness, job.verificationID)
+        try await Task.sleep(for: .seconds(1))
+        return (sms, twilio, job.verificationID)
+    }
+
     /// WhatsApp, the fallback's step after the SMS, refuses the code slowly, and the code expires
     /// meanwhile: the call after WhatsApp does not go out in the same job (the one judgment of every
     /// step decides there too), the fallback ends, and the verification stays `sent`.
     @Test func aCodeClosedWhileTheNextChannelRefusesEndsTheFallback() async throws {
         try await withHarness { harness in
-            let (sms, twilio, whatsapp) = try await Self.start(harness, wait: 1) {
-                $0.sms.fallback.maxPaidSends = 3
-                $0.sms.providerTimeoutMilliseconds = 20_000
+            let (sms, twilio, id) = try await Self.stepRefusedSlowly(harness, "cc", phone: 5) { id in
+                try await harness.database.query("""
+                    UPDATE herald.sms_codes SET expires_at = now()
+                     WHERE id = (SELECT code_id FROM herald.sms_verifications WHERE verification_id = \(id))
+                    """, logger: harness.logger)
             }
-            twilio.script([.init("sent")])
-            whatsapp.refuse(1, after: .seconds(6))
-            let job = SMSVerificationJob(verificationID: "\(harness.namespace)-cc", phoneNumber: harness.phone(5), channels: [.sms, .whatsapp, .voice])
-            _ = try await harness.enqueue(job)
-            try await eventually(timeout: .seconds(20), "WhatsApp has the request") { whatsapp.refused == 1 }
-            try await harness.database.query("""
-                UPDATE herald.sms_codes SET expires_at = now()
-                 WHERE id = (SELECT code_id FROM herald.sms_verifications WHERE verification_id = \(job.verificationID))
-                """, logger: harness.logger)
-            try await eventually(timeout: .seconds(20), "WhatsApp's refusal recorded") { try await sms.attempts(job.verificationID).count >= 2 }
-            try await Self.ended(sms, harness, job.verificationID)
-            try await Task.sleep(for: .seconds(1))
             #expect(twilio.calls.calls.isEmpty, "the code expired: no call")
-            #expect(try await sms.attempts(job.verificationID).map(\.provider) == ["twilio", "whatsapp"])
-            let verification = try await sms.verification(job.verificationID)
+            #expect(try await sms.attempts(id).map(\.provider) == ["twilio", "whatsapp"])
+            let verification = try await sms.verification(id)
             #expect(verification?.state == "sent" && verification?.reason == nil, "\(String(describing: verification))")
         }
     }
@@ -187,26 +207,11 @@ import Testing
     /// stays `sent` with no failure to report.
     @Test func aSendDeliveredWhileTheNextChannelRefusesEndsTheFallback() async throws {
         try await withHarness { harness in
-            let (sms, twilio, whatsapp) = try await Self.start(harness, wait: 1) {
-                $0.sms.fallback.maxPaidSends = 3
-                $0.sms.providerTimeoutMilliseconds = 20_000
-            }
-            twilio.script([.init("sent")])
-            whatsapp.refuse(1, after: .seconds(6))
-            let job = SMSVerificationJob(verificationID: "\(harness.namespace)-dr", phoneNumber: harness.phone(6), channels: [.sms, .whatsapp, .voice])
-            _ = try await harness.enqueue(job)
-            try await eventually(timeout: .seconds(20), "WhatsApp has the request") { whatsapp.refused == 1 }
-            try await harness.database.query("""
-                UPDATE herald.sms_send_attempts SET delivery_status = 'delivered'
-                 WHERE verification_id = \(job.verificationID) AND provider = 'twilio'
-                """, logger: harness.logger)
-            try await eventually(timeout: .seconds(20), "WhatsApp's refusal recorded") { try await sms.attempts(job.verificationID).count >= 2 }
-            try await Self.ended(sms, harness, job.verificationID)
-            try await Task.sleep(for: .seconds(1))
+            let (sms, twilio, id) = try await Self.stepRefusedSlowly(harness, "dr", phone: 6) { try await Self.markSMSDelivered(harness, $0) }
             #expect(twilio.calls.calls.isEmpty, "the SMS was delivered: no call")
-            let attempts = try await sms.attempts(job.verificationID)
+            let attempts = try await sms.attempts(id)
             #expect(attempts.map(\.provider) == ["twilio", "whatsapp"] && attempts[0].delivery?.status == .delivered, "\(attempts)")
-            let verification = try await sms.verification(job.verificationID)
+            let verification = try await sms.verification(id)
             #expect(verification?.state == "sent" && verification?.reason == nil, "\(String(describing: verification))")
         }
     }
@@ -224,10 +229,7 @@ import Testing
             try await eventually(timeout: .seconds(20), "the step's first try failed") {
                 try await SMSFallbackTests.fallbackState(harness, job.verificationID) == "retrying"
             }
-            try await harness.database.query("""
-                UPDATE herald.sms_send_attempts SET delivery_status = 'delivered'
-                 WHERE verification_id = \(job.verificationID) AND provider = 'twilio'
-                """, logger: harness.logger)
+            try await Self.markSMSDelivered(harness, job.verificationID)
             whatsapp.down(false)
             try await eventually(timeout: .seconds(30), "the retry ended it") { try await SMSFallbackTests.fallbackRows(harness, job.verificationID) == 0 }
             try await Task.sleep(for: .seconds(1))
