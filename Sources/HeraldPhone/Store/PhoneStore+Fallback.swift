@@ -86,8 +86,9 @@ extension PhoneStore {
 
     /// Asks the one judgment of every step (functions/sms_fallback_judge.sql) for the next channel
     /// of the `sms.fallback` job `messageID`, which this worker (`ownerKey`) holds the verification's
-    /// step for; `uncertainSends`: the job's calls that may have reached a provider (1 or 0). `paused`: the fraud guard's
-    /// refusal, judged just before (nil: none); `maxPaidSends`: `sms.fallback.max_paid_sends`.
+    /// step for. `uncertainSends`: the job's calls that may have reached a provider (1 or 0);
+    /// `paused`: the fraud guard's refusal, judged just before (nil: none); `maxPaidSends`:
+    /// `sms.fallback.max_paid_sends`.
     public static func continueFallback(_ verificationID: String, messageID: String, ownerKey: Int64, uncertainSends: Int, paused: String?,
                                         maxPaidSends: Int, client: PostgresClient, logger: Logger) async throws -> Continuation {
         try await Database.retryingConflicts {

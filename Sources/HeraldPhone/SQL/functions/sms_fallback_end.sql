@@ -1,8 +1,8 @@
 -- A `sms.fallback` job (p_message_id) whose channels all refused, or that ran out of attempts
 -- (p_check_owner: then not while a live worker sends it): its fallback ends, and the
 -- verification (still `sent`: its earlier channel's send stands, and its code with it) keeps
--- p_reason (NULL: none). Returns the verification (with its code) when this job held the fallback, for the
--- attempts written beside (AttemptLog); nothing otherwise.
+-- p_reason (NULL: none). Returns the verification (with its code) when this job held the
+-- fallback, for the attempts written beside (AttemptLog); nothing otherwise.
 CREATE OR REPLACE FUNCTION herald.sms_fallback_end(p_verification_id text, p_message_id text, p_reason text, p_check_owner boolean)
  RETURNS TABLE (verification_id text, code_id bigint)
  LANGUAGE plpgsql

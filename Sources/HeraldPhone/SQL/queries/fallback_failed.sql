@@ -1,8 +1,8 @@
 -- name: FallbackFailed
 -- A `sms.fallback` job whose channels all refused, or whose next channel was not wanted, with its
 -- provider calls: the fallback ends (functions/sms_fallback_end.sql), the verification (still
--- `sent`) keeps `reason` (NULL: none). The calls
--- are the columns of `DeliveryAttempt`s: -1 for no HTTP status, '' for no error code or message id.
+-- `sent`) keeps `reason` (NULL: none). The calls are the columns of `DeliveryAttempt`s: -1 for no
+-- HTTP status, '' for no error code or message id.
 -- param verificationID: text
 -- param messageID: text
 -- param reason: text?
